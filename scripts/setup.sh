@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh machine: the virtualenv with the package, the
+# pinned Node side, and a Chrome or Chromium. Re-running skips what is done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3}"
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    echo "SubTerminator needs Python >= 3.11 (set PYTHON=/path/to/python3.11)." >&2
+    exit 2
+fi
+
+# 1. The virtual environment, reinstalled only when pyproject.toml changes.
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+    rm -f .venv/.installed-* && touch "$stamp"
+fi
+
+# 2. Node and the pinned Playwright MCP from package-lock.json (never @latest).
+.venv/bin/python -m subterminator_tui.browser.node --check-only
+lock_stamp="node_modules/.lock-$(sha256sum package-lock.json | cut -c1-16)"
+if [ ! -f "$lock_stamp" ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+    touch "$lock_stamp"
+fi
+
+# 3. A Chrome or Chromium (Playwright's own browser download is never used).
+.venv/bin/python -m subterminator_tui.browser.discovery --install

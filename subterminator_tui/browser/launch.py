@@ -1,0 +1,126 @@
+"""How Playwright MCP is started: the command line, the environment and the per-run directory."""
+
+from __future__ import annotations
+
+import os
+import platform
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from subterminator_tui.browser.discovery import require_browser, running_as_root
+from subterminator_tui.browser.node import (
+    NodeRuntime,
+    PlaywrightMCPPackage,
+    find_node,
+    find_playwright_mcp,
+)
+from subterminator_tui.settings import Settings, user_state_dir
+
+# Variables a headed browser needs to reach the display; everything else
+# (API keys above all) stays out of the Node process's environment.
+_DISPLAY_VARIABLES = ("DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR", "LANG", "TZ")
+
+
+def display_available() -> bool:
+    """True when a headed browser can open a window here."""
+    if platform.system() == "Linux":
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """Everything needed to start one Playwright MCP server for one run."""
+
+    node: NodeRuntime
+    package: PlaywrightMCPPackage
+    browser: Path
+    profile_dir: Path
+    run_dir: Path
+    headless: bool
+    no_sandbox: bool
+    viewport: str = "1280x800"
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def output_dir(self) -> Path:
+        """Where Playwright MCP writes snapshot files and screenshots."""
+        return self.run_dir / "output"
+
+    @property
+    def server_log(self) -> Path:
+        """Playwright MCP's stderr, kept for diagnostics instead of cluttering the terminal."""
+        return self.run_dir / "playwright-mcp.log"
+
+    def arguments(self) -> list[str]:
+        """The server's command line after ``node``."""
+        args = [
+            str(self.package.cli),
+            "--user-data-dir",
+            str(self.profile_dir),
+            "--output-dir",
+            str(self.output_dir),
+            "--executable-path",
+            str(self.browser),
+            "--snapshot-boxes",
+            "--codegen",
+            "none",
+            "--file-paths",
+            "absolute",
+            "--viewport-size",
+            self.viewport,
+            # Pages may register tools through WebMCP; none of them may reach a model.
+            "--no-webmcp",
+        ]
+        if self.headless:
+            args.append("--headless")
+        if self.no_sandbox:
+            args.append("--no-sandbox")
+        return args
+
+    def environment(self) -> dict[str, str]:
+        """Variables added to the SDK's minimal default environment."""
+        env = {key: os.environ[key] for key in _DISPLAY_VARIABLES if key in os.environ}
+        env.update(self.extra_env)
+        return env
+
+
+def new_run_dir(root: Path | None = None) -> Path:
+    """A fresh per-run directory, never the current directory."""
+    base = root or user_state_dir() / "runs"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = base / f"{stamp}-{secrets.token_hex(3)}"
+    (run_dir / "output").mkdir(parents=True, exist_ok=False)
+    return run_dir
+
+
+def plan_launch(
+    settings: Settings,
+    *,
+    headless: bool | None = None,
+    profile_dir: Path | None = None,
+    runs_root: Path | None = None,
+) -> LaunchPlan:
+    """Resolve Node, the pinned package, the browser and the directories.
+
+    Raises ConfigurationError saying what to install when something is missing.
+    """
+    node = find_node(str(settings.node) if settings.node else None)
+    package = find_playwright_mcp()
+    browser = require_browser(settings.browser)
+    chosen_headless = headless if headless is not None else settings.headless
+    if chosen_headless is None:
+        chosen_headless = not display_available()
+    profile = (profile_dir or settings.resolved_profile_dir()).expanduser().resolve()
+    profile.mkdir(parents=True, exist_ok=True)
+    return LaunchPlan(
+        node=node,
+        package=package,
+        browser=browser,
+        profile_dir=profile,
+        run_dir=new_run_dir(runs_root),
+        headless=chosen_headless,
+        no_sandbox=running_as_root(),
+    )

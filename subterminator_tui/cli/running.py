@@ -1,0 +1,53 @@
+"""Run a command's coroutine with the exit codes and signal handling the README documents."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from subterminator_tui.cli.console import error
+from subterminator_tui.errors import OrchestratorError
+
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+def run_command(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    """Run ``main`` to completion; Ctrl+C exits 130 and SIGTERM 143, after cleanup.
+
+    Both signals cancel the main task, so every ``async with`` (the browser
+    gateway above all) unwinds and no browser process is left behind.
+    """
+
+    async def guarded() -> int:
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        received: list[int] = []
+
+        def on_signal(signum: int) -> None:
+            received.append(signum)
+            task.cancel()
+
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, on_signal, signum)
+        try:
+            return await main()
+        except asyncio.CancelledError:
+            if not received:
+                raise
+            first = received[0]
+            return EXIT_INTERRUPTED if first == signal.SIGINT else EXIT_TERMINATED
+        finally:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
+
+    try:
+        return asyncio.run(guarded())
+    except OrchestratorError as failure:
+        error(str(failure))
+        return failure.exit_code
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED

@@ -1,0 +1,31 @@
+"""``subterminator services``: every service, and the file it comes from."""
+
+from __future__ import annotations
+
+import argparse
+
+from subterminator_tui.cli.running import run_command
+from subterminator_tui.rules import load_services
+
+
+def run_services(args: argparse.Namespace) -> int:
+    """Print one line per service: id, name, notes and source file."""
+
+    async def list_services() -> int:
+        registry = load_services(args.services)
+        rows = []
+        for service in registry.all():
+            notes = []
+            if service.practice:
+                notes.append(f"practice: {service.practice}")
+            if service.unverified:
+                notes.append("unverified")
+            if service.playbook:
+                notes.append("playbook")
+            rows.append((service.id, service.name, ", ".join(notes), str(service.source)))
+        widths = [max(len(row[i]) for row in rows) for i in range(3)]
+        for row in rows:
+            print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}")
+        return 0
+
+    return run_command(list_services)

@@ -1,0 +1,83 @@
+"""The error taxonomy (seed 000 §4): every message tells the user what to do next."""
+
+from __future__ import annotations
+
+
+class OrchestratorError(Exception):
+    """Base for every error SubTerminator raises on purpose."""
+
+    #: The process exit code this error maps to (documented in the README).
+    exit_code = 1
+
+
+class ConfigurationError(OrchestratorError):
+    """Something the user must install, set or fix before a run can start."""
+
+    exit_code = 2
+
+
+class ServiceConfigError(ConfigurationError):
+    """A ``services.toml`` file is invalid; the message names the file, service and key."""
+
+
+class ServiceNotFoundError(ConfigurationError):
+    """The requested service is not defined in any loaded ``services.toml``."""
+
+    def __init__(self, name: str, available: list[str]) -> None:
+        self.name = name
+        self.available = sorted(available)
+        listing = ", ".join(self.available) or "(none)"
+        super().__init__(f"Unknown service '{name}'. Available services: {listing}")
+
+
+class MCPConnectionError(OrchestratorError):
+    """The Playwright MCP server could not be started, reached or kept alive."""
+
+    exit_code = 3
+
+
+class ProfileInUseError(MCPConnectionError):
+    """Another live browser holds the persistent profile directory."""
+
+    def __init__(self, profile_dir: str, holder: str) -> None:
+        self.profile_dir = profile_dir
+        self.holder = holder
+        super().__init__(
+            f"The browser profile {profile_dir} is in use by {holder}. "
+            "Close that browser (or pass --profile-dir with another directory) and try again."
+        )
+
+
+class MCPToolError(OrchestratorError):
+    """A browser tool call was refused or failed; the loop reports it to the model.
+
+    ``snapshot`` carries the fresh page taken after the failure, when there is
+    one, so a stale ref is answered with the page as it is now.
+    """
+
+    def __init__(self, message: str, snapshot: object | None = None) -> None:
+        super().__init__(message)
+        self.snapshot = snapshot
+
+
+class SnapshotValidationError(OrchestratorError):
+    """Playwright MCP output lacked a required snapshot field (url, title or content)."""
+
+    def __init__(self, missing: list[str], raw_output: str) -> None:
+        self.missing = missing
+        self.raw_output = raw_output
+        excerpt = raw_output[:400] + ("..." if len(raw_output) > 400 else "")
+        super().__init__(
+            f"Playwright MCP output has no {', '.join(missing)}; "
+            f"the pinned @playwright/mcp may have changed its format. Output began: {excerpt!r}"
+        )
+
+
+class LLMError(OrchestratorError):
+    """The model API failed after retries or timed out."""
+
+    exit_code = 3
+
+
+class CheckpointRejectedError(OrchestratorError):
+    """The human rejected a checkpoint."""

@@ -1,0 +1,13 @@
+"""Demoflix: a local practice streaming service with a deliberately hard-to-cancel flow.
+
+Run :class:`DemoflixServer` to get a real website on 127.0.0.1 whose server-side
+:class:`DemoflixState` records every sign-in, survey answer, offer and cancel request, so
+a test can check what the browser actually did. Variants (:data:`VARIANTS`) add the
+obstacles real services put in the way: two-step verification, a security check, a
+failing first attempt, an expiring session, or an already-cancelled account.
+"""
+
+from subterminator_tui.practice.demoflix.server import DemoflixServer
+from subterminator_tui.practice.demoflix.state import VARIANTS, DemoflixState, format_date
+
+__all__ = ["VARIANTS", "DemoflixServer", "DemoflixState", "format_date"]

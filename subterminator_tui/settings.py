@@ -1,0 +1,105 @@
+"""User settings: environment (``SUBTERMINATOR_*``) over a TOML config file over defaults.
+
+The config file lives in platformdirs' user config dir (``config.toml``);
+``SUBTERMINATOR_CONFIG`` points at another file, which is how tests pin one.
+API keys are deliberately absent: they come from the providers' own
+environment variables only and are never written anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from pydantic import Field, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from subterminator_tui.errors import ConfigurationError
+
+APP_NAME = "subterminator"
+
+
+def user_config_dir() -> Path:
+    """Where ``config.toml`` and the user's own ``services.toml`` live."""
+    return Path(platformdirs.user_config_dir(APP_NAME))
+
+
+def user_data_dir() -> Path:
+    """Where the persistent browser profile (and a wheel's node_modules) live."""
+    return Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def user_state_dir() -> Path:
+    """Where per-run output (snapshots, screenshots) and the journal live."""
+    return Path(platformdirs.user_state_dir(APP_NAME))
+
+
+def config_file() -> Path:
+    """The config file in use: ``SUBTERMINATOR_CONFIG`` or the default location."""
+    override = os.environ.get("SUBTERMINATOR_CONFIG")
+    return Path(override) if override else user_config_dir() / "config.toml"
+
+
+class Settings(BaseSettings):
+    """Everything a user may configure; each field is also ``SUBTERMINATOR_<FIELD>``."""
+
+    model_config = SettingsConfigDict(env_prefix="SUBTERMINATOR_", extra="forbid")
+
+    browser: Path | None = None
+    """Chrome or Chromium executable; found on PATH or in the usual places when unset."""
+
+    node: Path | None = None
+    """The ``node`` binary that runs Playwright MCP; ``node`` on PATH when unset."""
+
+    profile_dir: Path | None = None
+    """Persistent browser profile; ``<user data dir>/browser-profile`` when unset."""
+
+    headless: bool | None = None
+    """Force headless (true) or headed (false); headed only when a display exists when unset."""
+
+    model: str | None = None
+    """The model to drive the browser with (``--model`` overrides it)."""
+
+    max_turns: int = Field(default=20, gt=0)
+    """Turns before a run gives up with ``max_turns_exceeded``."""
+
+    openai_compatible_base_url: str | None = None
+    """Base URL of an OpenAI-compatible server (Ollama, llama.cpp, vLLM) for ``openai:<name>``."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Init arguments, then the environment, then the TOML file."""
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, config_file()))
+
+    def resolved_profile_dir(self) -> Path:
+        """The profile directory to use, absolute."""
+        return (self.profile_dir or user_data_dir() / "browser-profile").expanduser().resolve()
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings with CLI overrides applied; a bad file or value names it."""
+    clean = {key: value for key, value in overrides.items() if value is not None}
+    try:
+        return Settings(**clean)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}"
+            for item in error.errors()
+        )
+        raise ConfigurationError(f"Invalid settings (file {config_file()}): {problems}") from error
+    except (OSError, ValueError) as error:
+        raise ConfigurationError(f"Cannot read settings file {config_file()}: {error}") from error

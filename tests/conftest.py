@@ -1,0 +1,94 @@
+"""Shared fixtures: an isolated home for every test, and the real browser parts when present."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.browser.discovery import find_browser, install_command
+from subterminator_tui.browser.gateway import BrowserGateway
+from subterminator_tui.browser.launch import LaunchPlan, plan_launch
+from subterminator_tui.browser.processes import ProcessInfo, processes_using_profile
+from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.practice.demoflix import DemoflixServer
+from subterminator_tui.settings import load_settings
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Point every platformdirs location and the config file at a fresh directory."""
+    home = tmp_path_factory.mktemp("home")
+    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(variable, str(home / variable.lower()))
+    monkeypatch.setenv("SUBTERMINATOR_CONFIG", str(home / "config.toml"))
+    for variable in [name for name in os.environ if name.startswith("SUBTERMINATOR_")]:
+        if variable != "SUBTERMINATOR_CONFIG":
+            monkeypatch.delenv(variable)
+    return home
+
+
+def browser_parts_missing() -> str | None:
+    """Why the real-browser tests cannot run here, or None when they can."""
+    if find_browser() is None:
+        return f"no Chrome or Chromium on this machine (install: {install_command()})"
+    try:
+        plan_launch_check()
+    except ConfigurationError as error:
+        return str(error)
+    return None
+
+
+def plan_launch_check() -> None:
+    """Resolve Node and the pinned package without starting anything."""
+    from subterminator_tui.browser.node import find_node, find_playwright_mcp
+
+    find_node()
+    find_playwright_mcp()
+
+
+@pytest.fixture
+def launch_plan(tmp_path: Path) -> LaunchPlan:
+    """A headless launch plan with a private profile and run directory."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    return plan_launch(
+        load_settings(),
+        headless=True,
+        profile_dir=tmp_path / "profile",
+        runs_root=tmp_path / "runs",
+    )
+
+
+def wait_until_no_profile_processes(profile: Path, timeout: float = 5.0) -> list[ProcessInfo]:
+    """Processes still using ``profile`` after up to ``timeout`` seconds (empty is good).
+
+    Polling, because nothing signals the exit of processes another program started.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        left = processes_using_profile(profile)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
+
+
+@pytest.fixture
+async def gateway(launch_plan: LaunchPlan) -> AsyncIterator[BrowserGateway]:
+    """A started gateway; after the test, no process may still use its profile."""
+    async with BrowserGateway(launch_plan) as started:
+        yield started
+    assert wait_until_no_profile_processes(launch_plan.profile_dir) == []
+
+
+@pytest.fixture
+def demoflix() -> Iterator[DemoflixServer]:
+    """The practice site on a free loopback port."""
+    with DemoflixServer() as server:
+        yield server

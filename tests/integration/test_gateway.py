@@ -1,0 +1,207 @@
+"""The browser gateway against the real Playwright MCP, a real Chromium and the practice site."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.browser.gateway import BrowserGateway
+from subterminator_tui.browser.launch import LaunchPlan
+from subterminator_tui.browser.node import NodeRuntime
+from subterminator_tui.browser.processes import processes_using_profile
+from subterminator_tui.browser.tools import REQUIRED_TOOLS
+from subterminator_tui.errors import MCPConnectionError, MCPToolError
+from subterminator_tui.practice.demoflix import DemoflixServer
+from tests.conftest import wait_until_no_profile_processes
+
+pytestmark = pytest.mark.browser
+
+
+async def sign_in(gateway: BrowserGateway, site: DemoflixServer) -> None:
+    """Sign in to the practice site through the browser."""
+    page = (await gateway.call("browser_navigate", {"url": f"{site.base_url}/login"})).snapshot
+    await gateway.call(
+        "browser_type", {"target": page.ref_of("textbox", "Username"), "text": "demo"}
+    )
+    await gateway.call(
+        "browser_type", {"target": page.ref_of("textbox", "Password"), "text": "demo-pass"}
+    )
+    await gateway.call("browser_click", {"target": page.ref_of("button", "Sign in")})
+
+
+def command_line(pid: int | None) -> list[str]:
+    """A process's argv, read from /proc."""
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+
+
+async def test_connects_and_lists_the_required_tools(gateway: BrowserGateway) -> None:
+    """AC-1.1/1.2: the handshake succeeds and tools/list has the tools the loop needs."""
+    assert gateway.server_tools.keys() >= REQUIRED_TOOLS
+    assert gateway.alive
+    assert gateway.node_pid is not None
+
+
+async def test_node_is_started_directly_with_the_pinned_cli(gateway: BrowserGateway) -> None:
+    """The server runs as ``node .../@playwright/mcp/cli.js`` with the documented flags, not npx."""
+    argv = command_line(gateway.node_pid)
+    assert argv[1].endswith("node_modules/@playwright/mcp/cli.js")
+    for flag in ("--user-data-dir", "--output-dir", "--executable-path", "--snapshot-boxes"):
+        assert flag in argv
+    assert argv[argv.index("--codegen") + 1] == "none"
+    assert argv[argv.index("--output-dir") + 1].startswith(str(gateway.plan.run_dir))
+
+
+async def test_every_action_returns_the_fresh_page(
+    gateway: BrowserGateway, demoflix: DemoflixServer
+) -> None:
+    """A click that changes the page answers with the new page's URL, title and elements."""
+    await sign_in(gateway, demoflix)
+    account = await gateway.snapshot()
+    assert account.title == "Account - Demoflix"
+    after = await gateway.call(
+        "browser_click", {"target": account.ref_of("button", "Cancel membership")}
+    )
+    assert after.snapshot.url == f"{demoflix.base_url}/cancel/survey"
+    assert after.snapshot.title == "Why are you leaving? - Demoflix"
+    assert after.snapshot.find("radio", "Too expensive")
+
+
+async def test_radio_state_shows_in_the_next_snapshot(
+    gateway: BrowserGateway, demoflix: DemoflixServer
+) -> None:
+    """States such as checked are parsed from the fresh snapshot after a click."""
+    await sign_in(gateway, demoflix)
+    account = await gateway.snapshot()
+    survey = (
+        await gateway.call(
+            "browser_click", {"target": account.ref_of("button", "Cancel membership")}
+        )
+    ).snapshot
+    radio = survey.ref_of("radio", "Too expensive")
+    assert "checked" not in survey.element_by_ref(radio).states  # type: ignore[union-attr]
+    after = (await gateway.call("browser_click", {"target": radio})).snapshot
+    checked = [e for e in after.find("radio") if "checked" in e.states]
+    assert [e.name for e in checked] == ["Too expensive"]
+
+
+async def test_stale_ref_is_an_error_with_the_fresh_page(
+    gateway: BrowserGateway, demoflix: DemoflixServer
+) -> None:
+    """A ref the page does not have fails with MCPToolError carrying a fresh snapshot."""
+    await gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
+    with pytest.raises(MCPToolError, match="e999") as caught:
+        await gateway.call("browser_click", {"target": "e999"})
+    assert caught.value.snapshot is not None
+    assert caught.value.snapshot.title == "Sign in - Demoflix"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("browser_evaluate", {"function": "() => document.title = 'pwned'"}),
+        ("browser_run_code_unsafe", {"code": "async (page) => page.title()"}),
+        ("browser_file_upload", {"paths": ["/etc/passwd"]}),
+        ("browser_close", {}),
+        ("made_up_tool", {}),
+    ],
+)
+async def test_tools_off_the_allowlist_are_refused(
+    gateway: BrowserGateway, demoflix: DemoflixServer, tool: str, arguments: dict[str, object]
+) -> None:
+    """Dangerous and unknown tools never reach the server, whoever names them."""
+    await gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
+    with pytest.raises(MCPToolError, match="not allowed"):
+        await gateway.call(tool, arguments)
+    assert (await gateway.snapshot()).title == "Sign in - Demoflix"
+
+
+async def test_selector_targets_are_refused(
+    gateway: BrowserGateway, demoflix: DemoflixServer
+) -> None:
+    """A CSS selector instead of a ref is refused: rules must see the element a call targets."""
+    await gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
+    with pytest.raises(MCPToolError, match="target"):
+        await gateway.call("browser_click", {"target": "button[type=submit]"})
+
+
+async def test_arguments_are_checked_against_the_server_schema(gateway: BrowserGateway) -> None:
+    """A missing required argument is refused before dispatch, naming what is wrong."""
+    with pytest.raises(MCPToolError, match="'url' is a required property"):
+        await gateway.call("browser_navigate", {})
+    with pytest.raises(MCPToolError, match="Additional properties"):
+        await gateway.call("browser_navigate", {"url": "about:blank", "evil": 1})
+
+
+async def test_screenshot_is_saved_from_image_content(
+    gateway: BrowserGateway, demoflix: DemoflixServer
+) -> None:
+    """The MCP image content is written to a PNG file whose path is returned."""
+    await gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
+    path = await gateway.screenshot()
+    assert path.is_relative_to(gateway.plan.run_dir)
+    assert path.read_bytes().startswith(b"\x89PNG")
+
+
+async def test_close_leaves_no_browser_process(
+    launch_plan: LaunchPlan, demoflix: DemoflixServer
+) -> None:
+    """AC-1.4: after a normal close no process uses the profile."""
+    async with BrowserGateway(launch_plan) as gateway:
+        await gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
+        assert processes_using_profile(launch_plan.profile_dir)
+    assert wait_until_no_profile_processes(launch_plan.profile_dir) == []
+
+
+async def test_dead_server_is_restarted_once_and_reopens_the_last_url(
+    gateway: BrowserGateway, demoflix: DemoflixServer
+) -> None:
+    """Seed 000 §3.2: Node killed mid-session -> one restart, same page, then it gives up."""
+    await sign_in(gateway, demoflix)
+    assert gateway.node_pid is not None
+    first_pid = gateway.node_pid
+    os.kill(first_pid, signal.SIGKILL)
+    page = await gateway.snapshot()
+    assert page.url == f"{demoflix.base_url}/account"
+    assert gateway.restarts == 1
+    assert gateway.node_pid not in (None, first_pid)
+    os.kill(gateway.node_pid, signal.SIGKILL)  # type: ignore[arg-type]
+    with pytest.raises(MCPConnectionError, match="again after a restart"):
+        await gateway.snapshot()
+
+
+async def test_action_on_a_restarted_browser_asks_for_a_fresh_look(
+    gateway: BrowserGateway, demoflix: DemoflixServer
+) -> None:
+    """A click cannot be replayed after a restart (refs changed): it fails with the fresh page."""
+    page = (await gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})).snapshot
+    os.kill(gateway.node_pid, signal.SIGKILL)  # type: ignore[arg-type]
+    with pytest.raises(MCPToolError, match="restarted") as caught:
+        await gateway.call("browser_click", {"target": page.ref_of("button", "Sign in")})
+    assert caught.value.snapshot.url == f"{demoflix.base_url}/login"  # type: ignore[attr-defined]
+
+
+async def test_unstartable_server_raises_an_actionable_connection_error(
+    launch_plan: LaunchPlan, tmp_path: Path
+) -> None:
+    """AC-1.3: a server that cannot start raises MCPConnectionError naming the fix and the log."""
+    broken = tmp_path / "node"
+    broken.write_text("#!/bin/sh\necho 'cannot start: missing module' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    plan = LaunchPlan(
+        node=NodeRuntime(executable=broken, version=(20, 0, 0)),
+        package=launch_plan.package,
+        browser=launch_plan.browser,
+        profile_dir=launch_plan.profile_dir,
+        run_dir=launch_plan.run_dir,
+        headless=True,
+        no_sandbox=launch_plan.no_sandbox,
+    )
+    with pytest.raises(MCPConnectionError) as caught:
+        async with BrowserGateway(plan, connect_timeout=5):
+            pass
+    message = str(caught.value)
+    assert "make setup" in message
+    assert "cannot start: missing module" in message
