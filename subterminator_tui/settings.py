@@ -70,6 +70,9 @@ class Settings(BaseSettings):
     max_turns: int = Field(default=20, gt=0)
     """Turns before a run gives up with ``max_turns_exceeded``."""
 
+    journal: Path | None = None
+    """The SQLite journal of runs; ``<user state dir>/journal.sqlite3`` when unset."""
+
     openai_compatible_base_url: str | None = None
     """Base URL of an OpenAI-compatible server (Ollama, llama.cpp, vLLM) for ``openai:<name>``."""
 
@@ -84,6 +87,10 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Init arguments, then the environment, then the TOML file."""
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, config_file()))
+
+    def resolved_journal(self) -> Path:
+        """The journal database path."""
+        return (self.journal or user_state_dir() / "journal.sqlite3").expanduser()
 
     def resolved_profile_dir(self) -> Path:
         """The profile directory to use, absolute."""

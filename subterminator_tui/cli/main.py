@@ -53,6 +53,49 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    cancel = commands.add_parser(
+        "cancel",
+        help="cancel a subscription (a model or the playbook drives, you approve)",
+        description="Cancel SERVICE's subscription. A model (or the service's recorded "
+        "playbook) drives the guarded browser one tool call per turn; rules stop before "
+        "irreversible steps and ask you; success is verified by the service's rules.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cancel.add_argument("service", help="service id, e.g. netflix or demoflix")
+    cancel.add_argument(
+        "--model", help="model: claude-*, gpt-*, o<digit>*, or openai:<name> (local server)"
+    )
+    cancel.add_argument("--max-turns", type=int, help="turns before giving up (default 20)")
+    cancel.add_argument(
+        "--pilot",
+        choices=("auto", "ai", "playbook"),
+        default="auto",
+        help="auto: the playbook while it fits, then the AI (default)",
+    )
+    cancel.add_argument(
+        "--dry-run", action="store_true", help="show the first proposed action; run nothing"
+    )
+    cancel.add_argument("-v", "--verbose", action="store_true", help="show pages and arguments")
+    cancel.add_argument(
+        "--no-checkpoint",
+        action="store_true",
+        help="TESTING ONLY: do not ask before irreversible steps",
+    )
+    cancel.add_argument("--json", action="store_true", help="print the TaskResult as JSON")
+    cancel.add_argument(
+        "--no-tui",
+        action="store_true",
+        help="plain terminal output (the default when stdout is not a terminal)",
+    )
+    _add_browser_options(cancel)
+
+    runs = commands.add_parser("runs", help="list recent runs from the journal")
+    runs.add_argument("--limit", type=int, default=20, help="how many (default 20)")
+    show = commands.add_parser("show", help="print one run turn by turn")
+    show.add_argument("run", type=int, help="run number (see: subterminator runs)")
+    show.add_argument("--snapshots", action="store_true", help="include each page's snapshot")
+
     inspect = commands.add_parser(
         "inspect",
         help="open a service's page and show what the rules see",
@@ -87,6 +130,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``subterminator`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "cancel":
+        from subterminator_tui.cli.cancel import run_cancel
+
+        return run_cancel(args)
+    if args.command == "runs":
+        from subterminator_tui.cli.journal_views import run_runs
+
+        return run_runs(args)
+    if args.command == "show":
+        from subterminator_tui.cli.journal_views import run_show
+
+        return run_show(args)
     if args.command == "inspect":
         from subterminator_tui.cli.inspect_page import run_inspect
 

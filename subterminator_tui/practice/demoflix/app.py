@@ -48,6 +48,15 @@ class Response:
     set_cookie: str | None = None
 
 
+def session_cookie(token: str) -> str:
+    """The Set-Cookie value for a session.
+
+    Persistent, as real services' "remember me" is: a person signs in once and
+    the persistent browser profile stays signed in across runs.
+    """
+    return f"{SESSION_COOKIE}={token}; Path=/; Max-Age={_COOKIE_MAX_AGE}; HttpOnly; SameSite=Lax"
+
+
 def _html(text: str, status: int = 200) -> Response:
     return Response(status=status, body=text.encode("utf-8"))
 
@@ -114,9 +123,12 @@ class DemoflixApp:
 
         def gated(request: Request) -> Response:
             owed = self.state.pending_check(request.session_token)
+            # Only a page is worth returning to; a replayed POST target is not.
+            target = request.path if request.method == "GET" else "/account"
+            remembered = self.state.remember_visitor(target) if owed == "/login" else None
+            if remembered is not None:
+                return self._onward(remembered, session_cookie(remembered))
             if owed == "/login":
-                # Only a page is worth returning to; a replayed POST target is not.
-                target = request.path if request.method == "GET" else "/account"
                 return _redirect(f"/login?next={quote(target, safe='/')}")
             if owed is not None:
                 return _redirect(owed)
@@ -164,12 +176,7 @@ class DemoflixApp:
                 next_path=next_path, error="Incorrect username or password.", username=username
             )
             return _html(page)
-        # A persistent cookie, as real services' "remember me" sets: a person signs in
-        # once and the persistent browser profile stays signed in across runs.
-        cookie = (
-            f"{SESSION_COOKIE}={token}; Path=/; Max-Age={_COOKIE_MAX_AGE}; HttpOnly; SameSite=Lax"
-        )
-        return self._onward(token, cookie)
+        return self._onward(token, session_cookie(token))
 
     def _check_page(self, request: Request, check: str) -> Response | None:
         """Redirect away from a check page the session does not owe right now."""

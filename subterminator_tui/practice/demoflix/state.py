@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 VARIANTS: frozenset[str] = frozenset(
-    {"already_cancelled", "two_factor", "captcha", "error", "session_expiry"}
+    {"already_cancelled", "two_factor", "captcha", "error", "session_expiry", "remembered"}
 )
 
 USERNAME = "demo"
@@ -101,6 +101,7 @@ class DemoflixState:
     restarts: int = 0
     sign_ins: int = 0
     session_expired: bool = False
+    remembered_used: bool = False
     events: list[str] = field(default_factory=list)
     lock: threading.RLock = field(
         default_factory=threading.RLock, init=False, repr=False, compare=False
@@ -153,6 +154,20 @@ class DemoflixState:
             self.sign_ins += 1
             self._log("sign_in")
         return token
+
+    def remember_visitor(self, next_path: str = "/account") -> str | None:
+        """The ``remembered`` variant: the first signed-out visitor is signed in already.
+
+        This is what a persistent browser profile with a saved login looks like
+        to a service; it happens once per server, so a later sign-out (session
+        expiry) really needs the person.
+        """
+        with self.lock:
+            if "remembered" not in self.variants or self.remembered_used:
+                return None
+            self.remembered_used = True
+            self._log("remembered")
+        return self.sign_in(USERNAME, PASSWORD, next_path)
 
     def session(self, token: str | None) -> Session | None:
         """A copy of the session for ``token``, or None when absent or invalidated."""

@@ -1,0 +1,168 @@
+"""``subterminator cancel SERVICE``: one run, headless (the Textual app reuses build_run)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
+from subterminator_tui.cli.running import run_command
+from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.headless.gate import TerminalGate
+from subterminator_tui.headless.reporter import TerminalReporter
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.orchestrator.events import Notice, Reporter
+from subterminator_tui.orchestrator.gates import HumanGate
+from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.orchestrator.loop import Orchestrator, RunOptions
+from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.pilots.ai import AIPilot
+from subterminator_tui.pilots.auto import AutoPilot
+from subterminator_tui.pilots.base import Pilot
+from subterminator_tui.pilots.playbook import PlaybookPilot
+from subterminator_tui.practice.demoflix.state import PASSWORD, USERNAME
+from subterminator_tui.providers.resolution import (
+    create_model_client,
+    missing_model_reason,
+    resolve_model_name,
+)
+from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.service_browser import ServiceBrowser, open_service_browser
+from subterminator_tui.settings import Settings, load_settings
+
+ENABLE_AI_HINT = (
+    "To let the AI take over, set ANTHROPIC_API_KEY (or OPENAI_API_KEY with --model gpt-4o, "
+    "or --model openai:<name> with an OpenAI-compatible server)."
+)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What a person asked for on the command line (or in the app)."""
+
+    service: str
+    model: str | None = None
+    pilot: str = "auto"
+    max_turns: int | None = None
+    dry_run: bool = False
+    checkpoints: bool = True
+    headless: bool | None = None
+    profile_dir: str | None = None
+    services: tuple[str, ...] = ()
+
+
+def build_pilot(
+    request: RunRequest,
+    service: ServiceConfig,
+    settings: Settings,
+    start_url: str,
+    reporter: Reporter,
+) -> Pilot:
+    """The pilot ``--pilot`` asks for; ConfigurationError when it cannot drive this service."""
+    missing = missing_model_reason(request.model, settings)
+
+    def make_ai() -> AIPilot:
+        model = resolve_model_name(request.model, settings)
+        return AIPilot(create_model_client(model, settings), service)
+
+    if request.pilot == "ai":
+        if missing:
+            raise ConfigurationError(missing)
+        return make_ai()
+    if request.pilot == "playbook":
+        if not service.playbook:
+            raise ConfigurationError(f"Service '{service.id}' has no playbook; use --pilot ai.")
+        return PlaybookPilot(service, start_url)
+    if not service.playbook:
+        if missing:
+            raise ConfigurationError(missing)
+        return make_ai()
+    return AutoPilot(
+        PlaybookPilot(service, start_url),
+        None if missing else make_ai,
+        no_model_reason=f"{missing} {ENABLE_AI_HINT}" if missing else "",
+        on_handover=lambda text: reporter.emit(Notice(text)),
+    )
+
+
+@asynccontextmanager
+async def prepared_run(
+    request: RunRequest, gate: HumanGate, reporter: Reporter
+) -> AsyncIterator[Orchestrator]:
+    """Everything a run needs, started; the browser is closed on exit however the run ends."""
+    settings = load_settings()
+    service = load_services([Path(p) for p in request.services]).get(request.service)
+    max_turns = request.max_turns or service.max_turns or settings.max_turns
+    # A bad model name or a missing key fails here, before any browser starts.
+    needs_model = request.pilot == "ai" or (request.pilot == "auto" and not service.playbook)
+    missing = missing_model_reason(request.model, settings) if needs_model else None
+    if missing:
+        raise ConfigurationError(missing)
+    with Journal(settings.resolved_journal()) as journal:
+        async with open_service_browser(
+            service,
+            settings,
+            headless=request.headless,
+            profile_dir=Path(request.profile_dir) if request.profile_dir else None,
+        ) as opened:
+            pilot = build_pilot(request, service, settings, opened.start_url, reporter)
+            yield Orchestrator(
+                service,
+                opened.gateway,
+                pilot,
+                gate,
+                reporter,
+                Guard(service, offered_tools=MODEL_TOOL_NAMES, checkpoints=request.checkpoints),
+                RunOptions(
+                    start_url=opened.start_url,
+                    max_turns=max_turns,
+                    headed=not opened.gateway.plan.headless,
+                    dry_run=request.dry_run,
+                    handoff_hint=_practice_hint(opened),
+                ),
+                journal,
+            )
+
+
+def _practice_hint(opened: ServiceBrowser) -> str:
+    if opened.practice is None:
+        return ""
+    return f"Practice site: sign in as {USERNAME} / {PASSWORD}; the code is on the page."
+
+
+def request_from_args(args: argparse.Namespace) -> RunRequest:
+    """The RunRequest the command line describes."""
+    return RunRequest(
+        service=args.service,
+        model=args.model,
+        pilot=args.pilot,
+        max_turns=args.max_turns,
+        dry_run=args.dry_run,
+        checkpoints=not args.no_checkpoint,
+        headless=args.headless,
+        profile_dir=str(args.profile_dir) if args.profile_dir else None,
+        services=tuple(str(path) for path in args.services),
+    )
+
+
+def run_cancel(args: argparse.Namespace) -> int:
+    """Run headless; the exit code follows the TaskResult."""
+    request = request_from_args(args)
+    # With --json, stdout carries only the JSON; turn lines and prompts move to stderr.
+    out = sys.stderr if args.json else sys.stdout
+    reporter = TerminalReporter(out=out, verbose=args.verbose)
+    gate = TerminalGate(out=out)
+
+    async def cancel() -> int:
+        async with prepared_run(request, gate, reporter) as orchestrator:
+            result: TaskResult = await orchestrator.run()
+        if args.json:
+            print(json.dumps(result.to_dict(), indent=2))
+        return result.exit_code
+
+    return run_command(cancel)

@@ -1,0 +1,1 @@
+"""The headless front end (``--no-tui``): turn lines on stdout, prompts read from stdin."""

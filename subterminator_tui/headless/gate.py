@@ -1,0 +1,84 @@
+"""The human at a plain terminal (or a script piping stdin): approvals and hand-offs."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from subterminator_tui.cli.console import read_line, read_secret
+from subterminator_tui.orchestrator.gates import (
+    CheckpointRequest,
+    Decision,
+    HandoffAnswer,
+    HandoffRequest,
+)
+
+_HANDOFF_TITLES = {
+    "login": "Sign-in needed",
+    "two_factor": "Verification code needed",
+    "captcha": "CAPTCHA needed",
+}
+
+
+class TerminalGate:
+    """Asks on ``out`` and reads stdin; end of input means no."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+
+    def _say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    async def approve(self, request: CheckpointRequest) -> Decision:
+        """Seed 000 §2.5.4: show the action, URL and screenshot, then ``Approve? [y/N]``."""
+        self._say(f"⚠️  Human approval required for: {request.action}")
+        self._say(f"    Why: {request.why}")
+        self._say(f"    URL: {request.url}")
+        if request.screenshot_path:
+            self._say(f"    Screenshot: {request.screenshot_path}")
+        answer = await read_line("Approve? [y/N, g = send guidance instead]: ", out=self.out)
+        choice = (answer or "").strip().lower()
+        if choice in ("y", "yes"):
+            return Decision("approve")
+        if choice in ("g", "guidance"):
+            guidance = await read_line("Guidance for the pilot: ", out=self.out)
+            if guidance and guidance.strip():
+                return Decision("guidance", guidance.strip())
+        return Decision("reject")
+
+    async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
+        """Ask the person to finish in the browser or type the values; never echo secrets."""
+        title = _HANDOFF_TITLES.get(request.kind, request.kind)
+        self._say(f"🔐 {title}: {request.why}")
+        self._say(f"    URL: {request.url}")
+        if request.attempt > 1:
+            self._say(f"    Attempt {request.attempt}: the page is still asking.")
+        if request.hint:
+            self._say(f"    {request.hint}")
+        if request.headed:
+            self._say("    Finish it in the browser window and press Enter with the fields empty,")
+            self._say("    or type the values here; SubTerminator types them into the page.")
+        self._say(
+            "    What you type goes into the page only: never to the AI, the log or the journal."
+        )
+        values: dict[str, str] = {}
+        for field in request.fields:
+            prompt = f"    {field.label}: "
+            answer = (
+                await read_secret(prompt, out=self.out)
+                if field.secret
+                else await read_line(prompt, out=self.out)
+            )
+            if answer is None:
+                return HandoffAnswer("cancel")
+            if answer:
+                values[field.ref] = answer
+        if not request.fields:
+            answer = await read_line(
+                "    Press Enter when done (end of input cancels): ", out=self.out
+            )
+            if answer is None:
+                return HandoffAnswer("cancel")
+        if values:
+            return HandoffAnswer("typed", values)
+        return HandoffAnswer("done_in_browser")

@@ -1,0 +1,82 @@
+"""How the core asks a human: small gate interfaces each front end implements.
+
+The core never prints or reads a terminal; the headless CLI and the Textual
+app each provide a HumanGate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.snapshot import SnapshotElement
+
+CheckpointKind = Literal["rule", "model_request", "left_domains"]
+HandoffKind = Literal["login", "two_factor", "captcha"]
+
+
+@dataclass(frozen=True)
+class CheckpointRequest:
+    """An irreversible step is pending: approve it, reject it, or guide the pilot."""
+
+    kind: CheckpointKind
+    why: str
+    action: str
+    url: str
+    screenshot_path: str | None
+    call: ToolCall | None = None
+    target: SnapshotElement | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The human's answer to a checkpoint."""
+
+    verdict: Literal["approve", "reject", "guidance"]
+    guidance: str = ""
+
+
+@dataclass(frozen=True)
+class HandoffField:
+    """A field on the page the human may fill in through the prompt."""
+
+    ref: str
+    label: str
+    secret: bool
+
+
+@dataclass(frozen=True)
+class HandoffRequest:
+    """The page needs the human: sign in, type a code, or solve a CAPTCHA."""
+
+    kind: HandoffKind
+    why: str
+    url: str
+    fields: tuple[HandoffField, ...]
+    headed: bool
+    attempt: int = 1
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class HandoffAnswer:
+    """What the human did: typed values (by field ref), finished in the browser, or cancelled.
+
+    ``values`` never leaves the hand-off: not to the model, the journal, the log or the screen.
+    """
+
+    action: Literal["typed", "done_in_browser", "cancel"]
+    values: dict[str, str] = field(default_factory=dict, repr=False)
+
+
+class HumanGate(Protocol):
+    """The human at the other end of a run."""
+
+    async def approve(self, request: CheckpointRequest) -> Decision:
+        """Ask before an irreversible step."""
+        ...
+
+    async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
+        """Hand the page to the human."""
+        ...

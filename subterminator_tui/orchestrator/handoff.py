@@ -1,0 +1,107 @@
+"""Hand the page to the human: sign-in, verification codes, CAPTCHAs.
+
+The human either finishes in a headed browser and confirms, or types the
+values at the prompt; the program then types them into the page itself. The
+values are remembered by the run's SecretScrubber so they never travel on.
+"""
+
+from __future__ import annotations
+
+from subterminator_tui.browser.gateway import BrowserGateway
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.orchestrator.gates import (
+    HandoffAnswer,
+    HandoffField,
+    HandoffRequest,
+    HumanGate,
+)
+from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.rules import ServiceConfig, detect_handoff
+
+_FIELD_ROLES = frozenset({"textbox", "searchbox", "spinbutton", "combobox"})
+#: A person gets a few tries (a mistyped code) before the run stops.
+MAX_ATTEMPTS = 3
+
+
+class HandoffCancelled(Exception):
+    """The human cancelled the hand-off, or it never got past the page."""
+
+
+def fields_on(snapshot: NormalizedSnapshot, kind: str) -> tuple[HandoffField, ...]:
+    """The inputs the human may fill through the prompt; codes and passwords are masked."""
+    fields = []
+    for element in snapshot.elements:
+        if element.role in _FIELD_ROLES and element.ref and "disabled" not in element.states:
+            secret = kind != "login" or "password" in element.label.lower()
+            fields.append(HandoffField(element.ref, element.label or element.role, secret))
+    return tuple(fields)
+
+
+async def hand_off(
+    service: ServiceConfig,
+    gateway: BrowserGateway,
+    gate: HumanGate,
+    snapshot: NormalizedSnapshot,
+    scrubber: SecretScrubber,
+    *,
+    headed: bool,
+    hint: str = "",
+) -> tuple[NormalizedSnapshot, list[str]]:
+    """Resolve every hand-off the page calls for; returns the fresh page and what was done.
+
+    Raises HandoffCancelled when the human cancels or the page does not move on.
+    """
+    done: list[str] = []
+    attempts = 0
+    handoff = detect_handoff(service, snapshot)
+    while handoff is not None:
+        attempts += 1
+        if attempts > MAX_ATTEMPTS:
+            raise HandoffCancelled(
+                f"The {handoff.kind.replace('_', ' ')} page was still there after "
+                f"{MAX_ATTEMPTS} attempts."
+            )
+        request = HandoffRequest(
+            kind=handoff.kind,
+            why=handoff.rule.explain(),
+            url=snapshot.url,
+            fields=fields_on(snapshot, handoff.kind),
+            headed=headed,
+            attempt=attempts,
+            hint=hint,
+        )
+        answer = await gate.handoff(request)
+        if answer.action == "cancel":
+            raise HandoffCancelled(f"You cancelled the {handoff.kind.replace('_', ' ')} hand-off.")
+        snapshot = await _apply(gateway, answer, request, scrubber)
+        done.append(handoff.kind)
+        handoff = detect_handoff(service, snapshot)
+    return snapshot, done
+
+
+async def _apply(
+    gateway: BrowserGateway,
+    answer: HandoffAnswer,
+    request: HandoffRequest,
+    scrubber: SecretScrubber,
+) -> NormalizedSnapshot:
+    if answer.action == "done_in_browser":
+        return scrubber.snapshot(await gateway.snapshot())
+    typed = [(field, answer.values.get(field.ref, "")) for field in request.fields]
+    typed = [(field, value) for field, value in typed if value]
+    for value in (value for _field, value in typed):
+        scrubber.remember(value)
+    if not typed:
+        return scrubber.snapshot(await gateway.snapshot())
+    for index, (field, value) in enumerate(typed):
+        last = index == len(typed) - 1
+        # Enter on the last field submits the form, as a person would.
+        arguments = {"target": field.ref, "text": value, "submit": last}
+        result = await gateway.call("browser_type", arguments)
+    return scrubber.snapshot(result.snapshot)
+
+
+def describe_handoff(kinds: list[str]) -> str:
+    """What the model is told: that authentication completed, never what was typed."""
+    names = ", ".join(kind.replace("_", " ") for kind in kinds)
+    return f"The person completed the {names} step themselves. Continue from the page below."

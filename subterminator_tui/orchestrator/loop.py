@@ -1,0 +1,397 @@
+"""The orchestration loop (seed 000 §2.4): one tool call per turn until the task ends.
+
+Every turn: the pilot proposes a call; the guard refuses it, or the human is
+asked first when a checkpoint rule holds; the gateway dispatches it and
+returns the fresh page; hand-offs and domain checks run on that page; the
+pilot hears the outcome. ``complete_task(success)`` ends the run only when the
+service's rules confirm it on a fresh snapshot.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.gateway import BrowserGateway
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.errors import LLMError, MCPConnectionError, MCPToolError
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.orchestrator.events import (
+    NoAction,
+    Notice,
+    Outcome,
+    PageSeen,
+    Reporter,
+    RunFinished,
+    RunStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from subterminator_tui.orchestrator.gates import (
+    CheckpointKind,
+    CheckpointRequest,
+    Decision,
+    HumanGate,
+)
+from subterminator_tui.orchestrator.guard import Guard, describe_action
+from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
+from subterminator_tui.orchestrator.result import TaskReason, TaskResult
+from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK, REQUEST_HUMAN_APPROVAL
+from subterminator_tui.pilots.base import Pilot, PilotTurn
+from subterminator_tui.rules import ServiceConfig, verify_completion
+
+NO_ACTION_LIMIT = 3
+UNVERIFIED_CLAIM_LIMIT = 3
+NUDGE = "Call a tool or complete_task."
+
+
+def unverified_message(url: str) -> str:
+    """Seed 000 §2.6.3: what the pilot hears when its success claim is not confirmed."""
+    return (
+        "Cannot verify success. Page does not show expected cancellation confirmation. "
+        f"Current URL: {url}. Check page state and retry, or call "
+        "complete_task(status='failed') if cancellation is not possible."
+    )
+
+
+class _RunEnded(Exception):
+    def __init__(self, reason: TaskReason, message: str, *, success: bool = False) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.success = success
+
+
+@dataclass
+class _Step:
+    """The outcome of one turn."""
+
+    outcome: Outcome
+    message: str = ""
+    snapshot: NormalizedSnapshot | None = None
+    status: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunOptions:
+    """Knobs of one run."""
+
+    start_url: str
+    max_turns: int = 20
+    headed: bool = False
+    dry_run: bool = False
+    handoff_hint: str = ""
+
+
+class Orchestrator:
+    """Runs one cancellation with a pilot, the guard, the gateway and a human gate."""
+
+    def __init__(
+        self,
+        service: ServiceConfig,
+        gateway: BrowserGateway,
+        pilot: Pilot,
+        gate: HumanGate,
+        reporter: Reporter,
+        guard: Guard,
+        options: RunOptions,
+        journal: Journal | None = None,
+    ) -> None:
+        self.service = service
+        self.gateway = gateway
+        self.pilot = pilot
+        self.gate = gate
+        self.reporter = reporter
+        self.guard = guard
+        self.options = options
+        self.journal = journal
+        self.scrubber = SecretScrubber()
+        self.turn = 0
+        self.model_calls = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.snapshot: NormalizedSnapshot | None = None
+        self.run_id: int | None = None
+        self.proposed: ToolCall | None = None
+        self._unverified_claims = 0
+
+    async def run(self) -> TaskResult:
+        """Drive the run to its end and return the TaskResult (errors become results)."""
+        self.reporter.emit(
+            RunStarted(
+                self.service.name,
+                self.pilot.name,
+                self.pilot.model_name,
+                self.options.max_turns,
+                self.guard.checkpoints,
+            )
+        )
+        if self.journal is not None:
+            self.run_id = self.journal.start_run(
+                self.service.id, self.pilot.model_name, self.pilot.name
+            )
+        try:
+            result = await self._drive()
+        except _RunEnded as ended:
+            result = self._result(ended.reason, success=ended.success, message=ended.message)
+        except LLMError as error:
+            result = self._result("llm_error", error=str(error))
+        except MCPConnectionError as error:
+            result = self._result("mcp_error", error=str(error))
+        if self.journal is not None and self.run_id is not None:
+            self.journal.finish_run(
+                self.run_id, result, model=self.pilot.model_name, pilot=self.pilot.name
+            )
+        self.reporter.emit(RunFinished(result))
+        return result
+
+    async def _drive(self) -> TaskResult:
+        first = await self.gateway.call("browser_navigate", {"url": self.options.start_url})
+        snapshot, _note = await self._settle(first.snapshot, allow_handoff=not self.options.dry_run)
+        self.pilot.begin(snapshot)
+        no_action = 0
+        while self.turn < self.options.max_turns:
+            self.turn += 1
+            started = time.monotonic()
+            proposal = await self.pilot.next_turn(snapshot)
+            self._count(proposal)
+            if proposal.stop is not None:
+                raise _RunEnded("playbook_diverged", proposal.stop)
+            if proposal.call is None:
+                no_action += 1
+                self.reporter.emit(NoAction(self.turn, proposal.text, no_action))
+                if no_action >= NO_ACTION_LIMIT:
+                    raise _RunEnded(
+                        "llm_no_action", "The model answered three times without a tool call."
+                    )
+                self.pilot.nudge(NUDGE)
+                continue
+            no_action = 0
+            call = proposal.call
+            target = self.guard.target_of(call, snapshot)
+            self.reporter.emit(TurnStarted(self.turn, call, target, proposal.text, self.pilot.name))
+            if self.options.dry_run:
+                self.proposed = call
+                return self._result("dry_run", message=describe_action(call, target))
+            turn_id = self._journal_intent(call)
+            step = await self._execute(call, snapshot)
+            latency = time.monotonic() - started
+            if step.snapshot is not None:
+                snapshot = step.snapshot
+            self._journal_outcome(turn_id, step, snapshot, latency, proposal)
+            self.reporter.emit(
+                TurnFinished(
+                    self.turn,
+                    call,
+                    target,
+                    step.outcome,
+                    step.message,
+                    latency,
+                    proposal.usage.input_tokens,
+                    proposal.usage.output_tokens,
+                )
+            )
+            if step.outcome == "done":
+                return self._result(
+                    "completed" if step.status.get("verified") else "task_failed",
+                    success=bool(step.status.get("verified")),
+                    message=step.message,
+                )
+        raise _RunEnded("max_turns_exceeded", f"No result after {self.options.max_turns} turns.")
+
+    async def _execute(self, call: ToolCall, snapshot: NormalizedSnapshot) -> _Step:
+        if call.name == COMPLETE_TASK:
+            return await self._complete(call)
+        if call.name == REQUEST_HUMAN_APPROVAL:
+            return await self._model_asks(call, snapshot)
+        refusal = self.guard.refusal(call, snapshot)
+        if refusal is not None:
+            return self._tell(
+                call, "refused", {"error": True, "message": refusal.message}, snapshot
+            )
+        rule = self.guard.checkpoint(call, snapshot)
+        if rule is not None:
+            target = self.guard.target_of(call, snapshot)
+            decision = await self._ask(
+                "rule", rule.explain(), describe_action(call, target), snapshot, call
+            )
+            if decision.verdict == "reject":
+                raise _RunEnded("human_rejected", f"You rejected: {describe_action(call, target)}")
+            if decision.verdict == "guidance":
+                guided = {
+                    "error": True,
+                    "message": "Not done: the person sent guidance instead.",
+                    "human_guidance": decision.guidance,
+                }
+                return self._tell(call, "guidance", guided, snapshot)
+        try:
+            result = await self.gateway.call(call.name, call.arguments)
+        except MCPToolError as error:
+            fresh = error.snapshot if isinstance(error.snapshot, NormalizedSnapshot) else snapshot
+            fresh = self.scrubber.snapshot(fresh)
+            return self._tell(call, "error", {"error": True, "message": str(error)}, fresh)
+        page, note = await self._settle(result.snapshot)
+        status: dict[str, Any] = {"error": False}
+        if note:
+            status["note"] = note
+        return self._tell(call, "ok", status, page)
+
+    async def _complete(self, call: ToolCall) -> _Step:
+        status = call.arguments.get("status")
+        reason = str(call.arguments.get("reason", ""))
+        if status == "failed":
+            # Seed 000 §2.6.3: the pilot's failure determination is trusted.
+            return _Step("done", reason, status={"verified": False})
+        page = self.scrubber.snapshot(await self.gateway.snapshot())
+        self.snapshot = page
+        verification = verify_completion(self.service, page)
+        if verification.verified:
+            return _Step("done", verification.message, page, {"verified": True})
+        self._unverified_claims += 1
+        if self._unverified_claims >= UNVERIFIED_CLAIM_LIMIT:
+            raise _RunEnded("verification_failed", verification.message)
+        message = unverified_message(page.url)
+        return self._tell(call, "unverified", {"error": True, "message": message}, page)
+
+    async def _model_asks(self, call: ToolCall, snapshot: NormalizedSnapshot) -> _Step:
+        why = str(call.arguments.get("reason", ""))
+        action = str(call.arguments.get("action", ""))
+        decision = await self._ask("model_request", why, action, snapshot, None)
+        if decision.verdict == "reject":
+            raise _RunEnded("human_rejected", f"You rejected: {action}")
+        status: dict[str, Any] = {"approved": decision.verdict == "approve"}
+        if decision.verdict == "guidance":
+            status["human_guidance"] = decision.guidance
+        return self._tell(call, "ok" if decision.verdict == "approve" else "guidance", status, None)
+
+    async def _ask(
+        self,
+        kind: CheckpointKind,
+        why: str,
+        action: str,
+        snapshot: NormalizedSnapshot,
+        call: ToolCall | None,
+    ) -> Decision:
+        # AC-5.4: the person sees a screenshot of exactly what they approve.
+        screenshot = await self.gateway.screenshot()
+        request = CheckpointRequest(
+            kind=kind,
+            why=why,
+            action=action,
+            url=snapshot.url,
+            screenshot_path=str(screenshot),
+            call=call,
+            target=self.guard.target_of(call, snapshot) if call else None,
+        )
+        return await self.gate.approve(request)
+
+    async def _settle(
+        self, raw: NormalizedSnapshot, *, allow_handoff: bool = True
+    ) -> tuple[NormalizedSnapshot, str]:
+        """Scrub the fresh page, check its domain, and hand off when it needs the human."""
+        snapshot = self.scrubber.snapshot(raw)
+        notes: list[str] = []
+        allowed = snapshot.url == "about:blank" or self.guard.url_allowed(snapshot.url)
+        self.reporter.emit(PageSeen(snapshot, allowed))
+        if not allowed:
+            decision = await self._ask(
+                "left_domains",
+                f"The page is outside {self.service.name}'s allowed domains",
+                f"Continue on {snapshot.url}",
+                snapshot,
+                None,
+            )
+            if decision.verdict == "reject":
+                raise _RunEnded("human_rejected", f"You stopped the run at {snapshot.url}")
+            if decision.verdict == "guidance":
+                notes.append(f"The person says: {decision.guidance}")
+        if allow_handoff:
+            try:
+                snapshot, kinds = await hand_off(
+                    self.service,
+                    self.gateway,
+                    self.gate,
+                    snapshot,
+                    self.scrubber,
+                    headed=self.options.headed,
+                    hint=self.options.handoff_hint,
+                )
+            except HandoffCancelled as cancelled:
+                raise _RunEnded("human_rejected", str(cancelled)) from None
+            if kinds:
+                notes.append(describe_handoff(kinds))
+                self.reporter.emit(Notice(describe_handoff(kinds)))
+                self.reporter.emit(PageSeen(snapshot, self.guard.url_allowed(snapshot.url)))
+        self.snapshot = snapshot
+        return snapshot, " ".join(notes)
+
+    def _tell(
+        self,
+        call: ToolCall,
+        outcome: Outcome,
+        status: dict[str, Any],
+        snapshot: NormalizedSnapshot | None,
+    ) -> _Step:
+        self.pilot.observe(call, status, snapshot)
+        message = str(status.get("message") or status.get("note") or "")
+        return _Step(outcome, message, snapshot, status)
+
+    def _count(self, proposal: PilotTurn) -> None:
+        self.model_calls += proposal.model_calls
+        self.input_tokens += proposal.usage.input_tokens
+        self.output_tokens += proposal.usage.output_tokens
+
+    def _journal_intent(self, call: ToolCall) -> int | None:
+        if self.journal is None or self.run_id is None:
+            return None
+        return self.journal.record_intent(
+            self.run_id, self.turn, self.pilot.name, call.name, call.arguments
+        )
+
+    def _journal_outcome(
+        self,
+        turn_id: int | None,
+        step: _Step,
+        snapshot: NormalizedSnapshot,
+        latency: float,
+        proposal: PilotTurn,
+    ) -> None:
+        if self.journal is None or turn_id is None:
+            return
+        self.journal.record_outcome(
+            turn_id,
+            outcome=step.outcome,
+            error=step.message if step.outcome in ("error", "refused", "unverified") else None,
+            url=snapshot.url,
+            title=snapshot.title,
+            snapshot=snapshot.content,
+            latency=latency,
+            input_tokens=proposal.usage.input_tokens,
+            output_tokens=proposal.usage.output_tokens,
+        )
+
+    def _result(
+        self,
+        reason: TaskReason,
+        *,
+        success: bool = False,
+        message: str | None = None,
+        error: str | None = None,
+    ) -> TaskResult:
+        verified = reason in ("completed", "task_failed")
+        return TaskResult(
+            success=success,
+            verified=verified,
+            reason=reason,
+            turns=self.turn,
+            final_url=self.snapshot.url if self.snapshot else None,
+            error=error,
+            message=message,
+            model_calls=self.model_calls,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            run_id=self.run_id,
+        )

@@ -1,0 +1,52 @@
+"""How a run ended (seed 000 §5.1), and the exit code that follows from it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+TaskReason = Literal[
+    "completed",  # verified success
+    "task_failed",  # the pilot called complete_task(failed): trusted, verified=True
+    "human_rejected",  # the human rejected a checkpoint or cancelled a hand-off
+    "max_turns_exceeded",
+    "llm_no_action",  # three replies in a row without a tool call
+    "llm_error",  # the model API failed after retries
+    "mcp_error",  # the browser could not be kept alive
+    "verification_failed",  # success claimed but the rules never agreed
+    "playbook_diverged",  # the playbook's step was not on the page and no model is configured
+    "dry_run",  # nothing was executed
+]
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """The outcome of one run."""
+
+    success: bool
+    verified: bool
+    reason: TaskReason
+    turns: int
+    final_url: str | None = None
+    error: str | None = None
+    #: The pilot's own words (complete_task's reason, or what diverged).
+    message: str | None = None
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    run_id: int | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """0 success, 1 failure, 3 connection error (README, exit codes)."""
+        if self.reason in ("completed", "dry_run") and (self.success or self.reason == "dry_run"):
+            return 0
+        if self.reason in ("llm_error", "mcp_error"):
+            return 3
+        return 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict, the form ``--json`` prints."""
+        data = asdict(self)
+        data["exit_code"] = self.exit_code
+        return data

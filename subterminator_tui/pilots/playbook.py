@@ -1,0 +1,116 @@
+"""The playbook pilot: replays a service's recorded steps against the live page, no model.
+
+Each step is matched by role and accessible name against the latest
+snapshot, so the call goes through the same guard, checkpoints and
+verification as a model's. A step that is not on the page (and is not
+optional) ends the playbook: the auto pilot then hands over to the AI.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+from urllib.parse import urljoin
+
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
+from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK
+from subterminator_tui.pilots.base import PilotTurn
+from subterminator_tui.rules import PlaybookStep, ServiceConfig, verify_completion
+
+
+def describe_step(step: PlaybookStep) -> str:
+    """A step in words, e.g. ``click button 'Finish cancellation'``."""
+    target = step.name or (step.name_regex.pattern if step.name_regex else "")
+    role = f"{step.role} " if step.role else ""
+    detail = step.key or step.url or (f"{step.seconds} s" if step.seconds else "")
+    what = f"{role}'{target}'" if target else detail
+    return f"{step.action} {what}".strip()
+
+
+def matching_elements(step: PlaybookStep, snapshot: NormalizedSnapshot) -> list[SnapshotElement]:
+    """Elements on the page the step could act on; an exact name match comes first."""
+    candidates = [e for e in snapshot.elements if e.ref and (not step.role or e.role == step.role)]
+    if step.name_regex is not None:
+        pattern = step.name_regex
+        return [e for e in candidates if pattern.search(e.label)]
+    wanted = (step.name or "").casefold()
+    found = [e for e in candidates if wanted in e.label.casefold()]
+    return sorted(found, key=lambda e: e.label.casefold() != wanted)
+
+
+class PlaybookPilot:
+    """Replays ``service.playbook``."""
+
+    name = "playbook"
+    model_name: str | None = None
+
+    def __init__(self, service: ServiceConfig, start_url: str) -> None:
+        self.service = service
+        self.start_url = start_url
+        self.steps = list(service.playbook)
+        self.index = 0
+        self.diverged: str | None = None
+        self._ids = itertools.count(1)
+
+    def begin(self, snapshot: NormalizedSnapshot) -> None:
+        """Nothing to prepare: the steps are the plan."""
+
+    async def next_turn(self, snapshot: NormalizedSnapshot) -> PilotTurn:
+        """The next step that fits the page, or complete_task when the rules confirm success."""
+        if self.diverged:
+            return PilotTurn(None, stop=self.diverged)
+        if verify_completion(self.service, snapshot).verified:
+            return self._complete("The page confirms the cancellation.")
+        while self.index < len(self.steps):
+            step = self.steps[self.index]
+            call = self._call_for(step, snapshot)
+            if call is not None:
+                self.index += 1
+                return PilotTurn(call, step.why or describe_step(step))
+            if not step.optional:
+                self.diverged = (
+                    f"step {self.index + 1} ({describe_step(step)}) is not on {snapshot.url}"
+                )
+                return PilotTurn(None, stop=self.diverged)
+            self.index += 1
+        return self._complete("Every playbook step is done.")
+
+    def observe(
+        self, call: ToolCall, status: dict[str, Any], snapshot: NormalizedSnapshot | None
+    ) -> None:
+        """A failed step, or an unverified finish, ends the playbook."""
+        if status.get("error") and not self.diverged:
+            message = status.get("message", "it failed")
+            self.diverged = f"step {self.index} ({call.name}) failed: {message}"
+
+    def nudge(self, text: str) -> None:
+        """A playbook always proposes a call or stops; nothing to nudge."""
+
+    def _complete(self, reason: str) -> PilotTurn:
+        arguments = {"status": "success", "reason": reason}
+        return PilotTurn(ToolCall(self._next_id(), COMPLETE_TASK, arguments), reason)
+
+    def _next_id(self) -> str:
+        return f"playbook-{next(self._ids)}"
+
+    def _call_for(self, step: PlaybookStep, snapshot: NormalizedSnapshot) -> ToolCall | None:
+        if step.action == "navigate":
+            url = urljoin(self.start_url, step.url or "")
+            return ToolCall(self._next_id(), "browser_navigate", {"url": url})
+        if step.action == "press":
+            return ToolCall(self._next_id(), "browser_press_key", {"key": step.key})
+        if step.action == "wait":
+            return ToolCall(self._next_id(), "browser_wait_for", {"time": step.seconds})
+        found = matching_elements(step, snapshot)
+        if not found or found[0].ref is None:
+            return None
+        target = found[0]
+        arguments: dict[str, Any] = {"target": target.ref, "element": target.describe()}
+        if step.action == "click":
+            return ToolCall(self._next_id(), "browser_click", arguments)
+        if step.action == "type":
+            return ToolCall(self._next_id(), "browser_type", {**arguments, "text": step.text})
+        return ToolCall(
+            self._next_id(), "browser_select_option", {**arguments, "values": [step.value]}
+        )

@@ -1,0 +1,195 @@
+"""The Anthropic Messages API behind the provider-neutral ModelClient."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import anthropic
+from anthropic.types import (
+    ContentBlockParam,
+    Message,
+    MessageParam,
+    ToolParam,
+    ToolResultBlockParam,
+)
+
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.providers.base import Message as ConversationMessage
+from subterminator_tui.providers.base import (
+    ModelReply,
+    ToolResultMessage,
+    ToolSpec,
+    Usage,
+    UserMessage,
+)
+from subterminator_tui.providers.retry import (
+    DEFAULT_TIMEOUT,
+    CallFailure,
+    RetryPolicy,
+    call_with_retries,
+    is_retryable_status,
+)
+
+PROVIDER = "anthropic"
+
+
+def to_anthropic_tools(specs: Sequence[ToolSpec]) -> list[ToolParam]:
+    """Tool specs in the Messages API's ``tools`` shape."""
+    return [
+        {"name": spec.name, "description": spec.description, "input_schema": spec.input_schema}
+        for spec in specs
+    ]
+
+
+def to_anthropic_messages(messages: Sequence[ConversationMessage]) -> list[MessageParam]:
+    """The conversation as strictly alternating user/assistant turns.
+
+    Consecutive tool results and user texts become one user turn, tool
+    results first: the API rejects a tool_result that follows text in the
+    turn after a tool_use. Empty texts are dropped (the API rejects empty text
+    blocks), and so is an assistant message left with no content.
+    """
+    turns: list[tuple[str, list[ContentBlockParam]]] = []
+    for message in messages:
+        role, blocks = _to_blocks(message)
+        if not blocks:
+            continue
+        if turns and turns[-1][0] == role:
+            turns[-1][1].extend(blocks)
+        else:
+            turns.append((role, blocks))
+    converted: list[MessageParam] = []
+    for role, blocks in turns:
+        if role == "user":
+            converted.append({"role": "user", "content": _tool_results_first(blocks)})
+        else:
+            converted.append({"role": "assistant", "content": blocks})
+    return converted
+
+
+def _to_blocks(message: ConversationMessage) -> tuple[str, list[ContentBlockParam]]:
+    if isinstance(message, UserMessage):
+        text_blocks: list[ContentBlockParam] = []
+        if message.text.strip():
+            text_blocks.append({"type": "text", "text": message.text})
+        return "user", text_blocks
+    if isinstance(message, ToolResultMessage):
+        result: ToolResultBlockParam = {
+            "type": "tool_result",
+            "tool_use_id": message.call_id,
+            "content": message.content,
+            "is_error": message.is_error,
+        }
+        return "user", [result]
+    blocks: list[ContentBlockParam] = []
+    if message.text.strip():
+        blocks.append({"type": "text", "text": message.text})
+    blocks.extend(
+        {"type": "tool_use", "id": call.id, "name": call.name, "input": dict(call.arguments)}
+        for call in message.tool_calls
+    )
+    return "assistant", blocks
+
+
+def _tool_results_first(blocks: list[ContentBlockParam]) -> list[ContentBlockParam]:
+    results = [block for block in blocks if block["type"] == "tool_result"]
+    others = [block for block in blocks if block["type"] != "tool_result"]
+    return results + others
+
+
+def parse_anthropic_reply(response: Message) -> tuple[str, tuple[ToolCall, ...], Usage]:
+    """Text (text blocks joined by newlines), tool calls in order, and usage of a response."""
+    texts = [block.text for block in response.content if block.type == "text"]
+    calls = tuple(
+        ToolCall(id=block.id, name=block.name, arguments=dict(block.input))
+        for block in response.content
+        if block.type == "tool_use"
+    )
+    usage = Usage(response.usage.input_tokens, response.usage.output_tokens)
+    return "\n".join(texts), calls, usage
+
+
+def describe_anthropic_error(error: Exception) -> CallFailure | None:
+    """Classify an anthropic SDK error for the retry loop; None for anything else."""
+    if isinstance(error, anthropic.APITimeoutError):
+        return CallFailure(f"{PROVIDER}: {error.message}", retryable=False, timed_out=True)
+    if isinstance(error, anthropic.APIConnectionError):
+        return CallFailure(
+            f"Cannot reach the {PROVIDER} API at {error.request.url.host}: {error.message}",
+            retryable=True,
+        )
+    if isinstance(error, anthropic.APIStatusError):
+        status = error.status_code
+        kind = f" {error.type}" if error.type else ""
+        detail = error.api_message or error.message
+        hint = " Check ANTHROPIC_API_KEY." if status in (401, 403) else ""
+        return CallFailure(
+            f"{PROVIDER} API error: HTTP {status}{kind}: {detail}.{hint}",
+            retryable=is_retryable_status(status),
+        )
+    return None
+
+
+class AnthropicModelClient:
+    """A Claude model through the official anthropic SDK (Messages API, no streaming)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        client: anthropic.AsyncAnthropic | None = None,
+        policy: RetryPolicy | None = None,
+        max_tokens: int = 1024,
+    ) -> None:
+        self._model = model
+        self._client = client or anthropic.AsyncAnthropic(max_retries=0, timeout=DEFAULT_TIMEOUT)
+        self._policy = policy or RetryPolicy()
+        self._max_tokens = max_tokens
+
+    @property
+    def model(self) -> str:
+        """The model name as Anthropic knows it."""
+        return self._model
+
+    @property
+    def provider(self) -> str:
+        """Always ``anthropic``."""
+        return PROVIDER
+
+    async def complete(
+        self,
+        system: str,
+        messages: Sequence[ConversationMessage],
+        tools: Sequence[ToolSpec],
+    ) -> ModelReply:
+        """Send the conversation and return the reply; LLMError after retries or timeout."""
+        converted_tools = to_anthropic_tools(tools)
+        converted_messages = to_anthropic_messages(messages)
+
+        async def send() -> Message:
+            return await self._client.messages.create(
+                model=self._model,
+                max_tokens=self._max_tokens,
+                system=system or anthropic.omit,
+                messages=converted_messages,
+                tools=converted_tools or anthropic.omit,
+            )
+
+        started = time.monotonic()
+        response, attempts = await call_with_retries(self._policy, send, describe_anthropic_error)
+        latency = time.monotonic() - started
+        text, calls, usage = parse_anthropic_reply(response)
+        return ModelReply(
+            text=text,
+            tool_calls=calls,
+            usage=usage,
+            latency=latency,
+            stop_reason=response.stop_reason,
+            attempts=attempts,
+            extra={"response_id": response.id},
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK client's HTTP connections."""
+        await self._client.close()

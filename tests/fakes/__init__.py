@@ -1,0 +1,1 @@
+"""Test doubles that speak real protocols (HTTP on loopback) instead of mocking SDKs."""
