@@ -25,7 +25,7 @@ from subterminator_tui.pilots.ai import AIPilot
 from subterminator_tui.pilots.auto import AutoPilot
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.pilots.playbook import PlaybookPilot
-from subterminator_tui.practice.demoflix.state import PASSWORD, USERNAME
+from subterminator_tui.practice.sites import practice_hint
 from subterminator_tui.providers.resolution import (
     create_model_client,
     missing_model_reason,
@@ -90,16 +90,29 @@ def build_pilot(
     )
 
 
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run ready to start, and the browser (and practice site) it drives."""
+
+    orchestrator: Orchestrator
+    browser: ServiceBrowser
+
+
 @asynccontextmanager
 async def prepared_run(
     request: RunRequest, gate: HumanGate, reporter: Reporter
-) -> AsyncIterator[Orchestrator]:
+) -> AsyncIterator[PreparedRun]:
     """Everything a run needs, started; the browser is closed on exit however the run ends."""
     settings = load_settings()
     service = load_services([Path(p) for p in request.services]).get(request.service)
     max_turns = request.max_turns or service.max_turns or settings.max_turns
-    # A bad model name or a missing key fails here, before any browser starts.
-    needs_model = request.pilot == "ai" or (request.pilot == "auto" and not service.playbook)
+    # A bad model name or a missing key fails here, before any browser starts. A model
+    # named explicitly must be usable even when the playbook may never need it.
+    needs_model = (
+        request.pilot == "ai"
+        or (request.model is not None and request.pilot != "playbook")
+        or (request.pilot == "auto" and not service.playbook)
+    )
     missing = missing_model_reason(request.model, settings) if needs_model else None
     if missing:
         raise ConfigurationError(missing)
@@ -111,7 +124,7 @@ async def prepared_run(
             profile_dir=Path(request.profile_dir) if request.profile_dir else None,
         ) as opened:
             pilot = build_pilot(request, service, settings, opened.start_url, reporter)
-            yield Orchestrator(
+            orchestrator = Orchestrator(
                 service,
                 opened.gateway,
                 pilot,
@@ -127,12 +140,14 @@ async def prepared_run(
                 ),
                 journal,
             )
+            try:
+                yield PreparedRun(orchestrator, opened)
+            finally:
+                await pilot.aclose()
 
 
 def _practice_hint(opened: ServiceBrowser) -> str:
-    if opened.practice is None:
-        return ""
-    return f"Practice site: sign in as {USERNAME} / {PASSWORD}; the code is on the page."
+    return practice_hint() if opened.practice is not None else ""
 
 
 def request_from_args(args: argparse.Namespace) -> RunRequest:
@@ -159,8 +174,8 @@ def run_cancel(args: argparse.Namespace) -> int:
     gate = TerminalGate(out=out)
 
     async def cancel() -> int:
-        async with prepared_run(request, gate, reporter) as orchestrator:
-            result: TaskResult = await orchestrator.run()
+        async with prepared_run(request, gate, reporter) as prepared:
+            result: TaskResult = await prepared.orchestrator.run()
         if args.json:
             print(json.dumps(result.to_dict(), indent=2))
         return result.exit_code

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 
 from subterminator_tui.cli.running import run_command
-from subterminator_tui.practice.sites import practice_site
+from subterminator_tui.practice.sites import practice_hint, practice_site
 
 
 def run_practice(args: argparse.Namespace) -> int:
@@ -16,7 +16,8 @@ def run_practice(args: argparse.Namespace) -> int:
         site = practice_site(args.site, args.variant, port=args.port)
         with site:
             print(f"{args.site} is running at {site.base_url}/", flush=True)
-            print("Sign in as demo / demo-pass. Press Ctrl+C to stop.", flush=True)
+            print(practice_hint(), flush=True)
+            print("Press Ctrl+C to stop.", flush=True)
             await asyncio.Event().wait()
         return 0
 

@@ -128,6 +128,10 @@ class AIPilot:
         """A user message asking for a tool call."""
         self.messages.append(UserMessage(text))
 
+    async def aclose(self) -> None:
+        """Close the model client."""
+        await self.client.aclose()
+
     def _stub_latest_page(self) -> None:
         if self._latest_page is None:
             return

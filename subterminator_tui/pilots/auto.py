@@ -75,3 +75,8 @@ class AutoPilot:
         """Only a model needs nudging."""
         if self.ai is not None:
             self.ai.nudge(text)
+
+    async def aclose(self) -> None:
+        """Close the AI's client if it ever took over."""
+        if self.ai is not None:
+            await self.ai.aclose()

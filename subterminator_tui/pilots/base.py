@@ -53,3 +53,7 @@ class Pilot(Protocol):
     def nudge(self, text: str) -> None:
         """Remind the pilot to act (after a reply without a tool call)."""
         ...
+
+    async def aclose(self) -> None:
+        """Release the model client, if any."""
+        ...

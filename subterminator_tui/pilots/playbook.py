@@ -87,6 +87,9 @@ class PlaybookPilot:
     def nudge(self, text: str) -> None:
         """A playbook always proposes a call or stops; nothing to nudge."""
 
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
     def _complete(self, reason: str) -> PilotTurn:
         arguments = {"status": "success", "reason": reason}
         return PilotTurn(ToolCall(self._next_id(), COMPLETE_TASK, arguments), reason)

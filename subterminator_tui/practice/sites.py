@@ -6,6 +6,12 @@ from collections.abc import Iterable
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.practice.demoflix import DemoflixServer
+from subterminator_tui.practice.demoflix.state import (
+    CAPTCHA_TEXT,
+    PASSWORD,
+    TWO_FACTOR_CODE,
+    USERNAME,
+)
 
 PRACTICE_SITES: dict[str, type[DemoflixServer]] = {"demoflix": DemoflixServer}
 
@@ -20,3 +26,15 @@ def practice_site(name: str, variants: Iterable[str] = (), *, port: int = 0) -> 
         return factory(variants=tuple(variants), port=port)
     except ValueError as error:
         raise ConfigurationError(str(error)) from error
+
+
+def practice_hint() -> str:
+    """What a person needs to get past the practice site's sign-in and checks.
+
+    Printed for the person only (the practice command, a hand-off prompt),
+    never on the pages and never to a model.
+    """
+    return (
+        f"Practice account: {USERNAME} / {PASSWORD}; verification code {TWO_FACTOR_CODE}; "
+        f"the security check's characters are on its page ({CAPTCHA_TEXT})."
+    )

@@ -122,7 +122,7 @@ def describe_anthropic_error(error: Exception) -> CallFailure | None:
     if isinstance(error, anthropic.APIStatusError):
         status = error.status_code
         kind = f" {error.type}" if error.type else ""
-        detail = error.api_message or error.message
+        detail = (error.api_message or error.message).rstrip(".")
         hint = " Check ANTHROPIC_API_KEY." if status in (401, 403) else ""
         return CallFailure(
             f"{PROVIDER} API error: HTTP {status}{kind}: {detail}.{hint}",

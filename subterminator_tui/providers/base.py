@@ -90,3 +90,7 @@ class ModelClient(Protocol):
     ) -> ModelReply:
         """Send the conversation and return the reply; LLMError after retries or timeout."""
         ...
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections."""
+        ...

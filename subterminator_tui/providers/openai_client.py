@@ -150,11 +150,12 @@ def error_describer(provider: str) -> DescribeError:
         if isinstance(error, openai.APIStatusError):
             status = error.status_code
             body = error.body
-            detail = body.get("message") if isinstance(body, dict) else None
+            message = body.get("message") if isinstance(body, dict) else None
+            detail = str(message or error.message).rstrip(".")
             kind = f" {error.type}" if error.type else ""
             hint = " Check OPENAI_API_KEY." if status in (401, 403) else ""
             return CallFailure(
-                f"{provider} API error: HTTP {status}{kind}: {detail or error.message}.{hint}",
+                f"{provider} API error: HTTP {status}{kind}: {detail}.{hint}",
                 retryable=is_retryable_status(status),
             )
         return None

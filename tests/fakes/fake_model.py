@@ -77,23 +77,34 @@ class FakeRequest:
 
     @property
     def latest_text(self) -> str:
-        """Text of the latest user message or tool result ("" when there is none)."""
+        """Everything sent since the model's last reply: tool results and user texts, joined.
+
+        In Anthropic's format that is the last user turn (tool results first);
+        in OpenAI's, the trailing tool and user messages. "" when there is none.
+        """
+        trailing: list[str] = []
         for message in reversed(self.body.get("messages") or []):
-            if message.get("role") in ("user", "tool"):
-                return _text_of(message.get("content"))
-        return ""
+            if message.get("role") not in ("user", "tool"):
+                break
+            trailing.append(_text_of(message.get("content")))
+        return "\n".join(text for text in reversed(trailing) if text)
 
 
 def _text_of(content: Any) -> str:
+    """The text in a message's or tool result's content (a string or a list of blocks)."""
     if isinstance(content, str):
         return content
-    if not isinstance(content, list) or not content:
+    if not isinstance(content, list):
         return ""
-    # In a merged Anthropic user turn the newest item is the last block.
-    block = content[-1]
-    if block.get("type") == "tool_result":
-        return _text_of(block.get("content"))
-    return str(block.get("text", ""))
+    texts: list[str] = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_result":
+            texts.append(_text_of(block.get("content")))
+        elif isinstance(block.get("text"), str):
+            texts.append(block["text"])
+    return "\n".join(text for text in texts if text)
 
 
 Brain = Callable[[FakeRequest], FakeTurn]
@@ -153,7 +164,10 @@ class FakeModelServer:
         server = _Server(("127.0.0.1", 0), _Handler)
         server.owner = self
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+        # A short poll interval: shutdown() waits for the serving loop's next poll.
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
         return self
 

@@ -1,4 +1,4 @@
-"""Node.js and the pinned Playwright MCP: versions from the lock file, actionable errors (AC-1.5)."""
+"""Node.js and the pinned Playwright MCP: versions from the lock file, errors that help (AC-1.5)."""
 
 from __future__ import annotations
 

@@ -114,21 +114,21 @@ def field(target: str, name: str = "Username") -> dict[str, str]:
 
 def test_allowlist_is_exactly_the_thirteen_tools() -> None:
     """Only these 13 Playwright MCP tools may ever reach the browser."""
-    assert ALLOWED_TOOLS == {
+    assert sorted(ALLOWED_TOOLS) == [
+        "browser_click",
+        "browser_fill_form",
+        "browser_handle_dialog",
+        "browser_hover",
         "browser_navigate",
         "browser_navigate_back",
-        "browser_snapshot",
-        "browser_click",
-        "browser_type",
-        "browser_fill_form",
-        "browser_select_option",
         "browser_press_key",
-        "browser_hover",
-        "browser_wait_for",
-        "browser_take_screenshot",
-        "browser_handle_dialog",
+        "browser_select_option",
+        "browser_snapshot",
         "browser_tabs",
-    }
+        "browser_take_screenshot",
+        "browser_type",
+        "browser_wait_for",
+    ]
 
 
 def test_required_tools_are_allowed() -> None:
@@ -233,11 +233,11 @@ def test_valid_arguments_pass(tool: str, arguments: dict[str, Any]) -> None:
         ("browser_drag", {"startTarget": "e1", "endTarget": "text=Trash"}, "endTarget"),
     ],
 )
-def test_selectors_in_targets_are_refused(
-    tool: str, arguments: dict[str, Any], where: str
-) -> None:
+def test_selectors_in_targets_are_refused(tool: str, arguments: dict[str, Any], where: str) -> None:
     """A selector instead of a ref is refused, naming the argument."""
-    with pytest.raises(MCPToolError, match=f"Invalid arguments for {tool}: {where}: .*does not match"):
+    with pytest.raises(
+        MCPToolError, match=f"Invalid arguments for {tool}: {where}: .*does not match"
+    ):
         validate_arguments(tool, arguments, SERVER_SCHEMAS[tool])
 
 
@@ -260,7 +260,7 @@ def test_ref_with_a_trailing_newline_is_refused(tool: str) -> None:
 def test_selector_in_a_form_field_is_refused() -> None:
     """``browser_fill_form`` is checked field by field: one selector refuses the call."""
     arguments = {"fields": [field("e4"), field("input[name=password]", "Password")]}
-    with pytest.raises(MCPToolError, match="target: .*does not match"):
+    with pytest.raises(MCPToolError, match=r"target: .*does not match"):
         validate_arguments("browser_fill_form", arguments, SERVER_SCHEMAS["browser_fill_form"])
 
 
@@ -272,9 +272,11 @@ def test_missing_required_argument_is_refused() -> None:
 
 def test_additional_property_is_refused() -> None:
     """An argument the schema does not list is refused."""
-    with pytest.raises(MCPToolError, match="Additional properties.*'evil'"):
+    with pytest.raises(MCPToolError, match=r"Additional properties.*'evil'"):
         validate_arguments(
-            "browser_navigate", {"url": "about:blank", "evil": 1}, SERVER_SCHEMAS["browser_navigate"]
+            "browser_navigate",
+            {"url": "about:blank", "evil": 1},
+            SERVER_SCHEMAS["browser_navigate"],
         )
 
 

@@ -96,7 +96,8 @@ value="{escape(username)}" required>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <div><button type="submit" class="btn">Sign in</button></div>
 </form>
-<p>Practice account: demo / demo-pass</p>"""
+<p>This is a practice site. Its account details are printed by <code>subterminator practice \
+demoflix</code> and shown when SubTerminator hands the sign-in to you.</p>"""
     return _page("Sign in", body)
 
 
@@ -104,7 +105,7 @@ def verify_page(*, error: str | None = None) -> str:
     """Two-step verification (variant ``two_factor``)."""
     body = f"""<h1>Enter your verification code</h1>
 <p>We sent a 6-digit verification code to your phone.</p>
-<p>Practice code: 246810</p>
+<p>On this practice site the code is printed by <code>subterminator practice demoflix</code>.</p>
 {_alert(error)}
 <form method="post" action="/verify">
 <label for="code">Verification code</label>
