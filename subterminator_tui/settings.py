@@ -97,16 +97,21 @@ class Settings(BaseSettings):
         return (self.profile_dir or user_data_dir() / "browser-profile").expanduser().resolve()
 
 
+def _describe_problem(item: Any) -> str:
+    """``key: message (source)``, naming the variable when it is set, else the file."""
+    key = ".".join(str(part) for part in item["loc"])
+    variable = f"SUBTERMINATOR_{key.upper()}"
+    source = f"from {variable}" if variable in os.environ else f"in {config_file()}"
+    return f"{key}: {item['msg']} ({source})"
+
+
 def load_settings(**overrides: Any) -> Settings:
     """Settings with CLI overrides applied; a bad file or value names it."""
     clean = {key: value for key, value in overrides.items() if value is not None}
     try:
         return Settings(**clean)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}"
-            for item in error.errors()
-        )
-        raise ConfigurationError(f"Invalid settings (file {config_file()}): {problems}") from error
+        problems = "; ".join(_describe_problem(item) for item in error.errors())
+        raise ConfigurationError(f"Invalid settings: {problems}") from error
     except (OSError, ValueError) as error:
         raise ConfigurationError(f"Cannot read settings file {config_file()}: {error}") from error

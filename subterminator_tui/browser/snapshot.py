@@ -163,7 +163,10 @@ def snapshot_yaml(sections: dict[str, str], workspace: Path) -> str | None:
         return inline["body"]
     for _label, path in linked_files(body):
         if path.endswith((".yml", ".yaml")):
-            return resolve_linked_path(path, workspace).read_text(encoding="utf-8")
+            try:
+                return resolve_linked_path(path, workspace).read_text(encoding="utf-8")
+            except OSError:
+                return None  # reported as missing content, with the raw answer
     return None
 
 

@@ -10,6 +10,7 @@ ten, each saying when to use it, what happens and what can go wrong).
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,7 @@ REQUIRED_TOOLS: frozenset[str] = frozenset(
 #: Selectors are refused: a checkpoint rule must be able to see the element a
 #: call targets in the snapshot, and a CSS selector can point anywhere.
 REF_PATTERN = r"^(?:f\d+)?e\d+$"
+_REF = re.compile(r"(?:f\d+)?e\d+")
 
 _REF_NOTE = (
     "Refs come from the most recent snapshot and are valid for ONE action: every action "
@@ -247,6 +249,23 @@ def validate_arguments(
         for item in fields:
             if isinstance(item, dict):
                 _validate(name, {"target": item.get("target")}, _ref_only_schema())
+    _require_exact_refs(name, arguments)
+
+
+def _require_exact_refs(name: str, arguments: Mapping[str, Any]) -> None:
+    # JSON Schema patterns are searched with Python's re, where "$" also matches
+    # before a trailing newline: "e7\n" would pass, and Playwright would then
+    # treat it as a CSS selector the rules never see.
+    targets = [arguments.get(key) for key in ("target", "startTarget", "endTarget")]
+    fields = arguments.get("fields")
+    if isinstance(fields, list):
+        targets.extend(item.get("target") for item in fields if isinstance(item, dict))
+    for target in targets:
+        if target is not None and not (isinstance(target, str) and _REF.fullmatch(target)):
+            raise MCPToolError(
+                f"Invalid arguments for {name}: target {target!r} is not an element ref "
+                "such as 'e12' from the latest snapshot"
+            )
 
 
 def _ref_only_schema() -> dict[str, Any]:

@@ -265,7 +265,8 @@ class Orchestrator:
         status: dict[str, Any] = {"approved": decision.verdict == "approve"}
         if decision.verdict == "guidance":
             status["human_guidance"] = decision.guidance
-        return self._tell(call, "ok" if decision.verdict == "approve" else "guidance", status, None)
+        outcome: Outcome = "ok" if decision.verdict == "approve" else "guidance"
+        return self._tell(call, outcome, status, snapshot)
 
     async def _ask(
         self,

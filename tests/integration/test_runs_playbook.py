@@ -18,6 +18,11 @@ pytestmark = pytest.mark.browser
 SIGN_IN = {"Username": "demo", "Password": "demo-pass"}
 
 
+def is_png(path: Path) -> bool:
+    """Whether ``path`` is a PNG file."""
+    return path.read_bytes().startswith(b"\x89PNG")
+
+
 async def test_demo_cancels_exactly_once_after_approval(tmp_path: Path) -> None:
     """The demo: the playbook stops at the final checkpoint, `y` finishes, the rules verify it."""
     run = await run_service(RunRequest("demoflix"), ScriptedHuman([Decision("approve")]), tmp_path)
@@ -38,7 +43,7 @@ async def test_checkpoint_is_asked_before_the_action_runs(tmp_path: Path) -> Non
     assert request.action == "Click button 'Finish cancellation'"
     assert request.why == "Finishing the cancellation is irreversible"
     assert request.screenshot_path is not None
-    assert Path(request.screenshot_path).read_bytes().startswith(b"\x89PNG")
+    assert is_png(Path(request.screenshot_path))
 
 
 async def test_rejecting_the_checkpoint_dispatches_nothing(tmp_path: Path) -> None:
@@ -100,7 +105,7 @@ async def test_cancelled_hand_off_ends_the_run(tmp_path: Path) -> None:
 
 
 async def test_divergence_without_a_model_names_the_step_and_the_fix(tmp_path: Path) -> None:
-    """A playbook step missing from the page stops the run (exit 1) and says how to enable the AI."""
+    """A missing playbook step stops the run (exit 1) and says how to enable the AI."""
     services = tmp_path / "services.toml"
     services.write_text(
         '[services.renamed]\nextends = "demoflix"\nname = "Renamed flow"\n\n'
@@ -152,7 +157,7 @@ async def test_journal_records_every_turn(tmp_path: Path) -> None:
         recorded = journal.run(run.result.run_id)
         turns = journal.turns(run.result.run_id)
     assert recorded is not None and recorded.reason == "completed" and recorded.verified
-    assert [turn.tool for turn in turns][0] == "browser_click"
+    assert turns[0].tool == "browser_click"
     assert turns[-1].tool == "complete_task"
     assert all(turn.outcome for turn in turns)
     finish = next(t for t in turns if t.arguments.get("element") == "button 'Finish cancellation'")

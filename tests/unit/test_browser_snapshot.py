@@ -354,13 +354,6 @@ def test_screenshot_path_is_carried_through(tmp_path: Path) -> None:
     assert snapshot.screenshot_path == "/runs/x/shot.png"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "snapshot.py:166 snapshot_yaml() reads the linked .yml with Path.read_text and lets "
-        "FileNotFoundError escape instead of raising SnapshotValidationError(['content'])"
-    ),
-)
 def test_linked_snapshot_file_that_is_gone_is_a_validation_error(tmp_path: Path) -> None:
     """AC-5.6: a ``.yml`` link to a file that does not exist is missing content, not an OSError."""
     answer = linked_answer("login", "output/page-gone.yml")

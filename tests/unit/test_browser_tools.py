@@ -241,15 +241,6 @@ def test_selectors_in_targets_are_refused(tool: str, arguments: dict[str, Any], 
         validate_arguments(tool, arguments, SERVER_SCHEMAS[tool])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "tools.py:47 REF_PATTERN ends in '$', which Python's re (used by jsonschema) also "
-        "matches before a trailing newline: 'e7\\n' passes, but Playwright's JS check "
-        "/^(f\\d+)?e\\d+$/ fails on it and treats it as a CSS selector (tag 'e7'), while "
-        "target_elements() resolves no element for it, so target_* checkpoint rules do not hold"
-    ),
-)
 @pytest.mark.parametrize("tool", ["browser_click", "browser_hover"])
 def test_ref_with_a_trailing_newline_is_refused(tool: str) -> None:
     """``"e7\\n"`` is not a ref: Playwright would run it as a selector, unseen by the rules."""

@@ -118,13 +118,6 @@ def test_bad_environment_value_is_refused(config: Path, monkeypatch: pytest.Monk
         load_settings()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "settings.py:103 always says 'Invalid settings (file <config.toml>)', even when the "
-        "bad value came from a SUBTERMINATOR_* variable and the file does not exist"
-    ),
-)
 def test_bad_environment_value_does_not_blame_the_config_file(
     config: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

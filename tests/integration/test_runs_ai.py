@@ -1,0 +1,305 @@
+"""Whole runs with the AI pilot: the real SDKs against a loopback fake model, the real browser.
+
+The fake model's decisions are scripted, but every request and reply goes
+through the official SDK's wire format, and every action through the real
+guard, Playwright MCP and Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.cli.cancel import RunRequest
+from subterminator_tui.orchestrator.events import PageSeen
+from subterminator_tui.orchestrator.gates import Decision
+from tests.fakes.demoflix_brain import DemoflixBrain, find_ref
+from tests.fakes.fake_model import FakeModelServer, FakeRequest, FakeTurn
+from tests.fakes.human import ScriptedHuman
+from tests.fakes.provider_env import clear_provider_env
+from tests.integration.runs import run_service
+
+pytestmark = pytest.mark.browser
+
+API_KEY = "sk-ant-test-key-4b1d9e"
+
+
+@pytest.fixture
+def anthropic_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """Provider variables cleared, a test key set; tests add the base URL."""
+    clear_provider_env(monkeypatch)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    yield monkeypatch
+
+
+def serve(brain: object, env: pytest.MonkeyPatch) -> FakeModelServer:
+    """Start a fake model and point the Anthropic SDK at it."""
+    server = FakeModelServer(brain)  # type: ignore[arg-type]
+    server.start()
+    env.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    return server
+
+
+def bodies(server: FakeModelServer) -> list[dict[str, object]]:
+    """Every request body the fake model received."""
+    return [request.body for request in server.requests]
+
+
+async def test_ai_pilot_cancels_through_the_real_sdk(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """AC-2.1/AC-8.1: a model drives the flow, the human approves, the rules verify."""
+    server = serve(DemoflixBrain(), anthropic_env)
+    try:
+        run = await run_service(
+            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+        )
+    finally:
+        server.stop()
+    assert run.result.reason == "completed" and run.result.verified
+    assert run.state.cancel_requests == 1 and not run.state.offer_accepted
+    assert run.result.model_calls == len(server.requests)
+    assert run.result.input_tokens > 0 and run.result.output_tokens > 0
+    offered = server.requests[0]
+    tool_names = FakeRequest(offered.api, offered.body, offered.headers).tool_names
+    assert "complete_task" in tool_names and "request_human_approval" in tool_names
+    assert len(tool_names) < 10
+    assert "browser_evaluate" not in tool_names
+
+
+async def test_only_the_first_tool_call_runs(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """AC-4.1: extra tool calls in a reply are ignored (here one that would end the run)."""
+    brain = DemoflixBrain(extra_calls=[("complete_task", {"status": "failed", "reason": "x"})])
+    server = serve(brain, anthropic_env)
+    try:
+        run = await run_service(
+            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+        )
+    finally:
+        server.stop()
+    assert run.result.reason == "completed"
+
+
+async def test_history_grows_by_two_and_old_pages_become_stubs(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """AC-4.3: two messages a turn; only the newest page is sent in full."""
+    server = serve(DemoflixBrain(), anthropic_env)
+    try:
+        await run_service(
+            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+        )
+    finally:
+        server.stop()
+    sent = bodies(server)
+    # Anthropic merges a tool result into the next user turn: count content items instead.
+    sizes = [len(body["messages"]) for body in sent]  # type: ignore[arg-type]
+    assert sizes == [1 + 2 * turn for turn in range(len(sent))]
+    last = json.dumps(sent[-1]["messages"])
+    assert last.count("Current page:") == 1
+    assert last.count("[earlier page omitted") == len(sent) - 1
+
+
+async def test_checkpoint_judges_the_real_target_not_the_models_words(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """A model calling the Finish button "Continue" is still stopped before it clicks."""
+    server = serve(DemoflixBrain(finish_description="Continue"), anthropic_env)
+    try:
+        run = await run_service(
+            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("reject")]), tmp_path
+        )
+    finally:
+        server.stop()
+    assert [request.action for request in run.human.approvals] == [
+        "Click button 'Finish cancellation'"
+    ]
+    assert run.result.reason == "human_rejected"
+    assert run.state.cancel_requests == 0
+
+
+async def test_guidance_goes_back_to_the_model_and_nothing_is_dispatched(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """The person's guidance is the tool result; the click waits for the next approval."""
+    brain = DemoflixBrain()
+    server = serve(brain, anthropic_env)
+    human = ScriptedHuman([Decision("guidance", "Check the end date first"), Decision("approve")])
+    try:
+        run = await run_service(RunRequest("demoflix", pilot="ai"), human, tmp_path)
+    finally:
+        server.stop()
+    assert run.human.seen_at_approval == [0, 0]
+    guided = next(text for text in brain.seen if "Check the end date first" in text)
+    assert '"human_guidance"' in guided
+    assert run.result.reason == "completed" and run.state.cancel_requests == 1
+
+
+async def test_unverified_success_claim_is_sent_back(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """AC-6.4: claiming success too early gets the seed's message; the run goes on."""
+    brain = DemoflixBrain(premature_claims=1)
+    server = serve(brain, anthropic_env)
+    try:
+        run = await run_service(
+            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+        )
+    finally:
+        server.stop()
+    assert any("Cannot verify success" in text for text in brain.seen)
+    assert run.result.reason == "completed"
+
+
+async def test_navigation_outside_the_domains_is_refused(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """The guard refuses another domain; the browser never leaves the service."""
+    brain = DemoflixBrain()
+    first = [True]
+
+    def wander_then_behave(request: FakeRequest) -> FakeTurn:
+        if first[0]:
+            first[0] = False
+            return FakeTurn(tool_calls=[("browser_navigate", {"url": "https://evil.example/"})])
+        return brain(request)
+
+    server = serve(wander_then_behave, anthropic_env)
+    try:
+        run = await run_service(
+            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+        )
+    finally:
+        server.stop()
+    assert any("Navigation to https://evil.example/ refused" in text for text in brain.seen)
+    assert all(event.allowed for event in run.reporter.of(PageSeen))
+    assert run.result.reason == "completed"
+
+
+async def test_browser_error_is_reported_as_error_json_and_the_loop_goes_on(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """AC-4.6: a failed action comes back as {"error": true, "message": ...}."""
+    brain = DemoflixBrain()
+    first = [True]
+
+    def misuse_then_behave(request: FakeRequest) -> FakeTurn:
+        ref = find_ref(request.latest_text, "button", "Cancel membership")
+        if first[0] and ref:
+            first[0] = False
+            # Selecting an option in a button: Playwright refuses it.
+            return FakeTurn(
+                tool_calls=[("browser_select_option", {"target": ref, "values": ["x"]})]
+            )
+        return brain(request)
+
+    server = serve(misuse_then_behave, anthropic_env)
+    try:
+        run = await run_service(
+            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+        )
+    finally:
+        server.stop()
+    errors = [text for text in brain.seen if text.startswith('{"error": true, "message":')]
+    assert errors
+    assert run.result.reason == "completed"
+
+
+async def test_three_replies_without_a_tool_end_with_llm_no_action(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """AC-4.5: three text-only replies in a row end the run."""
+    server = serve(lambda _request: FakeTurn(text="I would rather chat."), anthropic_env)
+    try:
+        run = await run_service(RunRequest("demoflix", pilot="ai"), ScriptedHuman(), tmp_path)
+    finally:
+        server.stop()
+    assert run.result.reason == "llm_no_action"
+    assert len(server.requests) == 3
+    assert "Call a tool or complete_task." in json.dumps(server.requests[-1].body["messages"])
+
+
+async def test_failed_completion_is_trusted(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """complete_task(failed) ends the run: not a success, verified, exit 1."""
+    reply = FakeTurn(tool_calls=[("complete_task", {"status": "failed", "reason": "No button."})])
+    server = serve(lambda _request: reply, anthropic_env)
+    try:
+        run = await run_service(RunRequest("demoflix", pilot="ai"), ScriptedHuman(), tmp_path)
+    finally:
+        server.stop()
+    assert run.result.reason == "task_failed"
+    assert run.result.verified and not run.result.success
+    assert run.result.exit_code == 1
+    assert run.result.message == "No button."
+
+
+async def test_model_may_ask_for_approval(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """AC-3.3: request_human_approval pauses for the person; the answer is the tool result."""
+    brain = DemoflixBrain()
+    asked = [False]
+
+    def ask_first(request: FakeRequest) -> FakeTurn:
+        if not asked[0]:
+            asked[0] = True
+            arguments = {"action": "Start cancelling", "reason": "Unsure"}
+            return FakeTurn(tool_calls=[("request_human_approval", arguments)])
+        return brain(request)
+
+    server = serve(ask_first, anthropic_env)
+    human = ScriptedHuman([Decision("approve"), Decision("approve")])
+    try:
+        run = await run_service(RunRequest("demoflix", pilot="ai"), human, tmp_path)
+    finally:
+        server.stop()
+    assert human.approvals[0].kind == "model_request"
+    assert human.approvals[0].action == "Start cancelling"
+    assert any(text.startswith('{"approved": true}') for text in brain.seen)
+    assert run.result.reason == "completed"
+
+
+async def test_what_the_person_types_never_reaches_the_model(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """AC-7.2/7.3: after a sign-in hand-off the model hears only that it completed."""
+    server = serve(DemoflixBrain(), anthropic_env)
+    human = ScriptedHuman(
+        [Decision("approve")],
+        handoffs=[{"Username": "demo", "Password": "demo-pass"}] * 2,
+    )
+    try:
+        run = await run_service(RunRequest("demoflix-expiry", pilot="ai"), human, tmp_path)
+    finally:
+        server.stop()
+    assert run.result.reason == "completed"
+    sent = json.dumps(bodies(server))
+    assert "demo-pass" not in sent
+    assert "completed the login step" in sent
+    assert API_KEY not in sent
+
+
+async def test_openai_models_drive_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """AC-2.2/AC-8.2: --model gpt-4o goes through the OpenAI SDK."""
+    clear_provider_env(monkeypatch)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-test")
+    server = FakeModelServer(DemoflixBrain())
+    server.start()
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    try:
+        run = await run_service(
+            RunRequest("demoflix", pilot="ai", model="gpt-4o"),
+            ScriptedHuman([Decision("approve")]),
+            tmp_path,
+        )
+    finally:
+        server.stop()
+    assert {request.api for request in server.requests} == {"openai"}
+    assert run.result.reason == "completed"

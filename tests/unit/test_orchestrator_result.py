@@ -1,0 +1,96 @@
+"""TaskResult: the exit code every way a run can end maps to (README, exit codes)."""
+
+from __future__ import annotations
+
+import json
+from typing import get_args
+
+import pytest
+
+from subterminator_tui.orchestrator.result import TaskReason, TaskResult
+
+ALL_REASONS: tuple[TaskReason, ...] = get_args(TaskReason)
+CONNECTION_ERRORS = ("llm_error", "mcp_error")
+FAILURES = tuple(
+    reason for reason in ALL_REASONS if reason not in ("completed", "dry_run", *CONNECTION_ERRORS)
+)
+
+
+def result(reason: TaskReason, *, success: bool = False) -> TaskResult:
+    """A result ending with ``reason``."""
+    return TaskResult(success=success, verified=reason == "completed", reason=reason, turns=3)
+
+
+def test_every_reason_is_covered_by_these_tests() -> None:
+    """The reasons split into success, connection errors and failures, with none left over."""
+    assert set(ALL_REASONS) == {"completed", "dry_run", *CONNECTION_ERRORS, *FAILURES}
+    assert len(ALL_REASONS) == 10
+
+
+def test_verified_completion_exits_0() -> None:
+    """A completed, successful run exits 0."""
+    assert result("completed", success=True).exit_code == 0
+
+
+def test_completed_without_success_exits_1() -> None:
+    """"completed" alone is not enough: without success the run failed."""
+    assert result("completed", success=False).exit_code == 1
+
+
+def test_dry_run_exits_0() -> None:
+    """A dry run did what it said (proposed, ran nothing)."""
+    assert result("dry_run").exit_code == 0
+
+
+@pytest.mark.parametrize("reason", CONNECTION_ERRORS)
+def test_connection_errors_exit_3(reason: TaskReason) -> None:
+    """The model's API or Playwright MCP failing is a connection error."""
+    assert result(reason).exit_code == 3
+
+
+@pytest.mark.parametrize("reason", FAILURES)
+def test_every_other_reason_exits_1(reason: TaskReason) -> None:
+    """Rejected, failed, unverified, diverged, out of turns, no action: failure."""
+    assert result(reason).exit_code == 1
+
+
+@pytest.mark.parametrize("reason", FAILURES)
+def test_success_flag_does_not_rescue_a_failure_reason(reason: TaskReason) -> None:
+    """Only "completed" turns success into exit 0; a failure reason stays 1."""
+    assert result(reason, success=True).exit_code == 1
+
+
+def test_to_dict_carries_every_field_and_the_exit_code() -> None:
+    """The --json form is JSON-ready and includes exit_code."""
+    finished = TaskResult(
+        success=True,
+        verified=True,
+        reason="completed",
+        turns=6,
+        final_url="http://127.0.0.1:8000/cancel/done",
+        message="Verified.",
+        model_calls=4,
+        input_tokens=100,
+        output_tokens=20,
+        run_id=7,
+    )
+    data = json.loads(json.dumps(finished.to_dict()))
+    assert data == {
+        "success": True,
+        "verified": True,
+        "reason": "completed",
+        "turns": 6,
+        "final_url": "http://127.0.0.1:8000/cancel/done",
+        "error": None,
+        "message": "Verified.",
+        "model_calls": 4,
+        "input_tokens": 100,
+        "output_tokens": 20,
+        "run_id": 7,
+        "exit_code": 0,
+    }
+
+
+def test_to_dict_exit_code_follows_the_reason() -> None:
+    """A failed run's dict says exit_code 1."""
+    assert result("human_rejected").to_dict()["exit_code"] == 1

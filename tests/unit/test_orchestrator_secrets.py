@@ -1,0 +1,107 @@
+"""SecretScrubber: what a person typed during a hand-off never leaves it."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.browser.snapshot import NormalizedSnapshot, normalize_snapshot
+from subterminator_tui.orchestrator.secrets import REDACTED, SecretScrubber
+
+SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots" / "demoflix"
+SECRET = "hunter2-secret"
+
+
+def page(name: str, tmp_path: Path) -> NormalizedSnapshot:
+    """The captured Demoflix page ``name``, normalized as the gateway does it."""
+    return normalize_snapshot((SNAPSHOTS / f"{name}.md").read_text(encoding="utf-8"), tmp_path)
+
+
+def leaky_login_page(tmp_path: Path) -> NormalizedSnapshot:
+    """The real sign-in page with the secret echoed into every field a snapshot carries."""
+    login = page("login", tmp_path)
+    username = next(e for e in login.elements if e.name == "Username")
+    elements = tuple(
+        dataclasses.replace(e, name=f"{e.name} {SECRET}", text=f"value {SECRET}")
+        if e is username
+        else e
+        for e in login.elements
+    )
+    return dataclasses.replace(
+        login,
+        url=f"{login.url}?user={SECRET}",
+        title=f"{login.title} ({SECRET})",
+        content=login.content.replace('textbox "Username"', f'textbox "Username": {SECRET}'),
+        elements=elements,
+        notes={"Console messages": f"signed in as {SECRET}"},
+    )
+
+
+@pytest.fixture
+def scrubber() -> SecretScrubber:
+    """A scrubber that remembers SECRET."""
+    scrubber = SecretScrubber()
+    scrubber.remember(SECRET)
+    return scrubber
+
+
+def test_text_replaces_a_remembered_value(scrubber: SecretScrubber) -> None:
+    """Every occurrence of the value is replaced by the redaction marker."""
+    assert scrubber.text(f"user {SECRET} and {SECRET}") == f"user {REDACTED} and {REDACTED}"
+
+
+def test_snapshot_content_is_scrubbed(scrubber: SecretScrubber, tmp_path: Path) -> None:
+    """The accessibility tree no longer holds the value."""
+    scrubbed = scrubber.snapshot(leaky_login_page(tmp_path))
+    assert SECRET not in scrubbed.content
+    assert f'textbox "Username": {REDACTED}' in scrubbed.content
+
+
+def test_snapshot_element_names_and_texts_are_scrubbed(
+    scrubber: SecretScrubber, tmp_path: Path
+) -> None:
+    """No element's name or inline text holds the value; the elements are all still there."""
+    leaky = leaky_login_page(tmp_path)
+    scrubbed = scrubber.snapshot(leaky)
+    assert len(scrubbed.elements) == len(leaky.elements)
+    assert all(SECRET not in e.name and SECRET not in e.text for e in scrubbed.elements)
+    assert any(e.name == f"Username {REDACTED}" for e in scrubbed.elements)
+
+
+def test_snapshot_url_and_title_are_scrubbed(scrubber: SecretScrubber, tmp_path: Path) -> None:
+    """URL and title keep their shape, without the value."""
+    scrubbed = scrubber.snapshot(leaky_login_page(tmp_path))
+    assert scrubbed.url.endswith(f"/login?user={REDACTED}")
+    assert scrubbed.title == f"Sign in - Demoflix ({REDACTED})"
+
+
+def test_snapshot_notes_are_scrubbed(scrubber: SecretScrubber, tmp_path: Path) -> None:
+    """Extra sections (console, dialogs, tabs) are scrubbed too."""
+    scrubbed = scrubber.snapshot(leaky_login_page(tmp_path))
+    assert scrubbed.notes == {"Console messages": f"signed in as {REDACTED}"}
+
+
+def test_the_longest_value_is_removed_first() -> None:
+    """A value containing another is removed whole, leaving no tail of it behind."""
+    scrubber = SecretScrubber()
+    scrubber.remember("demo")
+    scrubber.remember("demo-pass")
+    assert scrubber.text("password demo-pass, user demo") == (
+        f"password {REDACTED}, user {REDACTED}"
+    )
+
+
+def test_blank_values_are_ignored() -> None:
+    """Remembering blanks changes nothing: spaces in text are not redacted."""
+    scrubber = SecretScrubber()
+    scrubber.remember("")
+    scrubber.remember("   ")
+    assert scrubber.text("a   b c") == "a   b c"
+
+
+def test_nothing_remembered_leaves_the_snapshot_as_it_is(tmp_path: Path) -> None:
+    """Without remembered values the very same snapshot comes back."""
+    login = page("login", tmp_path)
+    assert SecretScrubber().snapshot(login) is login

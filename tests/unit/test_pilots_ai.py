@@ -1,0 +1,259 @@
+"""The AI pilot's conversation: one call per turn, a short history, only the newest page in full.
+
+The model is a tiny in-memory ModelClient answering scripted replies and
+keeping a copy of everything it was sent; the pages are REAL Playwright MCP
+captures of the practice site.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.snapshot import NormalizedSnapshot, normalize_snapshot
+from subterminator_tui.browser.tools import MODEL_TOOLS
+from subterminator_tui.pilots.ai import AIPilot
+from subterminator_tui.providers.base import (
+    AssistantMessage,
+    Message,
+    ModelReply,
+    ToolResultMessage,
+    ToolSpec,
+    Usage,
+    UserMessage,
+)
+from subterminator_tui.rules import ServiceConfig, load_services
+
+SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots" / "demoflix"
+STUB = "[earlier page omitted"
+
+
+def page(name: str, tmp_path: Path) -> NormalizedSnapshot:
+    """The captured Demoflix page ``name``, normalized as the gateway does it."""
+    return normalize_snapshot((SNAPSHOTS / f"{name}.md").read_text(encoding="utf-8"), tmp_path)
+
+
+def click(call_id: str, target: str) -> ToolCall:
+    """A click the model asks for."""
+    return ToolCall(call_id, "browser_click", {"target": target, "element": "a button"})
+
+
+def reply(*calls: ToolCall, text: str = "") -> ModelReply:
+    """A model reply carrying ``calls``."""
+    return ModelReply(text=text, tool_calls=calls, usage=Usage(10, 2))
+
+
+@dataclass
+class ScriptedModel:
+    """A ModelClient that answers from a list and records what it was sent."""
+
+    replies: list[ModelReply]
+    systems: list[str] = field(default_factory=list)
+    conversations: list[list[Message]] = field(default_factory=list)
+    offered: list[list[ToolSpec]] = field(default_factory=list)
+    closed: bool = False
+
+    @property
+    def model(self) -> str:
+        """A made-up model name."""
+        return "claude-scripted"
+
+    @property
+    def provider(self) -> str:
+        """Claims to be Anthropic."""
+        return "anthropic"
+
+    async def complete(
+        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]
+    ) -> ModelReply:
+        """The next scripted reply; the conversation is copied as it was at this moment."""
+        self.systems.append(system)
+        self.conversations.append(copy.deepcopy(list(messages)))
+        self.offered.append(list(tools))
+        return self.replies.pop(0)
+
+    async def aclose(self) -> None:
+        """Remember that the pilot closed us."""
+        self.closed = True
+
+
+def text_of(message: Message) -> str:
+    """The text a message carries (user text, assistant text or tool result)."""
+    if isinstance(message, UserMessage):
+        return message.text
+    if isinstance(message, ToolResultMessage):
+        return message.content
+    return message.text
+
+
+@pytest.fixture(scope="module")
+def demoflix() -> ServiceConfig:
+    """The built-in demoflix service."""
+    return load_services(user_file=None).get("demoflix")
+
+
+async def test_only_the_first_tool_call_is_kept(demoflix: ServiceConfig, tmp_path: Path) -> None:
+    """AC-4.1: of two calls in one reply the first is proposed, and only it enters the history."""
+    account = page("account", tmp_path)
+    first = click("toolu_1", account.ref_of("button", "Cancel membership"))
+    second = ToolCall("toolu_2", "complete_task", {"status": "success", "reason": "done"})
+    model = ScriptedModel([reply(first, second, text="Cancelling.")])
+    pilot = AIPilot(model, demoflix)
+    pilot.begin(account)
+    turn = await pilot.next_turn(account)
+    assert turn.call == first
+    assert pilot.messages[-1] == AssistantMessage("Cancelling.", (first,))
+
+
+async def test_history_grows_by_two_messages_per_executed_turn(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """AC-4.3: each executed turn adds the assistant message and the tool result, nothing more."""
+    pages = [page(name, tmp_path) for name in ("account", "survey", "offer", "confirm")]
+    calls = [click(f"toolu_{n}", f"e{n}") for n in range(3)]
+    pilot = AIPilot(ScriptedModel([reply(call) for call in calls]), demoflix)
+    pilot.begin(pages[0])
+    lengths = [len(pilot.messages)]
+    for call, before, after in zip(calls, pages, pages[1:], strict=False):
+        await pilot.next_turn(before)
+        pilot.observe(call, {"error": False}, after)
+        lengths.append(len(pilot.messages))
+    assert lengths == [1, 3, 5, 7]
+    kinds = [type(message).__name__ for message in pilot.messages[1:]]
+    assert kinds == ["AssistantMessage", "ToolResultMessage"] * 3
+
+
+async def test_the_first_page_becomes_a_stub_once_a_result_arrives(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """The goal stays in the first message; its page shrinks to a one-line stub."""
+    account, survey = page("account", tmp_path), page("survey", tmp_path)
+    call = click("toolu_1", account.ref_of("button", "Cancel membership"))
+    pilot = AIPilot(ScriptedModel([reply(call)]), demoflix)
+    pilot.begin(account)
+    assert "Cancel membership" in text_of(pilot.messages[0])
+    await pilot.next_turn(account)
+    pilot.observe(call, {"error": False}, survey)
+    first = text_of(pilot.messages[0])
+    assert first.startswith(f"Goal: {demoflix.goal}")
+    assert f"{STUB}: 'Account - Demoflix' at {account.url}" in first
+    assert "Cancel membership" not in first
+
+
+async def test_only_the_newest_page_is_sent_in_full(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """On the third request every earlier page is a stub; the offer page is the only full one."""
+    account, survey, offer = (page(n, tmp_path) for n in ("account", "survey", "offer"))
+    calls = [click("toolu_1", "e1"), click("toolu_2", "e2"), click("toolu_3", "e3")]
+    model = ScriptedModel([reply(call) for call in calls])
+    pilot = AIPilot(model, demoflix)
+    pilot.begin(account)
+    await pilot.next_turn(account)
+    pilot.observe(calls[0], {"error": False}, survey)
+    await pilot.next_turn(survey)
+    pilot.observe(calls[1], {"error": False}, offer)
+    await pilot.next_turn(offer)
+    sent = [text_of(message) for message in model.conversations[-1]]
+    full_pages = [text for text in sent if "Snapshot:" in text]
+    assert full_pages == [text_of(pilot.messages[-2])]
+    assert f"URL: {offer.url}" in full_pages[0]
+    assert "Continue to cancel" in full_pages[0]
+    assert sum(STUB in text for text in sent) == 2
+    assert not any("Cancel membership" in text or "Too expensive" in text for text in sent)
+
+
+async def test_an_error_result_starts_with_the_error_status(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """AC-4.6: the tool result begins with {"error": true, "message": ...} and is marked an error."""
+    account = page("account", tmp_path)
+    call = click("toolu_1", "e999")
+    status = {"error": True, "message": "Element ref e999 is not on the current page."}
+    pilot = AIPilot(ScriptedModel([reply(call)]), demoflix)
+    pilot.begin(account)
+    await pilot.next_turn(account)
+    pilot.observe(call, status, account)
+    result = pilot.messages[-1]
+    assert isinstance(result, ToolResultMessage)
+    assert result.call_id == "toolu_1"
+    assert result.is_error
+    assert result.content.startswith('{"error": true, "message": "Element ref e999')
+    assert json.loads(result.content.split("\n\n", 1)[0]) == status
+
+
+async def test_a_successful_result_is_not_marked_an_error(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """{"error": false} results carry is_error False and the fresh page."""
+    account, survey = page("account", tmp_path), page("survey", tmp_path)
+    call = click("toolu_1", account.ref_of("button", "Cancel membership"))
+    pilot = AIPilot(ScriptedModel([reply(call)]), demoflix)
+    pilot.begin(account)
+    await pilot.next_turn(account)
+    pilot.observe(call, {"error": False}, survey)
+    result = pilot.messages[-1]
+    assert isinstance(result, ToolResultMessage)
+    assert not result.is_error
+    assert result.content.startswith('{"error": false}')
+    assert f"URL: {survey.url}" in result.content
+
+
+async def test_the_offered_tools_are_the_curated_set_and_the_virtual_two(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """AC-3.1: 7 curated browser tools plus complete_task and request_human_approval, under 10."""
+    account = page("account", tmp_path)
+    model = ScriptedModel([reply(click("toolu_1", "e1"))])
+    pilot = AIPilot(model, demoflix)
+    pilot.begin(account)
+    await pilot.next_turn(account)
+    names = [tool.name for tool in model.offered[0]]
+    assert names == [
+        *(tool.name for tool in MODEL_TOOLS),
+        "complete_task",
+        "request_human_approval",
+    ]
+    assert len(MODEL_TOOLS) == 7
+    assert len(names) < 10
+    assert "browser_evaluate" not in names
+
+
+async def test_the_system_prompt_includes_the_service_prompt(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """The service's own advice from services.toml reaches the model."""
+    account = page("account", tmp_path)
+    model = ScriptedModel([reply(click("toolu_1", "e1"))])
+    pilot = AIPilot(model, demoflix)
+    pilot.begin(account)
+    await pilot.next_turn(account)
+    assert demoflix.prompt
+    assert demoflix.prompt in model.systems[0]
+    assert "Call exactly one tool per turn" in model.systems[0]
+
+
+async def test_a_reply_without_a_tool_call_proposes_nothing(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """Text only: no call, and the text is kept as an assistant message."""
+    account = page("account", tmp_path)
+    pilot = AIPilot(ScriptedModel([reply(text="Hmm.")]), demoflix)
+    pilot.begin(account)
+    turn = await pilot.next_turn(account)
+    assert turn.call is None
+    assert turn.model_calls == 1
+    assert pilot.messages[-1] == AssistantMessage("Hmm.")
+
+
+async def test_aclose_closes_the_model_client(demoflix: ServiceConfig) -> None:
+    """Closing the pilot closes its client."""
+    model = ScriptedModel([])
+    await AIPilot(model, demoflix).aclose()
+    assert model.closed
