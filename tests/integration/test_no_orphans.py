@@ -85,7 +85,7 @@ def inspect_run(tmp_path: Path) -> Iterator[RunningInspect]:
     run = RunningInspect(tmp_path / "profile")
     try:
         report = run.wait_for_report()
-        assert "Sign in - Demoflix" in report
+        assert "Account - Demoflix" in report
         assert processes_using_profile(run.profile), "the browser should be running"
         yield run
     finally:

@@ -1,0 +1,399 @@
+"""The real ``subterminator cancel`` (and its companions) in a child process.
+
+Each test runs ``python -m subterminator_tui ...`` with the isolated home of
+tests/conftest.py (so journal, profile and config are private), stdin piped,
+headless, against the real Playwright MCP, Chromium and practice site. Only
+the edges are fake: the person is whatever the test writes to stdin, and the
+model (when there is one) is a FakeModelServer the official SDKs talk to
+over HTTP. A child left running by a failing test is killed, and after every
+test no process may use its profile directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.browser.processes import kill_browser_processes, processes_using_profile
+from subterminator_tui.resources import builtin_services_file
+from subterminator_tui.rules import load_services
+from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
+from tests.fakes.demoflix_brain import DemoflixBrain
+from tests.fakes.fake_model import FakeModelServer
+from tests.fakes.provider_env import PROVIDER_VARIABLES
+
+pytestmark = pytest.mark.browser
+
+PROMPT = "Approve? [y/N, g = send guidance instead]: "
+#: A whole run takes seconds; this only stops a hung child from hanging the suite.
+RUN_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A child that ran to its end."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+
+@dataclass
+class Cli:
+    """Starts ``python -m subterminator_tui`` children that share one private profile."""
+
+    profile: Path
+    home: Path
+    children: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """The isolated environment without the developer's provider keys, plus ``extra``."""
+        env = {k: v for k, v in os.environ.items() if k not in PROVIDER_VARIABLES}
+        env.update(extra)
+        return env
+
+    def cancel_args(self, service: str, *more: str) -> list[str]:
+        """``cancel SERVICE --headless --profile-dir PROFILE ...``."""
+        return ["cancel", service, "--headless", "--profile-dir", str(self.profile), *more]
+
+    def start(self, args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """A running child with stdin, stdout and stderr piped."""
+        child = subprocess.Popen(
+            [sys.executable, "-m", "subterminator_tui", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env if env is not None else self.env(),
+        )
+        self.children.append(child)
+        return child
+
+    def run(
+        self, args: list[str], *, stdin: bytes = b"", env: dict[str, str] | None = None
+    ) -> Finished:
+        """Run a child to its end; ``stdin`` is written and then closed (end of input)."""
+        child = self.start(args, env)
+        stdout, stderr = child.communicate(stdin, timeout=RUN_TIMEOUT)
+        return Finished(child.returncode, stdout.decode(), stderr.decode())
+
+    def journal_files(self) -> list[Path]:
+        """The journal database and its WAL/SHM companions in the isolated state dir."""
+        state = self.home / "xdg_state_home" / "subterminator"
+        return sorted(state.glob("journal.sqlite3*"))
+
+
+def read_until(child: subprocess.Popen[bytes], marker: str, timeout: float = 60.0) -> str:
+    """Read the child's stdout until ``marker`` appears; fail after ``timeout`` seconds."""
+    assert child.stdout is not None
+    selector = selectors.DefaultSelector()
+    selector.register(child.stdout, selectors.EVENT_READ)
+    output = b""
+    deadline = time.monotonic() + timeout
+    while marker.encode() not in output:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not selector.select(remaining):
+            raise AssertionError(f"no {marker!r} within {timeout} s; got {output!r}")
+        chunk = os.read(child.stdout.fileno(), 4096)
+        if not chunk:
+            stderr = child.stderr.read() if child.stderr else b""
+            raise AssertionError(f"the child ended early: {output!r} {stderr!r}")
+        output += chunk
+    selector.close()
+    return output.decode()
+
+
+def assert_no_browser_started(profile: Path) -> None:
+    """Nothing uses the profile, and no browser ever wrote to it (it may not even exist)."""
+    assert processes_using_profile(profile) == []
+    assert not profile.exists() or not any(profile.iterdir())
+
+
+@pytest.fixture
+def cli(tmp_path: Path, isolated_home: Path) -> Iterator[Cli]:
+    """Children with a private profile; killed if still running, profile checked after."""
+    runner = Cli(profile=tmp_path / "profile", home=isolated_home)
+    try:
+        yield runner
+    finally:
+        killed = False
+        for child in runner.children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+                killed = True
+            for stream in (child.stdin, child.stdout, child.stderr):
+                if stream is not None:
+                    stream.close()
+        left = wait_until_no_profile_processes(runner.profile)
+        if left:
+            kill_browser_processes(runner.profile)
+            if not killed:
+                pytest.fail(f"processes still use the profile after the run: {left}")
+
+
+@pytest.fixture
+def browser_cli(cli: Cli) -> Cli:
+    """``cli``, for tests that start the real browser."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    return cli
+
+
+# --- the demo -------------------------------------------------------------------------
+
+
+def test_demo_cancels_after_approval(browser_cli: Cli) -> None:
+    """`cancel demoflix` with `y`: the turns, the prompt and the verified result, exit 0."""
+    run = browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"y\n")
+    assert run.code == 0, run.stderr
+    assert "Starting Demoflix (practice) cancellation" in run.stdout
+    assert '[Turn 1] browser_click "Cancel membership"' in run.stdout
+    assert "Human approval required for: Click button 'Finish cancellation'" in run.stdout
+    assert PROMPT + "y" in run.stdout
+    assert "✓ Demoflix (practice) cancellation completed and verified" in run.stdout
+
+
+def test_demo_screenshot_shown_at_the_checkpoint_exists(browser_cli: Cli) -> None:
+    """AC-5.4: the Screenshot: path printed with the approval request is a PNG on disk."""
+    run = browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"y\n")
+    assert run.code == 0, run.stderr
+    match = re.search(r"^    Screenshot: (.+)$", run.stdout, re.MULTILINE)
+    assert match is not None, run.stdout
+    screenshot = Path(match[1])
+    assert screenshot.is_file()
+    assert screenshot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_answering_no_rejects_and_exits_1(browser_cli: Cli) -> None:
+    """`n` at the checkpoint ends the run as human_rejected with exit 1."""
+    run = browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"n\n")
+    assert run.code == 1
+    assert PROMPT + "n" in run.stdout
+    assert "not cancelled (human_rejected)" in run.stdout
+    assert "completed and verified" not in run.stdout
+
+
+def test_end_of_input_at_the_checkpoint_means_no(browser_cli: Cli) -> None:
+    """Empty stdin (immediate end of input) is a no: human_rejected, exit 1."""
+    run = browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"")
+    assert run.code == 1
+    assert PROMPT in run.stdout
+    assert "not cancelled (human_rejected)" in run.stdout
+
+
+def test_json_prints_only_the_result_on_stdout(browser_cli: Cli) -> None:
+    """--json: stdout is exactly one JSON document; turn lines and the prompt go to stderr."""
+    run = browser_cli.run(browser_cli.cancel_args("demoflix", "--json"), stdin=b"y\n")
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["reason"] == "completed"
+    assert result["success"] is True
+    assert result["exit_code"] == 0
+    assert '[Turn 1] browser_click "Cancel membership"' in run.stderr
+    assert PROMPT in run.stderr
+
+
+def test_dry_run_proposes_and_does_nothing(browser_cli: Cli) -> None:
+    """--dry-run exits 0, names the proposed click and says nothing was done."""
+    run = browser_cli.run(browser_cli.cancel_args("demoflix", "--dry-run"))
+    assert run.code == 0, run.stderr
+    assert "Dry run: proposed Click button 'Cancel membership'" in run.stdout
+    assert "Nothing was done" in run.stdout
+    assert PROMPT not in run.stdout
+
+
+# --- configuration errors: exit 2 before any browser starts ---------------------------
+
+
+def test_unknown_service_exits_2_listing_the_services(cli: Cli) -> None:
+    """An unknown id is refused with the available ids, before a browser starts."""
+    run = cli.run(cli.cancel_args("nope"))
+    assert run.code == 2
+    assert "Unknown service 'nope'. Available services:" in run.stderr
+    assert "demoflix" in run.stderr.split("Available services:", 1)[1]
+    assert run.stdout == ""
+    assert_no_browser_started(cli.profile)
+
+
+def test_ai_pilot_without_a_key_exits_2(cli: Cli) -> None:
+    """--pilot ai with no ANTHROPIC_API_KEY says which key is missing, before a browser starts."""
+    run = cli.run(cli.cancel_args("demoflix", "--pilot", "ai"))
+    assert run.code == 2
+    assert "Missing ANTHROPIC_API_KEY" in run.stderr
+    assert_no_browser_started(cli.profile)
+
+
+def test_unsupported_model_exits_2(cli: Cli) -> None:
+    """--model foo names the model and is refused before a browser starts."""
+    run = cli.run(cli.cancel_args("demoflix", "--model", "foo"))
+    assert run.code == 2
+    assert "Unsupported model: foo" in run.stderr
+    assert_no_browser_started(cli.profile)
+
+
+def test_bad_services_file_exits_2_naming_file_service_and_key(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """An unknown key in --services is reported with the file, the service and the key."""
+    services = tmp_path / "services.toml"
+    services.write_text(
+        '[services.mine]\nname = "Mine"\nstart_url = "https://mine.example/account"\n'
+        'allowed_domains = ["mine.example"]\ngoal = "Cancel."\nbogus_key = 1\n',
+        encoding="utf-8",
+    )
+    run = cli.run(cli.cancel_args("demoflix", "--services", str(services)))
+    assert run.code == 2
+    assert f"{services}: service 'mine', key 'bogus_key'" in run.stderr
+    assert_no_browser_started(cli.profile)
+
+
+# --- Ctrl+C ---------------------------------------------------------------------------
+
+
+def test_ctrl_c_at_the_checkpoint_exits_130_and_closes_the_browser(browser_cli: Cli) -> None:
+    """AC-8.4: SIGINT while the prompt waits exits 130; within 5 s no process uses the profile."""
+    child = browser_cli.start(browser_cli.cancel_args("demoflix"))
+    read_until(child, PROMPT)
+    assert processes_using_profile(browser_cli.profile), "the browser should be running"
+    child.send_signal(signal.SIGINT)
+    assert child.wait(timeout=30) == 130
+    assert wait_until_no_profile_processes(browser_cli.profile, timeout=5.0) == []
+
+
+# --- the AI pilot through the real SDKs -----------------------------------------------
+
+
+def test_ai_pilot_through_the_anthropic_sdk_completes(browser_cli: Cli) -> None:
+    """--pilot ai with a scripted model behind ANTHROPIC_BASE_URL cancels and exits 0."""
+    key = f"sk-ant-test-{secrets.token_hex(12)}"
+    with FakeModelServer(DemoflixBrain()) as server:
+        env = browser_cli.env(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY=key)
+        run = browser_cli.run(
+            browser_cli.cancel_args("demoflix", "--pilot", "ai"), stdin=b"y\n", env=env
+        )
+        requests = server.requests
+    assert run.code == 0, run.stderr
+    assert "✓ Demoflix (practice) cancellation completed and verified" in run.stdout
+    assert requests, "the model server saw no request"
+    assert {request.api for request in requests} == {"anthropic"}
+    # The SDK sends the key in a header of its choosing (x-api-key or a bearer token).
+    assert any(key in value for value in requests[0].headers.values())
+
+
+def test_ai_pilot_never_shows_or_stores_the_api_key(browser_cli: Cli) -> None:
+    """The key reaches the model's API only: not stdout, not stderr, not the journal."""
+    key = f"sk-ant-test-{secrets.token_hex(12)}"
+    with FakeModelServer(DemoflixBrain()) as server:
+        env = browser_cli.env(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY=key)
+        run = browser_cli.run(
+            browser_cli.cancel_args("demoflix", "--pilot", "ai", "--verbose"),
+            stdin=b"y\n",
+            env=env,
+        )
+    assert run.code == 0, run.stderr
+    assert key not in run.stdout
+    assert key not in run.stderr
+    journal = browser_cli.journal_files()
+    assert journal, "the run should have been journaled"
+    for path in journal:
+        assert key.encode() not in path.read_bytes(), path
+
+
+def test_gpt_4o_through_the_openai_sdk_completes(browser_cli: Cli) -> None:
+    """AC-8.2: --model gpt-4o with OPENAI_BASE_URL and a key cancels and exits 0."""
+    with FakeModelServer(DemoflixBrain()) as server:
+        env = browser_cli.env(
+            OPENAI_BASE_URL=server.openai_base_url,
+            OPENAI_API_KEY=f"sk-test-{secrets.token_hex(8)}",
+        )
+        run = browser_cli.run(
+            browser_cli.cancel_args("demoflix", "--pilot", "ai", "--model", "gpt-4o"),
+            stdin=b"y\n",
+            env=env,
+        )
+        requests = server.requests
+    assert run.code == 0, run.stderr
+    assert "(model gpt-4o)" in run.stdout
+    assert requests
+    assert {(request.api, request.body["model"]) for request in requests} == {("openai", "gpt-4o")}
+
+
+# --- the journal views ----------------------------------------------------------------
+
+
+def test_runs_lists_a_finished_run(browser_cli: Cli) -> None:
+    """After a demo run, `runs` shows it as completed (verified) with the playbook pilot."""
+    assert browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"y\n").code == 0
+    run = browser_cli.run(["runs"])
+    assert run.code == 0, run.stderr
+    (line,) = [line for line in run.stdout.splitlines() if "demoflix" in line]
+    assert line.split()[0] == "1"
+    assert "playbook" in line
+    assert "completed (verified)" in line
+
+
+def test_show_prints_each_turn_with_its_tool_and_outcome(browser_cli: Cli) -> None:
+    """`show 1` prints turn lines with the tool, its arguments and the outcome."""
+    assert browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"y\n").code == 0
+    run = browser_cli.run(["show", "1"])
+    assert run.code == 0, run.stderr
+    assert "Run 1: demoflix with the playbook pilot" in run.stdout
+    assert re.search(r"^\[Turn 1\] browser_click \{.*Cancel membership", run.stdout, re.M)
+    assert re.search(r"^\[Turn 6\] complete_task \{", run.stdout, re.M)
+    outcomes = re.findall(r"^  outcome: (\S+)", run.stdout, re.M)
+    assert outcomes == ["ok"] * 5 + ["done"]
+
+
+def test_runs_with_an_empty_journal_says_so(cli: Cli) -> None:
+    """No run yet: `runs` says so and exits 0."""
+    run = cli.run(["runs"])
+    assert run.code == 0, run.stderr
+    assert run.stdout.strip() == "No runs yet."
+
+
+# --- doctor and services --------------------------------------------------------------
+
+
+def test_doctor_passes_and_reports_the_sandbox(browser_cli: Cli) -> None:
+    """Here every essential check passes; the sandbox line matches whether we are root."""
+    run = browser_cli.run(["doctor"])
+    assert run.code == 0, run.stdout
+    (sandbox,) = [line for line in run.stdout.splitlines() if " Sandbox " in line]
+    if os.geteuid() == 0:
+        assert "off: running as root" in sandbox
+    else:
+        assert "on (Chromium's own sandbox)" in sandbox
+
+
+def test_doctor_reports_a_key_as_set_without_its_value(browser_cli: Cli) -> None:
+    """ANTHROPIC_API_KEY is reported as `set`; its value appears nowhere."""
+    value = "sk-ant-secret-value"
+    run = browser_cli.run(["doctor"], env=browser_cli.env(ANTHROPIC_API_KEY=value))
+    assert "ANTHROPIC_API_KEY  set" in run.stdout
+    assert "OPENAI_API_KEY     not set" in run.stdout
+    assert value not in run.stdout
+    assert value not in run.stderr
+
+
+def test_services_lists_every_builtin_with_its_file(cli: Cli) -> None:
+    """Each built-in id is on a line of its own that names the built-in services.toml."""
+    run = cli.run(["services"])
+    assert run.code == 0, run.stderr
+    lines = {line.split()[0]: line for line in run.stdout.splitlines() if line.strip()}
+    builtin = load_services(user_file=None)
+    assert sorted(lines) == builtin.ids()
+    for service_id, line in lines.items():
+        assert line.endswith(str(builtin_services_file())), service_id
