@@ -9,6 +9,7 @@ service's rules confirm it on a fresh snapshot.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,12 +142,19 @@ class Orchestrator:
             result = self._result("llm_error", error=str(error))
         except MCPConnectionError as error:
             result = self._result("mcp_error", error=str(error))
+        except asyncio.CancelledError:
+            # Interrupted: the journal still learns how the run ended, then cancellation goes on.
+            self._journal_finish(self._result("interrupted", message="Interrupted by the person."))
+            raise
+        self._journal_finish(result)
+        self.reporter.emit(RunFinished(result))
+        return result
+
+    def _journal_finish(self, result: TaskResult) -> None:
         if self.journal is not None and self.run_id is not None:
             self.journal.finish_run(
                 self.run_id, result, model=self.pilot.model_name, pilot=self.pilot.name
             )
-        self.reporter.emit(RunFinished(result))
-        return result
 
     async def _drive(self) -> TaskResult:
         first = await self.gateway.call("browser_navigate", {"url": self.options.start_url})

@@ -16,6 +16,7 @@ TaskReason = Literal[
     "verification_failed",  # success claimed but the rules never agreed
     "playbook_diverged",  # the playbook's step was not on the page and no model is configured
     "dry_run",  # nothing was executed
+    "interrupted",  # Ctrl+C or SIGTERM (recorded in the journal; the process exits 130/143)
 ]
 
 

@@ -244,9 +244,7 @@ def test_unsupported_model_exits_2(cli: Cli) -> None:
     assert_no_browser_started(cli.profile)
 
 
-def test_bad_services_file_exits_2_naming_file_service_and_key(
-    cli: Cli, tmp_path: Path
-) -> None:
+def test_bad_services_file_exits_2_naming_file_service_and_key(cli: Cli, tmp_path: Path) -> None:
     """An unknown key in --services is reported with the file, the service and the key."""
     services = tmp_path / "services.toml"
     services.write_text(

@@ -174,3 +174,18 @@ async def test_error_page_is_not_taken_for_success(tmp_path: Path) -> None:
     assert not run.result.success
     assert run.state.failed_cancel_requests == 1
     assert run.state.cancel_requests == 0
+
+
+async def test_page_outside_the_allowed_domains_raises_a_checkpoint(tmp_path: Path) -> None:
+    """A page that ends up outside allowed_domains stops the run until the person decides."""
+    services = tmp_path / "services.toml"
+    services.write_text(
+        '[services.elsewhere]\nextends = "demoflix"\nname = "Elsewhere"\n'
+        'allowed_domains = ["localhost"]\n',
+        encoding="utf-8",
+    )
+    request = RunRequest("elsewhere", services=(str(services),))
+    run = await run_service(request, ScriptedHuman([Decision("reject")]), tmp_path)
+    assert [approval.kind for approval in run.human.approvals] == ["left_domains"]
+    assert run.result.reason == "human_rejected"
+    assert run.state.cancel_requests == 0
