@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     journal: Path | None = None
     """The SQLite journal of runs; ``<user state dir>/journal.sqlite3`` when unset."""
 
+    keymap: dict[str, str] = Field(default_factory=dict)
+    """Key remapping for the app: binding id to keys, e.g. ``{"checkpoint.approve" = "a"}``."""
+
     openai_compatible_base_url: str | None = None
     """Base URL of an OpenAI-compatible server (Ollama, llama.cpp, vLLM) for ``openai:<name>``."""
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
 from subterminator_tui.cli.running import run_command
-from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.errors import ConfigurationError, OrchestratorError
 from subterminator_tui.headless.gate import TerminalGate
 from subterminator_tui.headless.reporter import TerminalReporter
 from subterminator_tui.journal.store import Journal
@@ -90,6 +90,27 @@ def build_pilot(
     )
 
 
+def check_request(request: RunRequest) -> tuple[Settings, ServiceConfig]:
+    """Settings and service for ``request``; ConfigurationError before anything starts.
+
+    A bad model name or a missing key fails here. A model named explicitly must
+    be usable even when the playbook may never need it.
+    """
+    settings = load_settings()
+    service = load_services([Path(p) for p in request.services]).get(request.service)
+    needs_model = (
+        request.pilot == "ai"
+        or (request.model is not None and request.pilot != "playbook")
+        or (request.pilot == "auto" and not service.playbook)
+    )
+    missing = missing_model_reason(request.model, settings) if needs_model else None
+    if missing:
+        raise ConfigurationError(missing)
+    if request.pilot == "playbook" and not service.playbook:
+        raise ConfigurationError(f"Service '{service.id}' has no playbook; use --pilot ai.")
+    return settings, service
+
+
 @dataclass(frozen=True)
 class PreparedRun:
     """A run ready to start, and the browser (and practice site) it drives."""
@@ -103,19 +124,8 @@ async def prepared_run(
     request: RunRequest, gate: HumanGate, reporter: Reporter
 ) -> AsyncIterator[PreparedRun]:
     """Everything a run needs, started; the browser is closed on exit however the run ends."""
-    settings = load_settings()
-    service = load_services([Path(p) for p in request.services]).get(request.service)
+    settings, service = check_request(request)
     max_turns = request.max_turns or service.max_turns or settings.max_turns
-    # A bad model name or a missing key fails here, before any browser starts. A model
-    # named explicitly must be usable even when the playbook may never need it.
-    needs_model = (
-        request.pilot == "ai"
-        or (request.model is not None and request.pilot != "playbook")
-        or (request.pilot == "auto" and not service.playbook)
-    )
-    missing = missing_model_reason(request.model, settings) if needs_model else None
-    if missing:
-        raise ConfigurationError(missing)
     with Journal(settings.resolved_journal()) as journal:
         async with open_service_browser(
             service,
@@ -165,9 +175,24 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
     )
 
 
+def wants_tui(args: argparse.Namespace) -> bool:
+    """The app runs on a terminal unless --no-tui, --json or --dry-run say otherwise."""
+    if args.no_tui or args.json or args.dry_run:
+        return False
+    return sys.stdout.isatty() and sys.stdin.isatty()
+
+
 def run_cancel(args: argparse.Namespace) -> int:
-    """Run headless; the exit code follows the TaskResult."""
+    """Run in the app on a terminal, headless otherwise; the exit code follows the TaskResult."""
     request = request_from_args(args)
+    if wants_tui(args):
+        try:
+            from subterminator_tui.tui.run import run_tui
+
+            return run_tui(request)
+        except OrchestratorError as failure:
+            print(f"error: {failure}", file=sys.stderr)
+            return failure.exit_code
     # With --json, stdout carries only the JSON; turn lines and prompts move to stderr.
     out = sys.stderr if args.json else sys.stdout
     reporter = TerminalReporter(out=out, verbose=args.verbose)

@@ -1,4 +1,4 @@
-"""The guard on REAL Playwright MCP captures: what may reach the browser, and what is asked first."""
+"""The guard on REAL Playwright MCP captures: what may reach the browser, what is asked first."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, normalize_snapshot
-from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
+from subterminator_tui.browser.tools import ALLOWED_TOOLS, MODEL_TOOL_NAMES
 from subterminator_tui.orchestrator.guard import Guard, describe_action
 from subterminator_tui.rules import ServiceConfig, load_services
 
@@ -57,6 +57,23 @@ def test_a_ref_on_the_current_page_is_not_refused(guard: Guard, tmp_path: Path) 
     """A fresh ref of a real element passes the guard."""
     confirm = page("confirm", tmp_path)
     assert guard.refusal(click(ref(confirm, "button", "Keep my membership")), confirm) is None
+
+
+def test_one_stale_ref_among_form_fields_is_refused(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """browser_fill_form targets every field: one ref from another page refuses the whole call."""
+    guard = Guard(demoflix, offered_tools=ALLOWED_TOOLS)
+    login = page("login", tmp_path)
+    stale = ref(page("verify", tmp_path), "textbox", "Verification code")
+    assert login.element_by_ref(stale) is None
+    fields = [
+        {"target": ref(login, "textbox", "Username"), "name": "Username", "value": "x"},
+        {"target": stale, "name": "Code", "value": "1"},
+    ]
+    refusal = guard.refusal(ToolCall("call-1", "browser_fill_form", {"fields": fields}), login)
+    assert refusal is not None
+    assert f"Element ref {stale} is not on the current page" in refusal.message
 
 
 def test_a_tool_not_offered_is_refused(guard: Guard, tmp_path: Path) -> None:

@@ -172,7 +172,7 @@ async def test_only_the_newest_page_is_sent_in_full(
 async def test_an_error_result_starts_with_the_error_status(
     demoflix: ServiceConfig, tmp_path: Path
 ) -> None:
-    """AC-4.6: the tool result begins with {"error": true, "message": ...} and is marked an error."""
+    """AC-4.6: the result begins with {"error": true, "message": ...} and is marked an error."""
     account = page("account", tmp_path)
     call = click("toolu_1", "e999")
     status = {"error": True, "message": "Element ref e999 is not on the current page."}

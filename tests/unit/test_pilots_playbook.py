@@ -1,4 +1,4 @@
-"""The playbook pilot on REAL Playwright MCP captures: which element a step hits, and when it stops."""
+"""The playbook pilot on REAL Playwright MCP captures: which element a step hits, when it stops."""
 
 from __future__ import annotations
 
@@ -80,7 +80,9 @@ def test_role_narrows_the_match(tmp_path: Path) -> None:
     survey = page("survey", tmp_path)
     found = matching_elements(step(action="click", role="radio", name="Too expensive"), survey)
     assert [(e.role, e.name) for e in found] == [("radio", "Too expensive")]
-    assert matching_elements(step(action="click", role="button", name="Too expensive"), survey) == []
+    assert (
+        matching_elements(step(action="click", role="button", name="Too expensive"), survey) == []
+    )
 
 
 async def test_a_click_step_clicks_the_ref_of_the_matching_element(
@@ -99,9 +101,7 @@ async def test_a_click_step_clicks_the_ref_of_the_matching_element(
     assert pilot.index == 1
 
 
-async def test_an_optional_missing_step_is_skipped(
-    demoflix: ServiceConfig, tmp_path: Path
-) -> None:
+async def test_an_optional_missing_step_is_skipped(demoflix: ServiceConfig, tmp_path: Path) -> None:
     """An optional survey answer absent from the offer page is skipped; the next step runs."""
     service = with_playbook(
         demoflix,

@@ -1,0 +1,322 @@
+"""SubTerminatorApp: the run as it happens, with the person's keys on every irreversible step.
+
+The orchestrator runs in an async worker (``exit_on_error=False``) and only
+posts messages; the approval and hand-off gates are awaited inside that
+worker with ``push_screen_wait``. One Worker.StateChanged handler turns the
+outcome into the end screen or the error screen, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+from textual.worker import Worker, WorkerState
+
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.errors import OrchestratorError
+from subterminator_tui.orchestrator.events import (
+    NoAction,
+    Notice,
+    PageSeen,
+    Reporter,
+    RunFinished,
+    RunStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from subterminator_tui.orchestrator.gates import CheckpointRequest, HumanGate
+from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.resources import styles_dir
+from subterminator_tui.tui.bridge import AppGate, AppReporter
+from subterminator_tui.tui.messages import RunEvent
+from subterminator_tui.tui.screens.end import EndScreen
+from subterminator_tui.tui.screens.error import ErrorScreen
+from subterminator_tui.tui.screens.quit import QuitScreen
+from subterminator_tui.tui.widgets.arguments import ArgumentsPane
+from subterminator_tui.tui.widgets.run_header import RunHeader
+from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
+from subterminator_tui.tui.widgets.turn_log import TurnLog, TurnRecord
+from subterminator_tui.tui.widgets.url_bar import UrlBar
+
+#: Runs one cancellation against the gate and reporter the app provides.
+RunSession = Callable[[HumanGate, Reporter], Awaitable[TaskResult]]
+
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+class SubTerminatorApp(App[int]):
+    """The full-screen front end of one run."""
+
+    TITLE = "SubTerminator"
+    CSS_PATH = str(styles_dir() / "app.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+c",
+            "request_quit",
+            "Quit",
+            priority=True,
+            id="app.quit",
+            tooltip="Stop the run (asks first), close the browser and exit",
+        ),
+        Binding("q", "request_quit", "Quit", id="app.quit-q", tooltip="Stop the run and exit"),
+        Binding("slash", "search", "Search page", id="app.search", tooltip="Find an element"),
+        Binding("f", "follow_live", "Follow live", id="app.follow", tooltip="Show the live page"),
+        Binding(
+            "x", "toggle_tree", "Expand/collapse", id="app.toggle-tree", tooltip="The whole tree"
+        ),
+    ]
+
+    def __init__(
+        self,
+        session: RunSession,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        image_previews: bool = True,
+        keymap: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.clock = clock
+        self.image_previews = image_previews
+        self._keymap = keymap or {}
+        self.result: TaskResult | None = None
+        self.latest: NormalizedSnapshot | None = None
+        self.latest_allowed = True
+        self.follow_live = True
+        self.max_turns = 0
+        self._quit_code: int | None = None
+        self._run: Worker[TaskResult] | None = None
+
+    # --- layout -----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        """Header, URL bar, turn log and arguments beside the snapshot, footer."""
+        yield RunHeader(self.clock, id="run-header")
+        yield UrlBar("No page yet", id="url-bar")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                log = TurnLog(id="turn-log")
+                log.border_title = "Turns"
+                yield log
+                arguments = ArgumentsPane(id="arguments")
+                arguments.border_title = "Arguments"
+                yield arguments
+            with Vertical(id="right"):
+                yield Input(
+                    placeholder="Search the page (Enter: next match, Esc: close)", id="search"
+                )
+                tree = SnapshotTree(id="snapshot")
+                tree.border_title = "Accessibility snapshot"
+                yield tree
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Apply the user's keymap, catch SIGTERM, start the run."""
+        if self._keymap:
+            self.set_keymap(self._keymap)
+        self.query_one("#search", Input).display = False
+        # SIGTERM stops the run like a confirmed quit: the browser is closed first.
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminate)
+        self.query_one(RunHeader).start_clock()
+        self._run = self.run_session()
+
+    @work(exclusive=True, exit_on_error=False, name="run", group="run")
+    async def run_session(self) -> TaskResult:
+        """The orchestrator, reporting through messages and asking through modals."""
+        return await self.session(AppGate(self), AppReporter(self))
+
+    # --- events from the run ----------------------------------------------------------
+
+    def on_run_event(self, message: RunEvent) -> None:
+        """Render one core event."""
+        event = message.event
+        header = self.query_one(RunHeader)
+        if isinstance(event, RunStarted):
+            header.service = event.service_name
+            header.driver = f"model {event.model}" if event.model else f"{event.pilot} pilot"
+            header.max_turns = self.max_turns = event.max_turns
+            header.state = "running" if event.checkpoints else "running, CHECKPOINTS OFF"
+            if not event.checkpoints:
+                self.notify(
+                    "Checkpoints are off: nothing will ask before irreversible steps.",
+                    severity="warning",
+                    timeout=30,
+                )
+        elif isinstance(event, PageSeen):
+            self.latest, self.latest_allowed = event.snapshot, event.allowed
+            if self.follow_live:
+                self._show_page(event.snapshot, event.allowed, None, "Live")
+        elif isinstance(event, TurnStarted):
+            header.turn = event.turn
+            record = TurnRecord(event.turn, event.call, event.target, self.latest, event.reasoning)
+            self.query_one(TurnLog).add_turn(record)
+            if self.follow_live:
+                self._show_turn(record, live=True)
+        elif isinstance(event, TurnFinished):
+            header.tokens += event.input_tokens + event.output_tokens
+            self.query_one(TurnLog).finish_turn(
+                event.turn, event.outcome, event.latency, event.message
+            )
+            if event.outcome not in ("ok", "done") and event.message:
+                self.notify(event.message, title=f"Turn {event.turn}: {event.outcome}")
+        elif isinstance(event, NoAction):
+            self.notify(f"The model answered without a tool call ({event.count}).")
+        elif isinstance(event, Notice):
+            self.notify(
+                event.text, severity="warning" if event.level == "warning" else "information"
+            )
+        elif isinstance(event, RunFinished):
+            header.tokens = event.result.input_tokens + event.result.output_tokens
+            header.state = event.result.reason
+
+    def show_pending(self, request: CheckpointRequest) -> None:
+        """Behind the checkpoint modal: the page with the targeted element highlighted."""
+        if request.call is not None and self.latest is not None:
+            target = request.target.ref if request.target else None
+            self.query_one(SnapshotTree).show_snapshot(self.latest, target)
+            self.query_one(ArgumentsPane).show(request.call, "Pending call")
+
+    def clear_pending(self) -> None:
+        """The checkpoint was answered."""
+        self.query_one(ArgumentsPane).border_title = "Arguments"
+
+    def _show_page(
+        self, snapshot: NormalizedSnapshot | None, allowed: bool, target: str | None, label: str
+    ) -> None:
+        self.query_one(UrlBar).show(snapshot, allowed=allowed, label=label)
+        if snapshot is not None:
+            self.query_one(SnapshotTree).show_snapshot(snapshot, target)
+
+    def _show_turn(self, record: TurnRecord, *, live: bool) -> None:
+        target = record.target.ref if record.target else None
+        label = "Live" if live else f"Turn {record.turn}"
+        self._show_page(record.page, self.latest_allowed if live else True, target, label)
+        self.query_one(ArgumentsPane).show(record.call, f"Turn {record.turn}")
+
+    @on(TurnLog.TurnSelected)
+    def _turn_selected(self, message: TurnLog.TurnSelected) -> None:
+        log = self.query_one(TurnLog)
+        newest = max(log.records) if log.records else 0
+        self.follow_live = message.record.turn == newest
+        self._show_turn(message.record, live=self.follow_live)
+
+    # --- the end of the run ------------------------------------------------------------
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The run ended: summary, error screen, or the exit that was asked for."""
+        if event.worker is not self._run or event.state in (
+            WorkerState.PENDING,
+            WorkerState.RUNNING,
+        ):
+            return
+        self.query_one(RunHeader).stop_clock()
+        if self._quit_code is not None or event.state == WorkerState.CANCELLED:
+            # The worker's cleanup (browser closed) has run by now.
+            self.exit(return_code=self._quit_code or EXIT_INTERRUPTED)
+            return
+        if event.state == WorkerState.SUCCESS:
+            self.result = event.worker.result
+            assert self.result is not None
+            self.push_screen(EndScreen(self.result), self._after_summary)
+        elif event.state == WorkerState.ERROR:
+            error = event.worker.error
+            code = error.exit_code if isinstance(error, OrchestratorError) else 1
+            message = str(error) if isinstance(error, OrchestratorError) else repr(error)
+            self.push_screen(ErrorScreen(message, code), self._after_summary)
+
+    def _after_summary(self, code: int | None) -> None:
+        if code is not None and code >= 0:
+            self.exit(return_code=code)
+
+    @property
+    def running(self) -> bool:
+        """True while the run worker has not finished."""
+        return self._run is not None and self._run.state in (
+            WorkerState.PENDING,
+            WorkerState.RUNNING,
+        )
+
+    def action_request_quit(self) -> None:
+        """Ask before stopping a run; after it ended, leave with its exit code."""
+        if not self.running:
+            code = self.result.exit_code if self.result else 1
+            self.exit(return_code=code)
+            return
+        if isinstance(self.screen, QuitScreen):
+            return
+        self.push_screen(QuitScreen(), self._quit_answered)
+
+    def _quit_answered(self, stop: bool | None) -> None:
+        if stop:
+            self._stop_run(EXIT_INTERRUPTED)
+
+    def _terminate(self) -> None:
+        self._stop_run(EXIT_TERMINATED)
+
+    def _stop_run(self, code: int) -> None:
+        """Cancel the worker; its ``async with`` closes the browser before it reports CANCELLED."""
+        self._quit_code = code
+        if self._run is not None and self.running:
+            self._run.cancel()
+        else:
+            self.exit(return_code=code)
+
+    # --- page tools ---------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        """Open the search box over the snapshot."""
+        search = self.query_one("#search", Input)
+        search.display = True
+        search.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search(self, event: Input.Submitted) -> None:
+        tree = self.query_one(SnapshotTree)
+        found = tree.search(event.value) if event.value != tree.last_search else tree.next_match()
+        tree.last_search = event.value
+        self.notify(f"{found} match(es) for '{event.value}'" if found else "No match")
+
+    def on_key(self, event: object) -> None:
+        """Esc in the search box closes it."""
+        key = getattr(event, "key", "")
+        search = self.query_one("#search", Input)
+        if key == "escape" and search.display:
+            search.display = False
+            self.query_one(SnapshotTree).focus()
+
+    def action_follow_live(self) -> None:
+        """Back to the live page after looking at an older turn."""
+        self.follow_live = True
+        log = self.query_one(TurnLog)
+        if log.row_count:
+            log.move_cursor(row=log.row_count - 1)
+        self._show_page(self.latest, self.latest_allowed, None, "Live")
+
+    def action_toggle_tree(self) -> None:
+        """Expand or collapse the whole snapshot tree."""
+        tree = self.query_one(SnapshotTree)
+        if all(child.is_expanded for child in tree.root.children):
+            for child in tree.root.children:
+                child.collapse_all()
+        else:
+            tree.root.expand_all()
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The app's actions in the command palette."""
+        from subterminator_tui.tui.commands import app_commands
+
+        yield from super().get_system_commands(screen)
+        yield from app_commands(self)

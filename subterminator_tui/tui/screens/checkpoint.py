@@ -1,0 +1,100 @@
+"""The checkpoint modal: an irreversible step waits for the person's y, n or guidance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
+
+_TITLES = {
+    "rule": "Approval required",
+    "model_request": "The pilot asks for approval",
+    "left_domains": "The page left the service's domains",
+}
+
+
+class CheckpointScreen(ModalScreen[Decision]):
+    """Shows why the run stopped, the action in words, the URL and the screenshot."""
+
+    # Nothing is focused at first: y, n and g must be keys, not letters in the guidance box.
+    AUTO_FOCUS = ""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "approve", "Approve", id="checkpoint.approve", tooltip="Run this step"),
+        Binding(
+            "n", "reject", "Reject", id="checkpoint.reject", tooltip="End the run; nothing runs"
+        ),
+        Binding("escape", "reject", "Reject", show=False, id="checkpoint.escape", tooltip="Reject"),
+        Binding(
+            "g",
+            "guidance",
+            "Guidance",
+            id="checkpoint.guidance",
+            tooltip="Tell the pilot what to do instead",
+        ),
+    ]
+
+    def __init__(self, request: CheckpointRequest, *, preview: bool = True) -> None:
+        super().__init__()
+        self.request = request
+        self.preview = preview
+
+    def compose(self) -> ComposeResult:
+        """The dialog."""
+        request = self.request
+        with Vertical(id="checkpoint-dialog", classes="dialog"):
+            yield Label(f"⚠ {_TITLES.get(request.kind, 'Approval required')}", classes="title")
+            yield Static(request.action, id="checkpoint-action", classes="action")
+            yield Static(f"Why: {request.why}", id="checkpoint-why")
+            yield Static(f"URL: {request.url}", id="checkpoint-url")
+            if request.screenshot_path:
+                yield Static(f"Screenshot: {request.screenshot_path}", id="checkpoint-screenshot")
+                if self.preview and Path(request.screenshot_path).exists():
+                    from subterminator_tui.tui.widgets.preview import screenshot_preview
+
+                    yield screenshot_preview(Path(request.screenshot_path))
+            yield Input(
+                placeholder="Guidance for the pilot, then Enter",
+                id="checkpoint-guidance",
+                classes="hidden",
+            )
+            with Horizontal(classes="keys"):
+                yield Static("[b]y[/b] approve   [b]n[/b]/[b]Esc[/b] reject   [b]g[/b] guidance")
+
+    def action_approve(self) -> None:
+        """Run the step."""
+        self.dismiss(Decision("approve"))
+
+    def action_reject(self) -> None:
+        """End the run; nothing is dispatched."""
+        guidance = self.query_one("#checkpoint-guidance", Input)
+        if not guidance.has_class("hidden"):
+            guidance.add_class("hidden")
+            return
+        self.dismiss(Decision("reject"))
+
+    def action_guidance(self) -> None:
+        """Open the guidance input."""
+        guidance = self.query_one("#checkpoint-guidance", Input)
+        guidance.remove_class("hidden")
+        guidance.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While typing guidance, y/n/g are letters, not commands."""
+        guidance = self.query_one("#checkpoint-guidance", Input)
+        typing = guidance.has_focus and not guidance.has_class("hidden")
+        return not (typing and action in ("approve", "guidance"))
+
+    @on(Input.Submitted, "#checkpoint-guidance")
+    def _send_guidance(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if text:
+            self.dismiss(Decision("guidance", text))

@@ -1,0 +1,56 @@
+"""The end screen: how the run ended and the exit code the process will return."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from subterminator_tui.orchestrator.result import TaskResult
+
+
+class EndScreen(ModalScreen[int]):
+    """Shows the TaskResult; ``q`` quits with its exit code."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit_run", "Quit", id="end.quit", tooltip="Leave with this exit code"),
+        Binding("escape", "look", "Look around", id="end.look", tooltip="Back to the run"),
+    ]
+
+    def __init__(self, result: TaskResult) -> None:
+        super().__init__()
+        self.result = result
+
+    def compose(self) -> ComposeResult:
+        """The summary."""
+        result = self.result
+        verdict = "Cancelled and verified" if result.success else "Not cancelled"
+        with Vertical(id="end-dialog", classes="dialog " + ("good" if result.success else "bad")):
+            yield Label(("✓ " if result.success else "✗ ") + verdict, classes="title")
+            rows = [
+                ("Success", "yes" if result.success else "no"),
+                ("Verified", "yes" if result.verified else "no"),
+                ("Reason", result.reason),
+                ("Turns", str(result.turns)),
+                ("Model calls", str(result.model_calls)),
+                ("Tokens", f"{result.input_tokens:,} in, {result.output_tokens:,} out"),
+                ("Final URL", result.final_url or "-"),
+                ("Exit code", str(result.exit_code)),
+            ]
+            if result.message or result.error:
+                rows.insert(3, ("Detail", result.message or result.error or ""))
+            for name, value in rows:
+                yield Static(f"[b]{name}:[/b] {value}", classes="row")
+            yield Static("[b]q[/b] quit   [b]Esc[/b] look at the run", classes="keys")
+
+    def action_quit_run(self) -> None:
+        """Quit with the run's exit code."""
+        self.dismiss(self.result.exit_code)
+
+    def action_look(self) -> None:
+        """Close the summary and browse the turns; q quits from there too."""
+        self.dismiss(-1)

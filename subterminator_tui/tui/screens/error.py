@@ -1,0 +1,36 @@
+"""The error screen: a failed run shown with its message and exit code, never a traceback."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+
+class ErrorScreen(ModalScreen[int]):
+    """What went wrong and what to do; ``q`` quits with the exit code."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q,escape", "quit_run", "Quit", id="error.quit", tooltip="Leave")
+    ]
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__()
+        self.message = message
+        self.exit_code = exit_code
+
+    def compose(self) -> ComposeResult:
+        """The message."""
+        with Vertical(id="error-dialog", classes="dialog bad"):
+            yield Label("✗ The run could not go on", classes="title")
+            yield Static(self.message, id="error-message")
+            yield Static(f"Exit code: {self.exit_code}", classes="row")
+            yield Static("[b]q[/b] quit", classes="keys")
+
+    def action_quit_run(self) -> None:
+        """Quit with the exit code."""
+        self.dismiss(self.exit_code)

@@ -1,0 +1,64 @@
+"""The header: service, pilot or model, turn n/max, elapsed time and tokens so far."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.reactive import reactive
+from textual.widgets import Static
+
+
+def format_elapsed(seconds: float) -> str:
+    """``mm:ss`` (``h:mm:ss`` past an hour)."""
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+class RunHeader(Static):
+    """One line at the top of the app."""
+
+    service = reactive("")
+    driver = reactive("")
+    turn = reactive(0)
+    max_turns = reactive(0)
+    tokens = reactive(0)
+    elapsed = reactive(0.0)
+    state = reactive("starting")
+
+    def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._clock = clock
+        self._started: float | None = None
+        self._stopped: float | None = None
+
+    def on_mount(self) -> None:
+        """Tick once a second for the elapsed time."""
+        self.set_interval(1.0, self._tick)
+
+    def start_clock(self) -> None:
+        """The run began."""
+        self._started = self._clock()
+
+    def stop_clock(self) -> None:
+        """The run ended: the elapsed time freezes."""
+        self._stopped = self._clock()
+        self._tick()
+
+    def _tick(self) -> None:
+        if self._started is not None:
+            self.elapsed = (self._stopped or self._clock()) - self._started
+
+    def render(self) -> str:
+        """The header text."""
+        parts = [
+            "[b]SubTerminator[/b]",
+            self.service or "…",
+            self.driver or "…",
+            f"turn {self.turn}/{self.max_turns}" if self.max_turns else "turn -",
+            format_elapsed(self.elapsed),
+            f"{self.tokens:,} tokens",
+            self.state,
+        ]
+        return "  ·  ".join(parts)

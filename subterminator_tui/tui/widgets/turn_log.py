@@ -1,0 +1,108 @@
+"""The turn log: one row per turn; selecting a row shows that turn's page and arguments."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import DataTable
+
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
+
+_OUTCOME_STYLES = {
+    "ok": "green",
+    "done": "bold green",
+    "error": "red",
+    "refused": "red",
+    "rejected": "bold red",
+    "guidance": "yellow",
+    "unverified": "yellow",
+    "running": "dim",
+}
+
+
+@dataclass
+class TurnRecord:
+    """What the log knows about one turn."""
+
+    turn: int
+    call: ToolCall
+    target: SnapshotElement | None
+    page: NormalizedSnapshot | None
+    reasoning: str
+    outcome: str = "running"
+    latency: float | None = None
+    message: str = ""
+
+    @property
+    def target_text(self) -> str:
+        """The target's role and name from the snapshot, never the pilot's words."""
+        if self.target is not None:
+            return f"{self.target.role} '{self.target.label}'"
+        for key in ("url", "key", "status"):
+            if key in self.call.arguments:
+                return str(self.call.arguments[key])
+        return ""
+
+
+class TurnLog(DataTable[Text | str]):
+    """A row per turn."""
+
+    class TurnSelected(Message):
+        """The person picked a turn to look at."""
+
+        def __init__(self, record: TurnRecord) -> None:
+            super().__init__()
+            self.record = record
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, id=id)
+        self.records: dict[int, TurnRecord] = {}
+
+    def on_mount(self) -> None:
+        """The columns."""
+        for label, key in (
+            ("#", "turn"),
+            ("Tool", "tool"),
+            ("Target", "target"),
+            ("Outcome", "outcome"),
+            ("Time", "latency"),
+            ("Reasoning", "reasoning"),
+        ):
+            self.add_column(label, key=key)
+
+    def add_turn(self, record: TurnRecord) -> None:
+        """A new turn, still running."""
+        self.records[record.turn] = record
+        self.add_row(
+            str(record.turn),
+            record.call.name.removeprefix("browser_"),
+            record.target_text,
+            self._outcome(record),
+            "",
+            record.reasoning.replace("\n", " ")[:80],
+            key=str(record.turn),
+        )
+        if self.cursor_row == self.row_count - 2 or self.row_count == 1:
+            self.move_cursor(row=self.row_count - 1, animate=False)
+
+    def finish_turn(self, turn: int, outcome: str, latency: float, message: str) -> None:
+        """A turn's outcome arrived."""
+        record = self.records.get(turn)
+        if record is None:
+            return
+        record.outcome, record.latency, record.message = outcome, latency, message
+        self.update_cell(str(turn), "outcome", self._outcome(record))
+        self.update_cell(str(turn), "latency", f"{latency:.1f}s")
+
+    @staticmethod
+    def _outcome(record: TurnRecord) -> Text:
+        return Text(record.outcome, style=_OUTCOME_STYLES.get(record.outcome, ""))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """Tell the app which turn to show."""
+        key = event.row_key.value
+        if key is not None and int(key) in self.records:
+            self.post_message(self.TurnSelected(self.records[int(key)]))
