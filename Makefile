@@ -1,13 +1,16 @@
 # The two entry points the README names. Both set up whatever is missing first.
-.PHONY: demo test setup lint
+.PHONY: demo test setup setup-tests lint
 
 setup:
 	@scripts/setup.sh
 
+setup-tests:
+	@scripts/setup.sh --for-tests
+
 demo: setup
 	.venv/bin/subterminator cancel demoflix
 
-lint: setup
+lint: setup-tests
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy

@@ -26,5 +26,9 @@ if [ ! -f "$lock_stamp" ]; then
     touch "$lock_stamp"
 fi
 
-# 3. A Chrome or Chromium (Playwright's own browser download is never used).
-.venv/bin/python -m subterminator_tui.browser.discovery --install
+# 3. A Chrome or Chromium (Playwright's own browser download is never used), and for
+#    the tests (--for-tests) tmux, which runs the app in a real terminal. On
+#    Debian/Ubuntu as root what is missing is installed with one apt-get update.
+extra=()
+if [ "${1:-}" = "--for-tests" ]; then extra=(--with tmux); fi
+.venv/bin/python -m subterminator_tui.browser.discovery --install "${extra[@]}"

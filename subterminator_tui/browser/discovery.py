@@ -114,24 +114,43 @@ def running_as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
+def _apt_install(packages: list[str]) -> None:
+    """One ``apt-get update`` and one install for everything missing."""
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    print(f"Installing Debian packages: {' '.join(packages)}")
+    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+    subprocess.run(["apt-get", "install", "-y", "-qq", *packages], check=True, env=env)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m subterminator_tui.browser.discovery [--install]``: used by the set-up script."""
+    """``python -m subterminator_tui.browser.discovery [--install] [--with PROGRAM]``.
+
+    Used by the set-up script: finds a browser, and on Debian/Ubuntu as root
+    installs Chromium (and programs named with --with, such as tmux for the
+    tests) when they are missing. Elsewhere it prints the command to run.
+    """
     parser = argparse.ArgumentParser(description="Find (or install) a Chrome or Chromium.")
     parser.add_argument("--install", action="store_true", help="install Chromium when possible")
+    parser.add_argument(
+        "--with", dest="extra", action="append", default=[], help="also a Debian package"
+    )
     args = parser.parse_args(argv)
     found = find_browser(os.environ.get("SUBTERMINATOR_BROWSER"))
+    missing = [name for name in args.extra if shutil.which(name) is None]
+    if found is None:
+        missing.insert(0, "chromium")
+    can_install = sys.platform.startswith("linux") and is_debian_like() and running_as_root()
+    if missing and args.install and can_install:
+        _apt_install(missing)
+        found = found or find_browser()
+    for name in args.extra:
+        if shutil.which(name) is None:
+            print(
+                f"warning: {name} is missing (Debian: apt-get install -y {name})", file=sys.stderr
+            )
     if found:
         print(f"Browser: {found}")
         return 0
-    if args.install and sys.platform.startswith("linux") and is_debian_like() and running_as_root():
-        print("No Chrome or Chromium found; installing Debian's chromium package...")
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env)
-        found = find_browser()
-        if found:
-            print(f"Browser: {found}")
-            return 0
     print(f"error: no Chrome or Chromium found. Run: {install_command()}", file=sys.stderr)
     return 2
 
