@@ -9,6 +9,7 @@ nor the screen ever sees them.
 from __future__ import annotations
 
 import dataclasses
+import json
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 
@@ -22,9 +23,14 @@ class SecretScrubber:
         self._values: set[str] = set()
 
     def remember(self, value: str) -> None:
-        """Never let ``value`` through again. Blank values are ignored."""
-        if value.strip():
-            self._values.add(value)
+        """Never let ``value`` through again, nor its escaped forms. Blanks are ignored."""
+        if not value.strip():
+            return
+        self._values.add(value)
+        # Snapshots print names as JSON strings and some keys as single-quoted YAML,
+        # so a backslash, a quote or an apostrophe would otherwise survive escaped.
+        self._values.add(json.dumps(value, ensure_ascii=False)[1:-1])
+        self._values.add(value.replace("'", "''"))
 
     def text(self, text: str) -> str:
         """``text`` with every remembered value replaced."""

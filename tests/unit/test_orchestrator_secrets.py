@@ -107,11 +107,6 @@ def test_nothing_remembered_leaves_the_snapshot_as_it_is(tmp_path: Path) -> None
     assert SecretScrubber().snapshot(login) is login
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product bug: SecretScrubber replaces only the raw value; Playwright MCP writes "
-    'accessible names with JSON escapes (\\ and "), so the value stays in snapshot.content',
-)
 def test_a_value_with_a_backslash_is_scrubbed_from_the_content(tmp_path: Path) -> None:
     """A typed CORP\\jdoe echoed in a heading is removed from the tree the model reads, too."""
     raw = (SNAPSHOTS / "account.md").read_text(encoding="utf-8")
