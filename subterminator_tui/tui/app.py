@@ -208,7 +208,12 @@ class SubTerminatorApp(App[int]):
 
     @on(TurnLog.TurnSelected)
     def _turn_selected(self, message: TurnLog.TurnSelected) -> None:
-        log = self.query_one(TurnLog)
+        # A row highlight posted just before the app exits arrives after the widgets are
+        # removed; querying them then raised NoMatches and put a traceback on the way out.
+        logs = self.query(TurnLog)
+        if not logs:
+            return
+        log = logs.first()
         newest = max(log.records) if log.records else 0
         self.follow_live = message.record.turn == newest
         self._show_turn(message.record, live=self.follow_live)

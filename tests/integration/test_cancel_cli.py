@@ -97,20 +97,19 @@ class Cli:
 def read_until(child: subprocess.Popen[bytes], marker: str, timeout: float = 60.0) -> str:
     """Read the child's stdout until ``marker`` appears; fail after ``timeout`` seconds."""
     assert child.stdout is not None
-    selector = selectors.DefaultSelector()
-    selector.register(child.stdout, selectors.EVENT_READ)
     output = b""
     deadline = time.monotonic() + timeout
-    while marker.encode() not in output:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not selector.select(remaining):
-            raise AssertionError(f"no {marker!r} within {timeout} s; got {output!r}")
-        chunk = os.read(child.stdout.fileno(), 4096)
-        if not chunk:
-            stderr = child.stderr.read() if child.stderr else b""
-            raise AssertionError(f"the child ended early: {output!r} {stderr!r}")
-        output += chunk
-    selector.close()
+    with selectors.DefaultSelector() as selector:
+        selector.register(child.stdout, selectors.EVENT_READ)
+        while marker.encode() not in output:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not selector.select(remaining):
+                raise AssertionError(f"no {marker!r} within {timeout} s; got {output!r}")
+            chunk = os.read(child.stdout.fileno(), 4096)
+            if not chunk:
+                stderr = child.stderr.read() if child.stderr else b""
+                raise AssertionError(f"the child ended early: {output!r} {stderr!r}")
+            output += chunk
     return output.decode()
 
 

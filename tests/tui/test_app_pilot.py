@@ -1,0 +1,356 @@
+"""The app driven by keys, as a person would: real runs against the practice site, and scripted ones.
+
+Real runs go through the CLI's own factory and session (``create_app`` and
+``session_for``): real Playwright MCP, Chromium and the practice server, whose
+live state says what actually happened. Behaviour that lives in the app alone
+(search, keymaps, the error screen, a huge page) uses the scripted session.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.tui.app import EXIT_INTERRUPTED, SubTerminatorApp
+from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
+from subterminator_tui.tui.screens.end import EndScreen
+from subterminator_tui.tui.screens.error import ErrorScreen
+from subterminator_tui.tui.screens.handoff import HandoffScreen
+from subterminator_tui.tui.screens.quit import QuitScreen
+from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
+from subterminator_tui.tui.widgets.turn_log import TurnLog
+from subterminator_tui.tui.widgets.url_bar import UrlBar
+from tests.conftest import wait_until_no_profile_processes
+from tests.fakes.demoflix_brain import DemoflixBrain
+from tests.fakes.fake_model import FakeModelServer, FakeRequest
+from tests.fakes.provider_env import clear_provider_env
+from tests.fakes.scripted_session import ScriptedSession, failing_session, long_snapshot
+from tests.tui.conftest import SIZE, PracticeRun, plain, screen_text, scripted_app, wait_until
+
+PASSWORD = "demo-pass"
+CODE = "246810"
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeModelServer]:
+    """A loopback model playing demoflix, with the Anthropic SDK pointed at it."""
+    clear_provider_env(monkeypatch)
+    server = FakeModelServer(DemoflixBrain()).start()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-tui")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def at_checkpoint(app: SubTerminatorApp) -> bool:
+    """The checkpoint modal is the active screen."""
+    return isinstance(app.screen, CheckpointScreen)
+
+
+def at_end(app: SubTerminatorApp) -> bool:
+    """The end screen is the active screen."""
+    return isinstance(app.screen, EndScreen)
+
+
+def handoff_of(app: SubTerminatorApp, kind: str) -> bool:
+    """The hand-off modal of ``kind`` is the active screen."""
+    return isinstance(app.screen, HandoffScreen) and app.screen.request.kind == kind
+
+
+def exited(app: SubTerminatorApp) -> bool:
+    """The app has been told to exit."""
+    return app.return_code is not None
+
+
+@pytest.mark.browser
+class TestCheckpointWithThePlaybook:
+    """The demoflix playbook stops before "Finish cancellation"; the person's key decides."""
+
+    async def test_y_finishes_the_run_verified_with_one_cancel(self, tmp_path: Path) -> None:
+        """`y` at the checkpoint: the run goes on, the end screen reports success, one cancel."""
+        run = PracticeRun.of("demoflix", tmp_path)
+        app = run.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
+            assert run.state.cancel_requests == 0
+            await pilot.press("y")
+            await wait_until(pilot, lambda: at_end(app), "the end screen")
+            assert "Cancelled and verified" in screen_text(app)
+            assert run.state.cancel_requests == 1
+
+    async def test_q_on_the_success_screen_exits_0(self, tmp_path: Path) -> None:
+        """After a verified cancellation, `q` on the end screen leaves with exit code 0."""
+        run = PracticeRun.of("demoflix", tmp_path)
+        app = run.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
+            await pilot.press("y")
+            await wait_until(pilot, lambda: at_end(app), "the end screen")
+            await pilot.press("q")
+            await wait_until(pilot, lambda: exited(app), "the app to exit")
+        assert app.return_code == 0
+
+    async def test_n_rejects_cancels_nothing_and_exits_1(self, tmp_path: Path) -> None:
+        """`n` at the checkpoint ends the run as human_rejected: no cancel, exit code 1."""
+        run = PracticeRun.of("demoflix", tmp_path)
+        app = run.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
+            await pilot.press("n")
+            await wait_until(pilot, lambda: at_end(app), "the end screen")
+            assert app.result is not None and app.result.reason == "human_rejected"
+            assert "Not cancelled" in screen_text(app)
+            await pilot.press("q")
+            await wait_until(pilot, lambda: exited(app), "the app to exit")
+        assert run.state.cancel_requests == 0
+        assert app.return_code == 1
+
+    async def test_the_modal_names_the_real_target(self, tmp_path: Path) -> None:
+        """The checkpoint describes the action from the page's element, not the pilot's words."""
+        run = PracticeRun.of("demoflix", tmp_path)
+        app = run.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
+            action = plain(app.screen.query_one("#checkpoint-action"))
+            assert action == "Click button 'Finish cancellation'"
+
+
+@pytest.mark.browser
+class TestGuidanceWithTheAIPilot:
+    """`g` sends the person's words to the model instead of running the step."""
+
+    async def test_guidance_reaches_the_model_and_the_run_still_completes(
+        self, tmp_path: Path, fake_model: FakeModelServer
+    ) -> None:
+        """Guidance typed at the checkpoint is in the model's next request; approving finishes."""
+        guidance = "Check the end date before finishing"
+        run = PracticeRun.of("demoflix", tmp_path, pilot="ai")
+        app = run.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: at_checkpoint(app), "the first checkpoint")
+            first = app.screen
+            asked_before = len(fake_model.requests)
+            await pilot.press("g", *guidance, "enter")
+            await wait_until(
+                pilot,
+                lambda: at_checkpoint(app) and app.screen is not first,
+                "the checkpoint after the guidance",
+            )
+            nxt = fake_model.requests[asked_before]
+            assert guidance in FakeRequest(nxt.api, nxt.body, nxt.headers).latest_text
+            assert run.state.cancel_requests == 0
+            await pilot.press("y")
+            await wait_until(pilot, lambda: at_end(app), "the end screen")
+        assert app.result is not None and app.result.reason == "completed"
+        assert run.state.cancel_requests == 1
+
+
+@pytest.mark.browser
+class TestHandoff:
+    """Sign-in and verification code typed into the app's modals go into the page, and only there."""
+
+    async def test_typed_sign_in_and_code_get_the_run_through(self, tmp_path: Path) -> None:
+        """demoflix-2fa: sign-in modal, then code modal; the run reaches the checkpoint and ends."""
+        run = PracticeRun.of("demoflix-2fa", tmp_path)
+        app = run.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: handoff_of(app, "login"), "the sign-in modal")
+            await pilot.press(*"demo", "enter", *PASSWORD)
+            await pilot.click("#handoff-submit")
+            await wait_until(pilot, lambda: handoff_of(app, "two_factor"), "the code modal")
+            await pilot.press(*CODE, "enter")
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
+            await pilot.press("y")
+            await wait_until(pilot, lambda: at_end(app), "the end screen")
+        assert app.result is not None and app.result.reason == "completed"
+        assert run.state.cancel_requests == 1
+
+    async def test_secrets_reach_neither_the_model_nor_the_screen(
+        self, tmp_path: Path, fake_model: FakeModelServer
+    ) -> None:
+        """With the AI pilot, the typed password and code are in no model request and not shown.
+
+        The practice site's hint (its published demo credentials) is on the hand-off
+        modal by design, so there the screen may show them exactly as often as the hint does.
+        """
+        run = PracticeRun.of("demoflix-2fa", tmp_path, pilot="ai")
+        app = run.app()
+
+        def shown_only_in_hint(secret: str) -> bool:
+            hint = plain(app.screen.query_one("#handoff-hint"))
+            return screen_text(app).count(secret) == hint.count(secret)
+
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: handoff_of(app, "login"), "the sign-in modal")
+            await pilot.press(*"demo", "enter", *PASSWORD)
+            assert shown_only_in_hint(PASSWORD)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: handoff_of(app, "two_factor"), "the code modal")
+            await pilot.press(*CODE)
+            assert shown_only_in_hint(CODE)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
+            checkpoint_text = screen_text(app)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: at_end(app), "the end screen")
+            await pilot.press("escape")
+            main_text = screen_text(app)
+        sent = json.dumps([request.body for request in fake_model.requests])
+        assert fake_model.requests, "the model was never asked"
+        assert run.state.cancel_requests == 1
+        for secret in (PASSWORD, CODE):
+            assert secret not in sent
+            assert secret not in checkpoint_text
+            assert secret not in main_text
+
+
+@pytest.mark.browser
+class TestQuitDuringARun:
+    """Ctrl+C asks first; `y` stops the run and closes the browser."""
+
+    async def test_ctrl_c_then_y_exits_130_with_nothing_cancelled_and_the_browser_gone(
+        self, tmp_path: Path
+    ) -> None:
+        """At the checkpoint, Ctrl+C and `y`: exit 130, no cancel, no process left on the profile."""
+        run = PracticeRun.of("demoflix", tmp_path)
+        app = run.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
+            await pilot.press("ctrl+c")
+            await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen), "the quit modal")
+            await pilot.press("y")
+            await wait_until(pilot, lambda: exited(app), "the app to exit")
+        assert app.return_code == EXIT_INTERRUPTED
+        assert run.state.cancel_requests == 0
+        assert wait_until_no_profile_processes(run.profile, timeout=5.0) == []
+
+
+@pytest.mark.browser
+class TestLookingBack:
+    """After the run, the turns can be browsed."""
+
+    async def test_an_older_turn_shows_its_page_in_the_url_bar(self, tmp_path: Path) -> None:
+        """Esc on the end screen, then an older row in the turn log: the URL bar says "Turn N"."""
+        run = PracticeRun.of("demoflix", tmp_path)
+        app = run.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
+            await pilot.press("y")
+            await wait_until(pilot, lambda: at_end(app), "the end screen")
+            await pilot.press("escape")
+            log = app.query_one(TurnLog)
+            newest = max(log.records)
+            log.focus()
+            await pilot.press("up")
+            older = log.records[newest - 1]
+            bar = app.query_one(UrlBar)
+            await wait_until(pilot, lambda: f"Turn {older.turn}" in plain(bar), "the older turn")
+            assert older.page is not None
+            assert older.page.url in plain(bar)
+            assert older.page.url.endswith("/cancel/confirm")
+
+
+class TestSearch:
+    """`/` finds an element in the snapshot tree."""
+
+    async def test_search_puts_the_tree_cursor_on_a_match(self) -> None:
+        """`/`, a name, Enter: the tree's cursor is on a node whose label contains the name."""
+        app = scripted_app(ScriptedSession(hold_at_turn=0))
+        async with app.run_test(size=SIZE) as pilot:
+            tree = app.query_one(SnapshotTree)
+            await wait_until(pilot, lambda: tree.snapshot is not None, "the first page")
+            await pilot.press("slash", *"Update payment", "enter")
+
+            def on_match() -> bool:
+                node = tree.cursor_node
+                return node is not None and "Update payment" in node.label.plain
+
+            await wait_until(pilot, on_match, "the cursor on the match", timeout=5)
+
+
+class TestLongSnapshot:
+    """A page of thousands of elements stays usable."""
+
+    async def test_a_5000_element_page_fills_the_tree_and_the_cursor_still_moves(self) -> None:
+        """The whole long page is in the tree, and `down` moves the cursor one line."""
+        page = long_snapshot(5_000)
+        app = scripted_app(ScriptedSession(start_page=page, hold_at_turn=0))
+        async with app.run_test(size=SIZE) as pilot:
+            tree = app.query_one(SnapshotTree)
+            await wait_until(pilot, lambda: tree.snapshot is page, "the long page")
+            assert tree.last_line + 1 >= 5_000
+            tree.focus()
+            before = tree.cursor_line
+            await pilot.press("down")
+            await wait_until(pilot, lambda: tree.cursor_line == before + 1, "the cursor to move")
+
+
+class TestRunFailures:
+    """A failing run shows the error screen, never a traceback."""
+
+    async def test_configuration_error_shows_its_message_and_exit_code_2(self) -> None:
+        """A ConfigurationError from the run: the error screen with the message and exit code 2."""
+        app = scripted_app(failing_session(ConfigurationError("boom")))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, ErrorScreen), "the error")
+            assert plain(app.screen.query_one("#error-message")) == "boom"
+            assert "Exit code: 2" in screen_text(app)
+
+    async def test_q_on_the_error_screen_exits_with_its_code(self) -> None:
+        """`q` on the error screen of a ConfigurationError exits with 2."""
+        app = scripted_app(failing_session(ConfigurationError("boom")))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, ErrorScreen), "the error")
+            await pilot.press("q")
+            await wait_until(pilot, lambda: exited(app), "the app to exit")
+        assert app.return_code == 2
+
+    async def test_unexpected_error_shows_exit_code_1_without_a_traceback(self) -> None:
+        """A RuntimeError from the run: the error screen says exit code 1; no traceback shown."""
+        app = scripted_app(failing_session(RuntimeError("kaboom")))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, ErrorScreen), "the error")
+            text = screen_text(app)
+            assert "kaboom" in text and "Exit code: 1" in text
+            assert "Traceback" not in text
+            await pilot.press("q")
+            await wait_until(pilot, lambda: exited(app), "the app to exit")
+        assert app.return_code == 1
+
+
+class TestKeymap:
+    """The config file's keymap rebinds the app's keys."""
+
+    async def test_a_remapped_approve_key_approves(self, isolated_home: Path) -> None:
+        """With ``keymap = {"checkpoint.approve" = "a"}`` in the config file, `a` approves."""
+        (isolated_home / "config.toml").write_text(
+            '[keymap]\n"checkpoint.approve" = "a"\n', encoding="utf-8"
+        )
+        session = ScriptedSession()
+        app = scripted_app(session)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal", timeout=10)
+            await pilot.press("a")
+            await wait_until(pilot, lambda: at_end(app), "the end screen", timeout=10)
+        assert session.decisions == [Decision("approve")]
+
+
+class TestLeaving:
+    """Leaving the app at any moment is clean."""
+
+    async def test_leaving_right_after_a_turn_starts_raises_nothing(self) -> None:
+        """Exiting while the turn log's newest row highlight is still queued raises no error."""
+        app = scripted_app(ScriptedSession())
+        async with app.run_test(size=SIZE) as pilot:
+            while not at_checkpoint(app):
+                # No idle pass after the modal appears: the row highlight is still queued.
+                await pilot.pause(0.01)
+            app.exit(return_code=0)
+        assert app.return_code == 0
