@@ -20,6 +20,7 @@ import contextlib
 import logging
 import os
 import signal
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -91,6 +92,8 @@ class BrowserGateway:
         self.server_tools: dict[str, types.Tool] = {}
         self.last_snapshot: NormalizedSnapshot | None = None
         self.restarts = 0
+        #: Time spent waiting for Playwright MCP's answers: the browser's share of a turn.
+        self.mcp_seconds = 0.0
         self.node_pid: int | None = None
         self._owner: asyncio.Task[None] | None = None
         self._watchdog: asyncio.Task[None] | None = None
@@ -314,10 +317,13 @@ class BrowserGateway:
             raise MCPConnectionError("The browser gateway is closed.")
         reply: asyncio.Future[types.CallToolResult] = asyncio.get_running_loop().create_future()
         self._requests.put_nowait(_Request(name, args, reply))
+        started = time.perf_counter()
         try:
             return await asyncio.wait_for(asyncio.shield(reply), self.call_timeout)
         except TimeoutError:
             raise MCPToolError(f"{name} did not finish within {self.call_timeout:.0f} s") from None
+        finally:
+            self.mcp_seconds += time.perf_counter() - started
 
     async def _restart(self) -> str | None:
         if self.restarts >= self.max_restarts:

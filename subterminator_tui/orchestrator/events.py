@@ -54,6 +54,15 @@ class TurnFinished:
     latency: float
     input_tokens: int
     output_tokens: int
+    #: Parts of ``latency``: the model's call, Playwright MCP's answers, the person's answers.
+    model_seconds: float = 0.0
+    mcp_seconds: float = 0.0
+    human_seconds: float = 0.0
+
+    @property
+    def overhead_seconds(self) -> float:
+        """What the orchestrator itself spent: the rest of the turn."""
+        return max(0.0, self.latency - self.model_seconds - self.mcp_seconds - self.human_seconds)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ app each provide a HumanGate.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -80,3 +81,31 @@ class HumanGate(Protocol):
     async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
         """Hand the page to the human."""
         ...
+
+
+class TimedGate:
+    """Wraps a gate and adds up the time spent waiting for the person.
+
+    The orchestrator's own overhead per turn is the turn's time minus the
+    model's, Playwright MCP's and this.
+    """
+
+    def __init__(self, gate: HumanGate) -> None:
+        self.gate = gate
+        self.seconds = 0.0
+
+    async def approve(self, request: CheckpointRequest) -> Decision:
+        """Ask, timing the wait."""
+        started = time.perf_counter()
+        try:
+            return await self.gate.approve(request)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
+        """Hand off, timing the wait."""
+        started = time.perf_counter()
+        try:
+            return await self.gate.handoff(request)
+        finally:
+            self.seconds += time.perf_counter() - started

@@ -35,6 +35,7 @@ from subterminator_tui.orchestrator.gates import (
     CheckpointRequest,
     Decision,
     HumanGate,
+    TimedGate,
 )
 from subterminator_tui.orchestrator.guard import Guard, describe_action
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
@@ -104,7 +105,7 @@ class Orchestrator:
         self.service = service
         self.gateway = gateway
         self.pilot = pilot
-        self.gate = gate
+        self.gate = TimedGate(gate)
         self.reporter = reporter
         self.guard = guard
         self.options = options
@@ -163,7 +164,8 @@ class Orchestrator:
         no_action = 0
         while self.turn < self.options.max_turns:
             self.turn += 1
-            started = time.monotonic()
+            started = time.perf_counter()
+            mcp_before, human_before = self.gateway.mcp_seconds, self.gate.seconds
             proposal = await self.pilot.next_turn(snapshot)
             self._count(proposal)
             if proposal.stop is not None:
@@ -186,7 +188,7 @@ class Orchestrator:
                 return self._result("dry_run", message=describe_action(call, target))
             turn_id = self._journal_intent(call)
             step = await self._execute(call, snapshot)
-            latency = time.monotonic() - started
+            latency = time.perf_counter() - started
             if step.snapshot is not None:
                 snapshot = step.snapshot
             self._journal_outcome(turn_id, step, snapshot, latency, proposal)
@@ -200,6 +202,9 @@ class Orchestrator:
                     latency,
                     proposal.usage.input_tokens,
                     proposal.usage.output_tokens,
+                    model_seconds=proposal.latency,
+                    mcp_seconds=self.gateway.mcp_seconds - mcp_before,
+                    human_seconds=self.gate.seconds - human_before,
                 )
             )
             if step.outcome == "done":

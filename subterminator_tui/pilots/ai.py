@@ -12,7 +12,7 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.tools import MODEL_TOOLS
 from subterminator_tui.orchestrator.virtual_tools import VIRTUAL_TOOL_SPECS
 from subterminator_tui.pilots.base import PilotTurn
-from subterminator_tui.pilots.page_view import page_for_model, page_stub
+from subterminator_tui.pilots.page_view import COMPACT_VIEW, PageView, page_for_model, page_stub
 from subterminator_tui.providers.base import (
     AssistantMessage,
     Message,
@@ -69,6 +69,7 @@ class AIPilot:
         *,
         tools: Sequence[ToolSpec] | None = None,
         scrub: Callable[[str], str] = lambda text: text,
+        view: PageView = COMPACT_VIEW,
     ) -> None:
         self.client = client
         self.service = service
@@ -76,6 +77,7 @@ class AIPilot:
         self.system = system_prompt(service)
         self.messages: list[Message] = []
         self._scrub = scrub
+        self.view = view
         # (index in messages, the page it carries) of the result holding the newest page.
         self._latest_page: tuple[int, NormalizedSnapshot] | None = None
         self._preface = ""
@@ -95,7 +97,7 @@ class AIPilot:
         self.messages.append(
             UserMessage(
                 f"Goal: {self.service.goal}\n\n{preface}{_PAGE_MARK}"
-                + self._scrub(page_for_model(snapshot))
+                + self._scrub(page_for_model(snapshot, self.view))
             )
         )
         self._latest_page = (len(self.messages) - 1, snapshot)
@@ -119,7 +121,7 @@ class AIPilot:
         content = json.dumps(status)
         if snapshot is not None:
             self._stub_latest_page()
-            content += "\n\n" + _PAGE_MARK + self._scrub(page_for_model(snapshot))
+            content += "\n\n" + _PAGE_MARK + self._scrub(page_for_model(snapshot, self.view))
         self.messages.append(ToolResultMessage(call.id, content, bool(status.get("error"))))
         if snapshot is not None:
             self._latest_page = (len(self.messages) - 1, snapshot)
@@ -133,7 +135,7 @@ class AIPilot:
         await self.client.aclose()
 
     def _stub_latest_page(self) -> None:
-        if self._latest_page is None:
+        if self._latest_page is None or not self.view.stub_history:
             return
         index, snapshot = self._latest_page
         message = self.messages[index]

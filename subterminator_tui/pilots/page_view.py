@@ -1,17 +1,36 @@
-"""How a page is shown to a model: URL, title and a compacted accessibility tree.
+"""How a page is shown to a model: URL, title and a compact accessibility tree.
 
-Boxes and cursor hints help a person, not a model choosing by ref, so they
-are dropped; earlier pages in the history are replaced by a one-line stub so
-the context does not grow with every page.
+By default the tree is compacted (pilots/compaction.py) to a few hundred
+tokens; the full tree is kept for the naive configuration the benchmark
+compares against. Earlier pages in the history are replaced by a one-line
+stub so the context does not grow with every page.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.pilots.compaction import compact_snapshot
 
 _NOISE = re.compile(r" \[(?:box=[^\]]*|cursor=[^\]]*)\]")
+
+
+@dataclass(frozen=True)
+class PageView:
+    """How pages reach the model."""
+
+    #: Compact the tree (False: the full tree, boxes and all, as the seeds' origin sent it).
+    compact: bool = True
+    #: Token budget of a compact tree.
+    budget_tokens: int = 600
+    #: Replace earlier pages in the history by a stub (False: keep every page in full).
+    stub_history: bool = True
+
+
+COMPACT_VIEW = PageView()
+NAIVE_VIEW = PageView(compact=False, stub_history=False)
 
 
 def compact_tree(content: str) -> str:
@@ -19,13 +38,15 @@ def compact_tree(content: str) -> str:
     return _NOISE.sub("", content)
 
 
-def page_for_model(snapshot: NormalizedSnapshot) -> str:
+def page_for_model(snapshot: NormalizedSnapshot, view: PageView = COMPACT_VIEW) -> str:
     """The fresh page as the model reads it."""
     lines = [f"URL: {snapshot.url}", f"Title: {snapshot.title}"]
     for name, body in snapshot.notes.items():
         lines.append(f"{name}:\n{body}")
     lines.append("Snapshot:")
-    lines.append(compact_tree(snapshot.content))
+    lines.append(
+        compact_snapshot(snapshot, view.budget_tokens) if view.compact else snapshot.content
+    )
     return "\n".join(lines)
 
 

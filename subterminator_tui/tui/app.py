@@ -215,6 +215,11 @@ class SubTerminatorApp(App[int]):
             return
         log = logs.first()
         newest = max(log.records) if log.records else 0
+        if message.record.turn == newest and self.follow_live:
+            # The cursor followed a new turn that on_run_event already shows live. Showing it
+            # again rebuilt the tree twice per turn and, arriving late, replaced the checkpoint's
+            # "Pending call" view behind the modal.
+            return
         self.follow_live = message.record.turn == newest
         self._show_turn(message.record, live=self.follow_live)
 

@@ -149,17 +149,9 @@ def two_factor_handoff() -> HandoffRequest:
     )
 
 
-def frozen_clock(elapsed: float = 83.0) -> Callable[[], float]:
-    """A header clock that always shows ``elapsed`` seconds into the run.
-
-    The first reading starts the run; every later one is ``elapsed`` seconds on.
-    """
-    readings = iter([1_000.0])
-
-    def clock() -> float:
-        return next(readings, 1_000.0 + elapsed)
-
-    return clock
+def frozen_clock(now: float = 1_000.0) -> Callable[[], float]:
+    """A clock that never moves: the header's elapsed time reads 00:00 whenever it ticks."""
+    return lambda: now
 
 
 @dataclass

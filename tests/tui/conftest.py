@@ -30,16 +30,16 @@ RUN_DEADLINE = 60.0
 
 
 async def wait_until(
-    pilot: Pilot[int], condition: Callable[[], bool], what: str, timeout: float = RUN_DEADLINE
+    pilot: Pilot[int], condition: Callable[[], bool], what: str, within: float = RUN_DEADLINE
 ) -> None:
-    """Let the app run until ``condition()`` holds; fail naming ``what`` after ``timeout`` s.
+    """Let the app run until ``condition()`` holds; fail naming ``what`` after ``within`` s.
 
     Returns after one more idle pass, so a screen that just came up has been laid out.
     """
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+            raise AssertionError(f"timed out after {within:.0f} s waiting for {what}")
         # Poll interval only: the condition decides, not the delay.
         await pilot.pause(0.05)
     await pilot.pause()
