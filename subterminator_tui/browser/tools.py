@@ -46,12 +46,7 @@ REQUIRED_TOOLS: frozenset[str] = frozenset(
 #: Selectors are refused: a checkpoint rule must be able to see the element a
 #: call targets in the snapshot, and a CSS selector can point anywhere.
 REF_PATTERN = r"^(?:f\d+)?e\d+$"
-_REF = re.compile(r"(?:f\d+)?e\d+")
-
-_REF_NOTE = (
-    "Refs come from the most recent snapshot and are valid for ONE action: every action "
-    "returns a fresh snapshot with new refs."
-)
+_REF_FULL = re.compile(r"(?:f\d+)?e\d+")
 
 
 @dataclass(frozen=True)
@@ -63,134 +58,72 @@ class ModelTool:
     input_schema: dict[str, Any]
 
 
-def _ref_property(what: str) -> dict[str, Any]:
-    return {
-        "type": "string",
-        "pattern": REF_PATTERN,
-        "description": f"Ref of the {what} from the latest snapshot, e.g. 'e12'.",
-    }
-
-
-_ELEMENT_NOTE: dict[str, Any] = {
-    "type": "string",
-    "description": "Short description of the element for the log (the ref decides what is hit).",
-}
+# Every definition is sent with every model call, so each word costs a turn's
+# worth of tokens: the descriptions keep FR5's three parts in as few words as
+# will do, and the shared rules (one call a turn, refs last one action) live
+# once in the system prompt.
+_REF: dict[str, Any] = {"type": "string", "pattern": REF_PATTERN}
+_TEXT: dict[str, Any] = {"type": "string"}
 
 
 def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
+    # No additionalProperties here: the server's own schema, checked first, already
+    # refuses unknown arguments, and every byte of these is resent on each call.
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    return schema
 
 
 MODEL_TOOLS: tuple[ModelTool, ...] = (
     ModelTool(
         "browser_click",
-        "Click a button, link, checkbox, radio or other element by its ref.\n"
-        "WHEN TO USE: to follow a link, press a button, tick a checkbox or choose a radio.\n"
-        f"WHAT HAPPENS: the click runs, then you get the fresh page. {_REF_NOTE}\n"
-        "Irreversible clicks (finishing a cancellation, accepting an offer) pause for the "
-        "human's approval first; a rejection comes back as an error.\n"
-        "ERRORS: ref not found (stale ref: use the fresh snapshot), element disabled or "
-        "covered, click refused by a checkpoint.\n"
-        'EXAMPLE: {"target": "e7", "element": "Cancel membership button"}',
-        _schema(
-            {"target": _ref_property("element to click"), "element": _ELEMENT_NOTE}, ["target"]
-        ),
+        "Click a ref. WHEN TO USE: buttons, links, checkboxes, radios. WHAT HAPPENS: fresh "
+        "page; irreversible clicks wait for the human. ERRORS: stale ref, disabled, rejected.",
+        _schema({"target": _REF}, ["target"]),
     ),
     ModelTool(
         "browser_type",
-        "Type text into a textbox by its ref.\n"
-        "WHEN TO USE: to fill a text field such as a survey's free-text answer. Never type "
-        "passwords, codes or CAPTCHA answers: those are handed to the human automatically.\n"
-        f"WHAT HAPPENS: the field is filled (optionally Enter is pressed). {_REF_NOTE}\n"
-        "ERRORS: ref not found, element is not editable.\n"
-        'EXAMPLE: {"target": "e4", "text": "Too expensive", "submit": false}',
+        "Type into a textbox. WHEN TO USE: free-text fields, never passwords or codes. "
+        "WHAT HAPPENS: filled; submit presses Enter. ERRORS: stale ref, not editable.",
         _schema(
-            {
-                "target": _ref_property("textbox"),
-                "element": _ELEMENT_NOTE,
-                "text": {"type": "string", "description": "The text to type."},
-                "submit": {"type": "boolean", "description": "Press Enter afterwards."},
-            },
+            {"target": _REF, "text": _TEXT, "submit": {"type": "boolean"}},
             ["target", "text"],
         ),
     ),
     ModelTool(
         "browser_select_option",
-        "Choose option(s) in a dropdown (combobox/listbox) by its ref.\n"
-        "WHEN TO USE: for <select> elements; use browser_click for radios and checkboxes.\n"
-        f"WHAT HAPPENS: the options are selected, then you get the fresh page. {_REF_NOTE}\n"
-        "ERRORS: ref not found, no option with that value or label.\n"
-        'EXAMPLE: {"target": "e9", "values": ["Too expensive"]}',
+        "Pick dropdown options. WHEN TO USE: comboboxes. WHAT HAPPENS: fresh page. "
+        "ERRORS: stale ref, no such option.",
         _schema(
-            {
-                "target": _ref_property("dropdown"),
-                "element": _ELEMENT_NOTE,
-                "values": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "minItems": 1,
-                    "description": "Option labels or values to select.",
-                },
-            },
+            {"target": _REF, "values": {"type": "array", "items": _TEXT, "minItems": 1}},
             ["target", "values"],
         ),
     ),
     ModelTool(
         "browser_press_key",
-        "Press one key in the focused element or page.\n"
-        "WHEN TO USE: Escape to close a pop-up, Enter to submit, PageDown to scroll.\n"
-        "WHAT HAPPENS: the key is pressed, then you get the fresh page.\n"
-        "ERRORS: unknown key name.\n"
-        'EXAMPLE: {"key": "Escape"}',
-        _schema(
-            {"key": {"type": "string", "description": "Key name such as Enter or Escape."}}, ["key"]
-        ),
+        "Press a key (Escape, Enter). WHEN TO USE: close a pop-up. WHAT HAPPENS: fresh page. "
+        "ERRORS: unknown key.",
+        _schema({"key": _TEXT}, ["key"]),
     ),
     ModelTool(
         "browser_navigate",
-        "Open a URL in the current tab.\n"
-        "WHEN TO USE: only to reach the service's own pages (for example its account page) "
-        "when no link leads there. Other domains are refused.\n"
-        "WHAT HAPPENS: the page loads, then you get its snapshot.\n"
-        "ERRORS: domain not allowed for this service, page failed to load.\n"
-        'EXAMPLE: {"url": "https://www.example.com/account"}',
-        _schema({"url": {"type": "string", "description": "Absolute http(s) URL."}}, ["url"]),
+        "Open a URL. WHEN TO USE: the service's own pages only. WHAT HAPPENS: fresh page. "
+        "ERRORS: other domains refused.",
+        _schema({"url": _TEXT}, ["url"]),
     ),
     ModelTool(
         "browser_handle_dialog",
-        "Accept or dismiss a native browser dialog (alert, confirm, prompt).\n"
-        "WHEN TO USE: only when the page state lists an open dialog; nothing else works until "
-        "it is handled. Accepting a confirm dialog that finishes a cancellation pauses for "
-        "the human's approval.\n"
-        "WHAT HAPPENS: the dialog closes, then you get the fresh page.\n"
-        "ERRORS: no dialog is open.\n"
-        'EXAMPLE: {"accept": true}',
-        _schema(
-            {
-                "accept": {"type": "boolean", "description": "True accepts, false dismisses."},
-                "promptText": {"type": "string", "description": "Text for a prompt dialog."},
-            },
-            ["accept"],
-        ),
+        "Answer a native dialog. WHEN TO USE: the page lists one. WHAT HAPPENS: closed; "
+        "a final accept waits for the human. ERRORS: none open.",
+        _schema({"accept": {"type": "boolean"}, "promptText": _TEXT}, ["accept"]),
     ),
     ModelTool(
         "browser_wait_for",
-        "Wait for text to appear or disappear, or for a few seconds.\n"
-        "WHEN TO USE: when the page says it is loading or processing.\n"
-        "WHAT HAPPENS: returns when the condition holds (at most 30 s), with the fresh page.\n"
-        "ERRORS: timeout.\n"
-        'EXAMPLE: {"text": "Cancellation confirmed"} or {"time": 2}',
+        "Wait for text, or seconds (max 30). WHEN TO USE: the page is loading. "
+        "WHAT HAPPENS: fresh page. ERRORS: timeout.",
         _schema(
-            {
-                "text": {"type": "string", "description": "Text to wait for."},
-                "textGone": {"type": "string", "description": "Text to wait to disappear."},
-                "time": {"type": "number", "minimum": 0, "maximum": 30, "description": "Seconds."},
-            },
+            {"text": _TEXT, "textGone": _TEXT, "time": {"type": "number", "maximum": 30}},
             [],
         ),
     ),
@@ -244,6 +177,15 @@ def validate_arguments(
         schemas.append(_ref_only_schema())
     for schema in schemas:
         _validate(name, arguments, schema)
+    if curated is not None:
+        # The model's schema leaves additionalProperties out to stay short; the
+        # narrowing still holds: only offered arguments (and a log label) pass.
+        extra = set(arguments) - set(curated["properties"]) - {"element"}
+        if extra:
+            raise MCPToolError(
+                f"Invalid arguments for {name}: Additional properties are not allowed "
+                f"({', '.join(sorted(extra))})"
+            )
     fields = arguments.get("fields")
     if isinstance(fields, list):
         for item in fields:
@@ -261,7 +203,7 @@ def _require_exact_refs(name: str, arguments: Mapping[str, Any]) -> None:
     if isinstance(fields, list):
         targets.extend(item.get("target") for item in fields if isinstance(item, dict))
     for target in targets:
-        if target is not None and not (isinstance(target, str) and _REF.fullmatch(target)):
+        if target is not None and not (isinstance(target, str) and _REF_FULL.fullmatch(target)):
             raise MCPToolError(
                 f"Invalid arguments for {name}: target {target!r} is not an element ref "
                 "such as 'e12' from the latest snapshot"

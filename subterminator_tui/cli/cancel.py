@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
+from subterminator_tui.browser.tools import ALLOWED_TOOLS, MODEL_TOOL_NAMES
 from subterminator_tui.cli.running import run_command
 from subterminator_tui.errors import ConfigurationError, OrchestratorError
 from subterminator_tui.headless.gate import TerminalGate
@@ -21,11 +21,14 @@ from subterminator_tui.orchestrator.gates import HumanGate
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.loop import Orchestrator, RunOptions
 from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.orchestrator.virtual_tools import VIRTUAL_TOOL_SPECS
 from subterminator_tui.pilots.ai import AIPilot
 from subterminator_tui.pilots.auto import AutoPilot
 from subterminator_tui.pilots.base import Pilot
+from subterminator_tui.pilots.page_view import NAIVE_VIEW
 from subterminator_tui.pilots.playbook import PlaybookPilot
 from subterminator_tui.practice.sites import practice_hint
+from subterminator_tui.providers.base import ToolSpec
 from subterminator_tui.providers.resolution import (
     create_model_client,
     missing_model_reason,
@@ -54,6 +57,8 @@ class RunRequest:
     headless: bool | None = None
     profile_dir: str | None = None
     services: tuple[str, ...] = ()
+    #: The benchmark's baseline: every server tool, full snapshots, full history.
+    naive: bool = False
 
 
 def build_pilot(
@@ -62,13 +67,18 @@ def build_pilot(
     settings: Settings,
     start_url: str,
     reporter: Reporter,
+    server_tools: Sequence[ToolSpec] = (),
 ) -> Pilot:
     """The pilot ``--pilot`` asks for; ConfigurationError when it cannot drive this service."""
     missing = missing_model_reason(request.model, settings)
 
     def make_ai() -> AIPilot:
         model = resolve_model_name(request.model, settings)
-        return AIPilot(create_model_client(model, settings), service)
+        client = create_model_client(model, settings)
+        if request.naive:
+            tools = [*server_tools, *VIRTUAL_TOOL_SPECS]
+            return AIPilot(client, service, tools=tools, view=NAIVE_VIEW)
+        return AIPilot(client, service)
 
     if request.pilot == "ai":
         if missing:
@@ -133,14 +143,21 @@ async def prepared_run(
             headless=request.headless,
             profile_dir=Path(request.profile_dir) if request.profile_dir else None,
         ) as opened:
-            pilot = build_pilot(request, service, settings, opened.start_url, reporter)
+            server_tools = [
+                ToolSpec(tool.name, tool.description or "", tool.input_schema)
+                for tool in opened.gateway.server_tools.values()
+            ]
+            pilot = build_pilot(
+                request, service, settings, opened.start_url, reporter, server_tools
+            )
+            offered = ALLOWED_TOOLS if request.naive else MODEL_TOOL_NAMES
             orchestrator = Orchestrator(
                 service,
                 opened.gateway,
                 pilot,
                 gate,
                 reporter,
-                Guard(service, offered_tools=MODEL_TOOL_NAMES, checkpoints=request.checkpoints),
+                Guard(service, offered_tools=offered, checkpoints=request.checkpoints),
                 RunOptions(
                     start_url=opened.start_url,
                     max_turns=max_turns,

@@ -52,7 +52,4 @@ def page_for_model(snapshot: NormalizedSnapshot, view: PageView = COMPACT_VIEW) 
 
 def page_stub(snapshot: NormalizedSnapshot) -> str:
     """What replaces an earlier page in the history."""
-    return (
-        f"[earlier page omitted: '{snapshot.title}' at {snapshot.url}; "
-        "a later result has the current page]"
-    )
+    return f"[old page: {snapshot.title}]"

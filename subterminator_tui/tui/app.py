@@ -208,18 +208,8 @@ class SubTerminatorApp(App[int]):
 
     @on(TurnLog.TurnSelected)
     def _turn_selected(self, message: TurnLog.TurnSelected) -> None:
-        # A row highlight posted just before the app exits arrives after the widgets are
-        # removed; querying them then raised NoMatches and put a traceback on the way out.
-        logs = self.query(TurnLog)
-        if not logs:
-            return
-        log = logs.first()
+        log = self.query_one(TurnLog)
         newest = max(log.records) if log.records else 0
-        if message.record.turn == newest and self.follow_live:
-            # The cursor followed a new turn that on_run_event already shows live. Showing it
-            # again rebuilt the tree twice per turn and, arriving late, replaced the checkpoint's
-            # "Pending call" view behind the modal.
-            return
         self.follow_live = message.record.turn == newest
         self._show_turn(message.record, live=self.follow_live)
 

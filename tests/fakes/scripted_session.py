@@ -24,6 +24,7 @@ from subterminator_tui.browser.snapshot import (
     parse_elements,
 )
 from subterminator_tui.orchestrator.events import (
+    Notice,
     Outcome,
     PageSeen,
     Reporter,
@@ -41,6 +42,7 @@ from subterminator_tui.orchestrator.gates import (
     HumanGate,
 )
 from subterminator_tui.orchestrator.guard import describe_action
+from subterminator_tui.orchestrator.handoff import describe_handoff
 from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 from subterminator_tui.tui.app import RunSession
 
@@ -115,6 +117,9 @@ DEMOFLIX_FLOW: tuple[ScriptedStep, ...] = (
         checkpoint=FINISH_WHY,
     ),
 )
+
+#: The captured page each hand-off kind comes from.
+_HANDOFF_PAGES = {"login": "login", "two_factor": "verify", "captcha": "captcha"}
 
 #: Seconds each turn took, in order (the last one is complete_task).
 LATENCIES = (1.8, 1.2, 1.3, 2.1, 2.6, 0.9, 1.1, 1.0)
@@ -201,12 +206,16 @@ class _Run:
         self.reporter.emit(
             RunStarted(SERVICE_NAME, "ai", MODEL, session.max_turns, session.checkpoints)
         )
-        self.reporter.emit(PageSeen(self.page, True))
         for request in session.handoffs:
+            # The page asking for the person comes first, as the orchestrator reports it.
+            self.reporter.emit(PageSeen(fixture_page(_HANDOFF_PAGES[request.kind]), True))
             answer = await self.gate.handoff(request)
             session.answers.append(answer)
             if answer.action == "cancel":
                 return self._finish("human_rejected", message="You cancelled the hand-off.")
+        if session.handoffs:
+            self.reporter.emit(Notice(describe_handoff([r.kind for r in session.handoffs])))
+        self.reporter.emit(PageSeen(self.page, True))
         await self._hold()
         steps = list(DEMOFLIX_FLOW)
         while steps:

@@ -209,7 +209,7 @@ async def test_persistent_server_error_gives_up_after_three_requests(
     async with opened(model, RetryPolicy(sleep=sleep)) as client:
         with pytest.raises(LLMError, match="HTTP 500") as caught:
             await client.complete("", GOAL, [CLICK])
-    assert "Fake error 500" in str(caught.value)
+    assert "Scripted error 500" in str(caught.value)
     assert (len(server.requests), sleep.delays) == (3, [1.0, 2.0])
 
 

@@ -102,7 +102,7 @@ async def test_history_grows_by_two_and_old_pages_become_stubs(
     assert sizes == [1 + 2 * turn for turn in range(len(sent))]
     last = json.dumps(sent[-1]["messages"])
     assert last.count("Current page:") == 1
-    assert last.count("[earlier page omitted") == len(sent) - 1
+    assert last.count("[old page:") == len(sent) - 1
 
 
 async def test_checkpoint_judges_the_real_target_not_the_models_words(

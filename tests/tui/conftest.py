@@ -1,11 +1,11 @@
-"""Helpers for the app's tests: the CLI's app factory, waiting on conditions, reading the screen."""
+"""Helpers for the app's tests: the CLI's factory, waiting, reading the screen, and scenes."""
 
 from __future__ import annotations
 
 import html
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,15 +13,27 @@ import pytest
 from rich.text import Text
 from textual.content import Content
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input
 
 from subterminator_tui.cli.cancel import PreparedRun, RunRequest
 from subterminator_tui.practice.demoflix import DemoflixState
+from subterminator_tui.practice.sites import practice_hint
 from subterminator_tui.tui.app import RunSession, SubTerminatorApp
 from subterminator_tui.tui.run import create_app, session_for
+from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
+from subterminator_tui.tui.screens.end import EndScreen
+from subterminator_tui.tui.screens.handoff import HandoffScreen
+from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
+from subterminator_tui.tui.widgets.turn_log import TurnLog
 from tests.conftest import browser_parts_missing
-from tests.fakes.scripted_session import frozen_clock
+from tests.fakes.scripted_session import (
+    ScriptedSession,
+    frozen_clock,
+    login_handoff,
+    long_snapshot,
+)
 
 #: Every app test runs in this terminal size (snapshots depend on it).
 SIZE = (140, 40)
@@ -117,3 +129,104 @@ def quiet(app: SubTerminatorApp) -> None:
         widget.cursor_blink = False
     for widget in app.screen_stack[0].query(Input):
         widget.cursor_blink = False
+
+
+# --- scenes: the screens the snapshot tests pin and scripts/screenshots.py exports ------------
+
+RunBefore = Callable[[Pilot[int]], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A scripted app and the steps that bring it to one screen, quiet and laid out."""
+
+    app: SubTerminatorApp
+    run_before: RunBefore
+
+
+def _scene(
+    session: ScriptedSession, *steps: Callable[[SubTerminatorApp, Pilot[int]], Awaitable[None]]
+) -> Scene:
+    app = scripted_app(session)
+
+    async def run_before(pilot: Pilot[int]) -> None:
+        for step in steps:
+            await step(app, pilot)
+        quiet(app)
+        await pilot.pause()
+
+    return Scene(app, run_before)
+
+
+def _until(
+    condition: Callable[[SubTerminatorApp], bool], what: str
+) -> Callable[[SubTerminatorApp, Pilot[int]], Awaitable[None]]:
+    async def step(app: SubTerminatorApp, pilot: Pilot[int]) -> None:
+        await wait_until(pilot, lambda: condition(app), what, within=10)
+
+    return step
+
+
+def _press(*keys: str) -> Callable[[SubTerminatorApp, Pilot[int]], Awaitable[None]]:
+    async def step(app: SubTerminatorApp, pilot: Pilot[int]) -> None:
+        await pilot.press(*keys)
+
+    return step
+
+
+def _rows(count: int) -> Callable[[SubTerminatorApp], bool]:
+    return lambda app: app.query_one(TurnLog).row_count == count
+
+
+def _on_screen(kind: type[Screen[object]]) -> Callable[[SubTerminatorApp], bool]:
+    return lambda app: isinstance(app.screen, kind)
+
+
+def mid_run_scene() -> Scene:
+    """Turn 4 of demoflix running: the turn log, its arguments and the offer page's tree."""
+    return _scene(ScriptedSession(hold_at_turn=4), _until(_rows(4), "turn 4 in the log"))
+
+
+def checkpoint_scene() -> Scene:
+    """The approval asked before "Finish cancellation"."""
+    return _scene(ScriptedSession(), _until(_on_screen(CheckpointScreen), "the checkpoint"))
+
+
+def handoff_scene() -> Scene:
+    """The sign-in hand-off, both fields typed: the password shows as dots."""
+    request = login_handoff(headed=True, hint=practice_hint())
+    return _scene(
+        ScriptedSession(handoffs=(request,)),
+        _until(_on_screen(HandoffScreen), "the hand-off"),
+        _press(*"demo", "enter", *"hunter22"),
+    )
+
+
+def end_scene() -> Scene:
+    """After `y` at the checkpoint: cancelled and verified."""
+    return _scene(
+        ScriptedSession(),
+        _until(_on_screen(CheckpointScreen), "the checkpoint"),
+        _press("y"),
+        _until(_on_screen(EndScreen), "the end screen"),
+    )
+
+
+def long_snapshot_scene() -> Scene:
+    """A page of 5,000+ elements, the tree opened at the turn's target."""
+
+    def targeted(app: SubTerminatorApp) -> bool:
+        node = app.query_one(SnapshotTree).cursor_node
+        return _rows(1)(app) and node is not None and "Cancel" in node.label.plain
+
+    session = ScriptedSession(start_page=long_snapshot(5_000), hold_at_turn=1)
+    return _scene(session, _until(targeted, "the targeted button"))
+
+
+#: The screenshots ``scripts/screenshots.py`` writes, by file name.
+SCREENSHOT_SCENES: dict[str, Callable[[], Scene]] = {
+    "main": mid_run_scene,
+    "checkpoint": checkpoint_scene,
+    "handoff": handoff_scene,
+    "end": end_scene,
+}

@@ -23,6 +23,7 @@ from subterminator_tui.tui.screens.end import EndScreen
 from subterminator_tui.tui.screens.error import ErrorScreen
 from subterminator_tui.tui.screens.handoff import HandoffScreen
 from subterminator_tui.tui.screens.quit import QuitScreen
+from subterminator_tui.tui.widgets.arguments import ArgumentsPane
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 from subterminator_tui.tui.widgets.turn_log import TurnLog
 from subterminator_tui.tui.widgets.url_bar import UrlBar
@@ -121,6 +122,19 @@ class TestCheckpointWithThePlaybook:
             await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
             action = plain(app.screen.query_one("#checkpoint-action"))
             assert action == "Click button 'Finish cancellation'"
+
+
+class TestBehindTheCheckpoint:
+    """Behind the modal, the main screen shows what is about to happen."""
+
+    async def test_a_burst_of_turns_leaves_the_pending_call_and_live_page_shown(self) -> None:
+        """Five turns in quick succession, then a checkpoint: "Pending call" and "Live" remain."""
+        app = scripted_app(ScriptedSession())
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal", within=10)
+            assert app.query_one(ArgumentsPane).border_title == "Pending call"
+            assert plain(app.query_one(UrlBar)).startswith("Live")
+            assert app.follow_live
 
 
 @pytest.mark.browser
@@ -346,12 +360,12 @@ class TestKeymap:
 class TestShutdown:
     """Shutting the app down at any moment is clean."""
 
-    async def test_shutdown_with_a_row_highlight_still_queued_raises_nothing(self) -> None:
-        """Shut down the moment the checkpoint appears (turn log update in flight): no error."""
+    async def test_shutdown_right_after_a_burst_of_turns_raises_nothing(self) -> None:
+        """Shut down the moment the checkpoint appears, turn log updates in flight: no error."""
         app = scripted_app(ScriptedSession())
         async with app.run_test(size=SIZE) as pilot:
             deadline = time.monotonic() + 10
-            # Not wait_until: its idle pass would deliver the queued highlight first.
+            # Not wait_until: its idle pass would deliver the queued row highlights first.
             while not at_checkpoint(app) and time.monotonic() < deadline:
                 await pilot.pause(0.01)
             assert at_checkpoint(app)

@@ -31,7 +31,7 @@ from subterminator_tui.providers.base import (
 from subterminator_tui.rules import ServiceConfig, load_services
 
 SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots" / "demoflix"
-STUB = "[earlier page omitted"
+STUB = "[old page:"
 
 
 def page(name: str, tmp_path: Path) -> NormalizedSnapshot:
@@ -142,7 +142,7 @@ async def test_the_first_page_becomes_a_stub_once_a_result_arrives(
     pilot.observe(call, {"error": False}, survey)
     first = text_of(pilot.messages[0])
     assert first.startswith(f"Goal: {demoflix.goal}")
-    assert f"{STUB}: 'Account - Demoflix' at {account.url}" in first
+    assert f"{STUB} Account - Demoflix]" in first
     assert "Cancel membership" not in first
 
 
@@ -236,7 +236,7 @@ async def test_the_system_prompt_includes_the_service_prompt(
     await pilot.next_turn(account)
     assert demoflix.prompt
     assert demoflix.prompt in model.systems[0]
-    assert "Call exactly one tool per turn" in model.systems[0]
+    assert "One tool call per" in model.systems[0]
 
 
 async def test_a_reply_without_a_tool_call_proposes_nothing(

@@ -60,6 +60,10 @@ class TurnLog(DataTable[Text | str]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, id=id)
         self.records: dict[int, TurnRecord] = {}
+        # Rows the cursor moved to by itself to follow a new turn. Their highlights arrive
+        # later (after a burst of turns, after later turns) and are not the person's choice:
+        # posted as TurnSelected they showed an old turn and stopped following the live page.
+        self._followed_rows: set[int] = set()
 
     def on_mount(self) -> None:
         """The columns."""
@@ -86,6 +90,8 @@ class TurnLog(DataTable[Text | str]):
             key=str(record.turn),
         )
         if self.cursor_row == self.row_count - 2 or self.row_count == 1:
+            # Exactly one highlight follows: add_row's own for the first row, the move's after.
+            self._followed_rows.add(self.row_count - 1)
             self.move_cursor(row=self.row_count - 1, animate=False)
 
     def finish_turn(self, turn: int, outcome: str, latency: float, message: str) -> None:
@@ -103,6 +109,9 @@ class TurnLog(DataTable[Text | str]):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Tell the app which turn to show."""
+        if event.cursor_row in self._followed_rows:
+            self._followed_rows.discard(event.cursor_row)
+            return
         key = event.row_key.value
         if key is not None and int(key) in self.records:
             self.post_message(self.TurnSelected(self.records[int(key)]))

@@ -1,0 +1,231 @@
+"""Run one scenario in one configuration and measure it against the server's ground truth."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import statistics
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from subterminator_tui.bench.ground_truth import (
+    GroundTruth,
+    judged_success,
+    read_ground_truth,
+    unapproved_actions,
+)
+from subterminator_tui.bench.loopback_model import ScriptedModelServer
+from subterminator_tui.bench.scripted_brain import PlaybookBrain
+from subterminator_tui.cli.cancel import RunRequest, prepared_run
+from subterminator_tui.orchestrator.events import Event, PageSeen, RunStarted, TurnFinished
+from subterminator_tui.orchestrator.gates import (
+    CheckpointRequest,
+    Decision,
+    HandoffAnswer,
+    HandoffRequest,
+)
+from subterminator_tui.pilots.compaction import estimate_tokens
+from subterminator_tui.pilots.page_view import COMPACT_VIEW, NAIVE_VIEW, page_for_model
+from subterminator_tui.practice.demoflix.state import (
+    CAPTCHA_TEXT,
+    PASSWORD,
+    TWO_FACTOR_CODE,
+    USERNAME,
+)
+from subterminator_tui.rules import ServiceConfig
+
+#: The practice account, typed by the bench when a page hands off to the person.
+_PRACTICE_ANSWERS = (
+    ("user", USERNAME),
+    ("pass", PASSWORD),
+    ("code", TWO_FACTOR_CODE),
+    ("character", CAPTCHA_TEXT),
+)
+SCRIPTED_KEY = "scripted-loopback-model"
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """One column of the comparison."""
+
+    name: str
+    naive: bool
+
+
+OURS = BenchConfig("ours", naive=False)
+NAIVE = BenchConfig("naive", naive=True)
+
+
+@dataclass
+class Measurement:
+    """Everything measured for one scenario in one configuration."""
+
+    scenario: str
+    config: str
+    pilot: str
+    model: str | None
+    scripted: bool
+    expected: str | None
+    reason: str
+    success: bool
+    verified: bool
+    correct: bool
+    unsafe_actions: int
+    decoys: int
+    approvals: int
+    turns: int
+    model_calls: int
+    input_tokens: int
+    output_tokens: int
+    tokens_per_snapshot: float
+    snapshot_elements: float
+    wall_seconds: float
+    cold_start_seconds: float
+    overhead_ms_per_turn: float
+    lost: list[str] = field(default_factory=list)
+    ground_truth: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return asdict(self)
+
+
+class BenchGate:
+    """The bench plays the person: approves every checkpoint and types the practice account."""
+
+    def __init__(self) -> None:
+        self.state: Any = None
+        self.approvals_at: list[int] = []
+
+    async def approve(self, request: CheckpointRequest) -> Decision:
+        """Approve, noting how many irreversible actions had happened by then."""
+        truth = read_ground_truth(self.state)
+        self.approvals_at.append(len(truth.irreversible))
+        return Decision("approve")
+
+    async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
+        """Type the practice credentials, code or CAPTCHA characters into the fields."""
+        values = {}
+        for field_ in request.fields:
+            label = field_.label.casefold()
+            value = next((answer for key, answer in _PRACTICE_ANSWERS if key in label), "")
+            if value:
+                values[field_.ref] = value
+        return HandoffAnswer("typed", values) if values else HandoffAnswer("cancel")
+
+
+class BenchReporter:
+    """Collects what the measurement needs from the run's events."""
+
+    def __init__(self, naive: bool) -> None:
+        self.view = NAIVE_VIEW if naive else COMPACT_VIEW
+        self.started = time.perf_counter()
+        self.first_page: float | None = None
+        self.snapshot_tokens: list[int] = []
+        self.snapshot_elements: list[int] = []
+        self.overheads: list[float] = []
+        self.driver = ""
+
+    def emit(self, event: Event) -> None:
+        """Record one event."""
+        if isinstance(event, RunStarted):
+            self.driver = event.pilot
+        elif isinstance(event, PageSeen):
+            if self.first_page is None:
+                self.first_page = time.perf_counter()
+            self.snapshot_tokens.append(estimate_tokens(page_for_model(event.snapshot, self.view)))
+            self.snapshot_elements.append(len(event.snapshot.elements))
+        elif isinstance(event, TurnFinished):
+            self.overheads.append(event.overhead_seconds)
+
+
+@contextlib.contextmanager
+def scripted_model_env(server: ScriptedModelServer | None) -> Iterator[None]:
+    """Point the Anthropic SDK at the loopback model for the duration, then restore."""
+    if server is None:
+        yield
+        return
+    names = ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ["ANTHROPIC_BASE_URL"] = server.base_url
+    os.environ["ANTHROPIC_API_KEY"] = SCRIPTED_KEY
+    os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _median(values: list[float] | list[int]) -> float:
+    return float(statistics.median(values)) if values else 0.0
+
+
+async def measure(
+    service: ServiceConfig,
+    config: BenchConfig,
+    *,
+    pilot: str,
+    model: str | None,
+    scripted: bool,
+    workdir: Path,
+    services: tuple[str, ...] = (),
+) -> Measurement:
+    """Run ``service`` once in ``config`` and judge it by the practice server's state."""
+    brain = PlaybookBrain(service.playbook, start_url="")
+    server = ScriptedModelServer(brain).start() if scripted and pilot != "playbook" else None
+    gate, reporter = BenchGate(), BenchReporter(config.naive)
+    request = RunRequest(
+        service.id,
+        pilot=pilot,
+        model=None if scripted else model,
+        headless=True,
+        profile_dir=str(workdir / f"{service.id}-{config.name}"),
+        services=services,
+        naive=config.naive,
+    )
+    started = time.perf_counter()
+    try:
+        with scripted_model_env(server):
+            async with prepared_run(request, gate, reporter) as prepared:
+                brain.start_url = prepared.browser.start_url
+                site = prepared.browser.practice
+                gate.state = site.state if site else None
+                result = await prepared.orchestrator.run()
+    finally:
+        if server is not None:
+            server.stop()
+    wall = time.perf_counter() - started
+    truth: GroundTruth = read_ground_truth(gate.state)
+    return Measurement(
+        scenario=service.id,
+        config=config.name,
+        pilot=reporter.driver or pilot,
+        model=None if pilot == "playbook" else (model or "claude-sonnet-5-5"),
+        scripted=server is not None,
+        expected=service.expected,
+        reason=result.reason,
+        success=result.success,
+        verified=result.verified,
+        correct=judged_success(truth, service.expected) and result.success,
+        unsafe_actions=unapproved_actions(truth, gate.approvals_at),
+        decoys=truth.decoys,
+        approvals=len(gate.approvals_at),
+        turns=result.turns,
+        model_calls=result.model_calls,
+        input_tokens=result.input_tokens,
+        output_tokens=result.output_tokens,
+        tokens_per_snapshot=_median(reporter.snapshot_tokens),
+        snapshot_elements=_median(reporter.snapshot_elements),
+        wall_seconds=wall,
+        cold_start_seconds=(reporter.first_page or started) - started,
+        overhead_ms_per_turn=_median(reporter.overheads) * 1000,
+        lost=list(brain.lost),
+        ground_truth=asdict(truth),
+    )

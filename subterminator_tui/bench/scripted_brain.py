@@ -1,0 +1,116 @@
+"""A scripted model that plays a scenario's intended path from the page text it is sent.
+
+It reads refs out of the latest page exactly as a real model would read them,
+so when compaction drops an element the path needs, the scripted model cannot
+find it either: that is how the benchmark measures what compaction loses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin
+
+from subterminator_tui.bench.loopback_model import ModelRequest, ScriptedTurn
+from subterminator_tui.pilots.playbook import describe_step
+from subterminator_tui.rules import PlaybookStep
+
+_LINE = re.compile(r'^\s*- (?P<role>[a-z]+) "(?P<name>(?:[^"\\]|\\.)*)"(?P<rest>[^\n]*)$', re.M)
+_REF = re.compile(r"\[ref=(?P<ref>\w+)\]")
+_PAGE_MARK = "Current page:"
+
+
+@dataclass(frozen=True)
+class PageElement:
+    """A control as the page text shows it."""
+
+    role: str
+    name: str
+    ref: str
+
+
+def page_elements(text: str) -> list[PageElement]:
+    """The controls (lines with a ref) of the newest page in ``text``."""
+    page = text.rsplit(_PAGE_MARK, 1)[-1]
+    found = []
+    for match in _LINE.finditer(page):
+        ref = _REF.search(match["rest"])
+        if ref:
+            name = match["name"].replace('\\"', '"').replace("\\\\", "\\")
+            found.append(PageElement(match["role"], name, ref["ref"]))
+    return found
+
+
+def _matches(step: PlaybookStep, element: PageElement) -> bool:
+    if step.role and element.role != step.role:
+        return False
+    if step.name_regex is not None:
+        return bool(step.name_regex.search(element.name))
+    return (step.name or "").casefold() in element.name.casefold()
+
+
+@dataclass
+class PlaybookBrain:
+    """Answers each request with the next step of ``steps`` that is on the page."""
+
+    steps: Sequence[PlaybookStep]
+    start_url: str
+    index: int = 0
+    #: Steps the path needed but the page text did not show (what compaction lost).
+    lost: list[str] = field(default_factory=list)
+    _last_step: int | None = None
+
+    def __call__(self, request: ModelRequest) -> ScriptedTurn:
+        text = request.latest_text
+        if text.startswith('{"error": true') and self._last_step is not None:
+            # The last call failed (refused, stale): try that step again on the fresh page.
+            self.index = self._last_step
+        if "Modal state" in text.rsplit(_PAGE_MARK, 1)[-1] and "dialog" in text:
+            self._last_step = None
+            return _call("browser_handle_dialog", {"accept": True}, "Accepting the dialog.")
+        elements = page_elements(text)
+        while self.index < len(self.steps):
+            step = self.steps[self.index]
+            turn = self._turn_for(step, elements)
+            if turn is not None:
+                self._last_step = self.index
+                self.index += 1
+                return turn
+            if not step.optional:
+                self.lost.append(describe_step(step))
+                return ScriptedTurn(text=f"I cannot find {describe_step(step)} on this page.")
+            self.index += 1
+        self._last_step = None
+        return _call(
+            "complete_task",
+            {"status": "success", "reason": "The intended path is done."},
+            "Done.",
+        )
+
+    def _turn_for(self, step: PlaybookStep, elements: list[PageElement]) -> ScriptedTurn | None:
+        if step.action == "navigate":
+            return _call("browser_navigate", {"url": urljoin(self.start_url, step.url or "")})
+        if step.action == "press":
+            return _call("browser_press_key", {"key": step.key})
+        if step.action == "wait":
+            return _call("browser_wait_for", {"time": step.seconds})
+        candidates = [element for element in elements if _matches(step, element)]
+        if not candidates:
+            return None
+        wanted = (step.name or "").casefold()
+        target = sorted(candidates, key=lambda element: element.name.casefold() != wanted)[0]
+        arguments: dict[str, Any] = {
+            "target": target.ref,
+            "element": f"{target.role} {target.name}",
+        }
+        if step.action == "click":
+            return _call("browser_click", arguments)
+        if step.action == "type":
+            return _call("browser_type", {**arguments, "text": step.text})
+        return _call("browser_select_option", {**arguments, "values": [step.value]})
+
+
+def _call(name: str, arguments: dict[str, Any], text: str = "") -> ScriptedTurn:
+    return ScriptedTurn(text=text, tool_calls=[(name, arguments)])
