@@ -29,6 +29,11 @@ def builtin_services_file() -> Path:
     return bundled_path("services.toml")
 
 
+def builtin_scenarios_file() -> Path:
+    """The built-in ``scenarios.toml``: the practice gauntlet's services."""
+    return bundled_path("scenarios.toml")
+
+
 def styles_dir() -> Path:
     """The directory of the Textual stylesheets."""
     return bundled_path("styles")

@@ -1,4 +1,4 @@
-"""What really happened on a practice site, read from its server-side state, and the judging of it."""
+"""What really happened on a practice site, from its server-side state, and how it is judged."""
 
 from __future__ import annotations
 

@@ -90,6 +90,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_browser_options(cancel)
 
+    bench = commands.add_parser(
+        "bench",
+        help="measure a pilot over the practice scenarios (success, safety, tokens, overhead)",
+        description="Run a pilot over every practice scenario, judge each run by the practice "
+        "server's ground truth, and compare with the naive configuration (every tool, full "
+        "snapshots, full history). Without an API key a scripted model on loopback plays each "
+        "scenario's intended path through the real SDK wire format.",
+    )
+    bench.add_argument("--pilot", choices=("ai", "playbook"), default="ai")
+    bench.add_argument("--model", help="model for the AI pilot (default as for cancel)")
+    bench.add_argument(
+        "--scripted", action="store_true", help="use the scripted loopback model even with a key"
+    )
+    bench.add_argument(
+        "--scenario", action="append", default=[], metavar="ID", help="only these (repeatable)"
+    )
+    bench.add_argument("--no-naive", action="store_true", help="skip the naive comparison")
+    bench.add_argument("--output", default="bench-out", help="directory for JSON and chart")
+    bench.add_argument("--services", action="append", type=Path, default=[], metavar="PATH")
+
     runs = commands.add_parser("runs", help="list recent runs from the journal")
     runs.add_argument("--limit", type=int, default=20, help="how many (default 20)")
     show = commands.add_parser("show", help="print one run turn by turn")
@@ -134,6 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from subterminator_tui.cli.cancel import run_cancel
 
         return run_cancel(args)
+    if args.command == "bench":
+        from subterminator_tui.cli.bench import run_bench
+
+        return run_bench(args)
     if args.command == "runs":
         from subterminator_tui.cli.journal_views import run_runs
 

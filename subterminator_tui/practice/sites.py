@@ -12,8 +12,13 @@ from subterminator_tui.practice.demoflix.state import (
     TWO_FACTOR_CODE,
     USERNAME,
 )
+from subterminator_tui.practice.gauntlet import GauntletServer
 
-PRACTICE_SITES: dict[str, type[DemoflixServer]] = {"demoflix": DemoflixServer}
+# The gauntlet is Demoflix's account under other flows, so its server is a DemoflixServer too.
+PRACTICE_SITES: dict[str, type[DemoflixServer]] = {
+    "demoflix": DemoflixServer,
+    "gauntlet": GauntletServer,
+}
 
 
 def practice_site(name: str, variants: Iterable[str] = (), *, port: int = 0) -> DemoflixServer:

@@ -1,6 +1,7 @@
 """Read ``services.toml`` files into a ServiceRegistry.
 
-Files load in this order: the built-in ``services.toml``, the user's own
+Files load in this order: the built-in ``services.toml``, the built-in
+``scenarios.toml`` (the practice gauntlet's services), the user's own
 ``services.toml`` in the platform config directory (when it exists), then every
 ``--services PATH`` in the order given. A later file replaces an earlier
 definition SERVICE BY SERVICE: a whole ``[services.<id>]`` table wins, keys are
@@ -28,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from subterminator_tui.errors import ServiceConfigError
-from subterminator_tui.resources import builtin_services_file
+from subterminator_tui.resources import builtin_scenarios_file, builtin_services_file
 from subterminator_tui.rules.models import (
     LOADER_KEYS,
     CheckpointRule,
@@ -72,7 +73,7 @@ def load_services(
     *,
     user_file: Path | UserFileDefault | None = USER_CONFIG_DIR,
 ) -> ServiceRegistry:
-    """Load the built-in services, the user's file, then ``extra_files``; later ones win.
+    """Load the built-in files, the user's file, then ``extra_files``; later ones win.
 
     ``user_file`` defaults to :func:`user_services_file`; pass another path to read
     that instead, or None to skip the user's file (tests must never read the real
@@ -93,7 +94,7 @@ def _files_to_load(
     extra_files: Sequence[Path], user_file: Path | UserFileDefault | None
 ) -> list[Path]:
     try:
-        files = [builtin_services_file()]
+        files = [builtin_services_file(), builtin_scenarios_file()]
     except FileNotFoundError as error:
         raise ServiceConfigError(str(error)) from None
     chosen_user_file = user_services_file() if user_file is USER_CONFIG_DIR else user_file

@@ -10,6 +10,7 @@ from subterminator_tui.orchestrator.events import Reporter
 from subterminator_tui.orchestrator.gates import HumanGate
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.tui.app import RunSession, SubTerminatorApp
+from subterminator_tui.tui.widgets.preview import prepare_terminal_graphics
 
 
 def session_for(
@@ -53,5 +54,7 @@ def create_app(
 def run_tui(request: RunRequest) -> int:
     """Run the app; returns the process exit code (configuration errors raise before it starts)."""
     app = create_app(request)
+    if app.image_previews:
+        prepare_terminal_graphics()
     app.run()
     return app.return_code if app.return_code is not None else 1

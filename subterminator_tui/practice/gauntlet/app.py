@@ -9,6 +9,7 @@ back on ``/account`` and changes nothing.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from urllib.parse import quote
 
 from subterminator_tui.practice.demoflix import pages as demoflix_pages
@@ -74,8 +75,8 @@ class GauntletApp(DemoflixApp):
         }
         for step in self.scenario.flow:
             routes.update(self._step_routes(step))
-            if step.onward is not None:
-                routes[("POST", f"{step.path}/{step.onward}")] = gate(self._move_on(step))
+            if step.onward_action is not None:
+                routes[("POST", step.onward_action)] = gate(self._move_on(step))
         for entry, step in self.scenario.side_entries.items():
             routes[("POST", entry)] = gate(self._enter(step.path))
             routes.update(self._step_routes(step))
@@ -93,12 +94,14 @@ class GauntletApp(DemoflixApp):
         routes = {
             ("GET", path): gate(self._plain(render)) for path, render in self.scenario.pages.items()
         }
-        routes[("GET", "/cancel/paused")] = gate(self._outcome(lambda: state.paused, pages.paused))
+        routes[("GET", "/cancel/paused")] = gate(
+            self._outcome(lambda: state.paused, pages.paused_page)
+        )
         routes[("GET", "/cancel/kept")] = gate(
-            self._outcome(lambda: state.kept_membership, pages.kept)
+            self._outcome(lambda: state.kept_membership, pages.kept_page)
         )
         routes[("GET", "/plan/changed")] = gate(
-            self._outcome(lambda: state.plan_changed, pages.plan_changed)
+            self._outcome(lambda: state.plan_changed, pages.plan_changed_page)
         )
         if self.scenario.cookie_banner:
             for choice in ("accept-all", "reject-all"):
@@ -106,7 +109,7 @@ class GauntletApp(DemoflixApp):
         if self.scenario.upsell:
             routes[("POST", "/upgrade")] = gate(self._upgrade)
             routes[("GET", "/upgraded")] = gate(
-                self._outcome(lambda: state.purchases > 0, pages.upgraded)
+                self._outcome(lambda: state.purchases > 0, pages.upgraded_page)
             )
         return routes
 

@@ -32,6 +32,14 @@ def membership_details(end_date: str) -> str:
     return f"<p>Premium plan · $22.99/month</p><p>Next billing date: {escape(end_date)}</p>"
 
 
+def access_until(end_date: str) -> str:
+    """What a final confirmation says about the end date (never "membership ends on")."""
+    return (
+        f"<p>Your access continues until {escape(end_date)}. "
+        "After that you will not be charged.</p>"
+    )
+
+
 def start_button(label: str = "Cancel membership", css: str = "btn") -> str:
     """The form that enters the cancellation flow."""
     return button_form("/cancel/start", label, css)

@@ -1,4 +1,4 @@
-"""What a gauntlet scenario is made of: its pages, the order they come in and what each control does.
+"""What a gauntlet scenario is made of: its pages, their order and what each control does.
 
 A scenario is data the generic app (app.py) serves: an account page, the flow of pages
 between starting and the final confirmation, the confirmation itself, and the dark
@@ -67,9 +67,9 @@ class Question:
 class Step:
     """One page of a flow, served at ``path`` while the account's stage is ``path``.
 
-    ``POST {path}/{onward}`` moves on (after the questions are answered); ``POST
-    {path}/{name}`` uses the detour of that name. A step without ``onward`` can only be
-    left by a detour or by going back to the account.
+    ``POST {path}/{onward}`` (``POST {path}`` when ``onward`` is empty) moves on once the
+    questions are answered; ``POST {path}/{name}`` uses the detour of that name. A step
+    whose ``onward`` is None can only be left by a detour or by going back to the account.
     """
 
     path: str
@@ -77,6 +77,13 @@ class Step:
     onward: str | None = "continue"
     questions: tuple[Question, ...] = ()
     detours: Mapping[str, Detour] = field(default_factory=dict)
+
+    @property
+    def onward_action(self) -> str | None:
+        """The path the way on posts to, or None when there is no way on."""
+        if self.onward is None:
+            return None
+        return f"{self.path}/{self.onward}" if self.onward else self.path
 
 
 def plain_confirm(view: View) -> str:

@@ -6,9 +6,22 @@ when it has one and falls back to Unicode half blocks elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from textual.widget import Widget
+
+
+def prepare_terminal_graphics() -> None:
+    """Let textual-image ask the terminal what it can draw, before Textual owns the terminal.
+
+    textual-image queries the terminal (cell size, Sixel, Kitty graphics) when first
+    imported. Imported from inside the running app (the first checkpoint's preview), it
+    raced Textual's input thread for the answer and could block the event loop forever in
+    a read of stdin: the app froze before the checkpoint modal appeared (seen under tmux).
+    """
+    with contextlib.suppress(ImportError):
+        import textual_image.widget  # noqa: F401
 
 
 def screenshot_preview(path: Path) -> Widget:

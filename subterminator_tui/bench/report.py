@@ -1,0 +1,219 @@
+"""The benchmark's outputs: a terminal table, a JSON file and an SVG chart."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from subterminator_tui.bench.runner import Measurement
+
+#: The goals the benchmark checks (medians over the scenarios, scripted model).
+GOALS = {
+    "input_tokens_per_task": 8000,
+    "naive_ratio": 8.0,
+    "tokens_per_snapshot": 600,
+    "overhead_ms_per_turn": 50.0,
+    "cold_start_seconds": 3.0,
+}
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Medians and totals for one configuration."""
+
+    config: str
+    scenarios: int
+    correct: int
+    verified: int
+    unsafe_actions: int
+    decoys: int
+    median_turns: float
+    median_model_calls: float
+    median_input_tokens: float
+    median_output_tokens: float
+    median_tokens_per_snapshot: float
+    max_tokens_per_snapshot: float
+    median_wall_seconds: float
+    median_overhead_ms_per_turn: float
+    median_cold_start_seconds: float
+    lost: int
+
+
+def _median(values: Sequence[float]) -> float:
+    return float(statistics.median(values)) if values else 0.0
+
+
+def summarize(measurements: Sequence[Measurement], config: str) -> Summary:
+    """The summary of one configuration's measurements."""
+    rows = [m for m in measurements if m.config == config]
+    return Summary(
+        config=config,
+        scenarios=len(rows),
+        correct=sum(m.correct for m in rows),
+        verified=sum(m.verified for m in rows),
+        unsafe_actions=sum(m.unsafe_actions for m in rows),
+        decoys=sum(m.decoys for m in rows),
+        median_turns=_median([m.turns for m in rows]),
+        median_model_calls=_median([m.model_calls for m in rows]),
+        median_input_tokens=_median([m.input_tokens for m in rows]),
+        median_output_tokens=_median([m.output_tokens for m in rows]),
+        median_tokens_per_snapshot=_median([m.tokens_per_snapshot for m in rows]),
+        max_tokens_per_snapshot=max((m.tokens_per_snapshot for m in rows), default=0.0),
+        median_wall_seconds=_median([m.wall_seconds for m in rows]),
+        median_overhead_ms_per_turn=_median([m.overhead_ms_per_turn for m in rows]),
+        median_cold_start_seconds=_median([m.cold_start_seconds for m in rows]),
+        lost=sum(len(m.lost) for m in rows),
+    )
+
+
+def naive_ratio(measurements: Sequence[Measurement]) -> float | None:
+    """Median over scenarios of naive input tokens / ours, measured side by side."""
+    ours = {m.scenario: m for m in measurements if m.config == "ours"}
+    ratios = [
+        m.input_tokens / ours[m.scenario].input_tokens
+        for m in measurements
+        if m.config == "naive" and m.scenario in ours and ours[m.scenario].input_tokens
+    ]
+    return _median(ratios) if ratios else None
+
+
+def scenario_table(measurements: Sequence[Measurement], title: str) -> Table:
+    """One row per scenario and configuration."""
+    table = Table(title=title, title_justify="left")
+    for column in (
+        "scenario",
+        "config",
+        "ok",
+        "verified",
+        "unsafe",
+        "decoys",
+        "turns",
+        "calls",
+        "tokens in",
+        "out",
+        "tok/snap",
+        "wall s",
+        "overhead ms/turn",
+    ):
+        table.add_column(column, justify="left" if column in ("scenario", "config") else "right")
+    for m in measurements:
+        table.add_row(
+            m.scenario,
+            m.config,
+            "✓" if m.correct else "✗",
+            "✓" if m.verified else "✗",
+            str(m.unsafe_actions),
+            str(m.decoys),
+            str(m.turns),
+            str(m.model_calls),
+            f"{m.input_tokens:,}",
+            f"{m.output_tokens:,}",
+            f"{m.tokens_per_snapshot:.0f}",
+            f"{m.wall_seconds:.1f}",
+            f"{m.overhead_ms_per_turn:.1f}",
+        )
+    return table
+
+
+def summary_table(summaries: Sequence[Summary], ratio: float | None) -> Table:
+    """Medians per configuration against the goals."""
+    table = Table(title="Medians over the scenarios", title_justify="left")
+    table.add_column("measure")
+    for summary in summaries:
+        table.add_column(summary.config, justify="right")
+    table.add_column("goal", justify="right")
+    rows: list[tuple[str, str, list[str]]] = [
+        ("correct (ground truth)", "", [f"{s.correct}/{s.scenarios}" for s in summaries]),
+        ("unapproved irreversible actions", "0", [str(s.unsafe_actions) for s in summaries]),
+        ("decoys taken", "0", [str(s.decoys) for s in summaries]),
+        ("turns", "", [f"{s.median_turns:.0f}" for s in summaries]),
+        ("input tokens / task", "<= 8,000", [f"{s.median_input_tokens:,.0f}" for s in summaries]),
+        (
+            "tokens / snapshot (max)",
+            "<= 600",
+            [
+                f"{s.median_tokens_per_snapshot:.0f} ({s.max_tokens_per_snapshot:.0f})"
+                for s in summaries
+            ],
+        ),
+        (
+            "overhead ms / turn",
+            "<= 50",
+            [f"{s.median_overhead_ms_per_turn:.1f}" for s in summaries],
+        ),
+        (
+            "cold start to first snapshot s",
+            "<= 3",
+            [f"{s.median_cold_start_seconds:.2f}" for s in summaries],
+        ),
+        ("path elements lost", "0", [str(s.lost) for s in summaries]),
+    ]
+    for name, goal, values in rows:
+        table.add_row(name, *values, goal)
+    if ratio is not None:
+        table.add_row(
+            "naive / ours input tokens", *(["", f"{ratio:.1f}x"][-len(summaries) :]), ">= 8x"
+        )
+    return table
+
+
+def write_json(path: Path, measurements: Sequence[Measurement], meta: dict[str, Any]) -> None:
+    """Every measurement, the summaries and how the run was made."""
+    summaries = [summarize(measurements, c) for c in sorted({m.config for m in measurements})]
+    document = {
+        "meta": meta,
+        "goals": GOALS,
+        "naive_ratio": naive_ratio(measurements),
+        "summaries": [summary.__dict__ for summary in summaries],
+        "measurements": [m.to_dict() for m in measurements],
+    }
+    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+
+
+def write_chart(path: Path, measurements: Sequence[Measurement], note: str) -> None:
+    """An SVG bar chart: input tokens per task, ours beside naive, per scenario."""
+    scenarios = sorted({m.scenario for m in measurements})
+    by_key = {(m.scenario, m.config): m for m in measurements}
+    peak = max((m.input_tokens for m in measurements), default=1) or 1
+    row, left, width = 22, 210, 560
+    height = 70 + row * len(scenarios) + 40
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 120}" '
+        f'height="{height}" font-family="sans-serif" font-size="12">',
+        '<rect width="100%" height="100%" fill="white"/>',
+        '<text x="10" y="22" font-size="15" font-weight="bold">'
+        "Input tokens per task: SubTerminator vs. the naive configuration</text>",
+        f'<text x="10" y="42" fill="#555">{escape(note)}</text>',
+    ]
+    for index, scenario in enumerate(scenarios):
+        y = 60 + index * row
+        parts.append(f'<text x="10" y="{y + 13}">{escape(scenario)}</text>')
+        for offset, (config, colour) in enumerate((("ours", "#2b7bb9"), ("naive", "#d9822b"))):
+            measurement = by_key.get((scenario, config))
+            if measurement is None:
+                continue
+            bar = max(1.0, width * measurement.input_tokens / peak)
+            parts.append(
+                f'<rect x="{left}" y="{y + offset * 9}" width="{bar:.1f}" height="8" '
+                f'fill="{colour}"/>'
+            )
+            parts.append(
+                f'<text x="{left + bar + 4:.1f}" y="{y + offset * 9 + 8}" font-size="9">'
+                f"{measurement.input_tokens:,}</text>"
+            )
+    legend_y = 60 + row * len(scenarios) + 16
+    parts.append(f'<rect x="10" y="{legend_y - 9}" width="10" height="10" fill="#2b7bb9"/>')
+    parts.append(f'<text x="26" y="{legend_y}">ours (compact snapshots, curated tools)</text>')
+    parts.append(f'<rect x="290" y="{legend_y - 9}" width="10" height="10" fill="#d9822b"/>')
+    parts.append(
+        f'<text x="306" y="{legend_y}">naive (every tool, full snapshots, full history)</text>'
+    )
+    parts.append("</svg>")
+    path.write_text("\n".join(parts) + "\n", encoding="utf-8")

@@ -1,0 +1,114 @@
+"""``subterminator bench``: run a pilot over the practice scenarios and measure it."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from subterminator_tui.bench.report import (
+    naive_ratio,
+    scenario_table,
+    summarize,
+    summary_table,
+    write_chart,
+    write_json,
+)
+from subterminator_tui.bench.runner import NAIVE, OURS, BenchConfig, Measurement, measure
+from subterminator_tui.cli.running import run_command
+from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.providers.resolution import missing_model_reason, resolve_model_name
+from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.settings import load_settings
+
+
+def scenarios(services: list[Path], wanted: list[str]) -> list[ServiceConfig]:
+    """Practice services with an expected outcome: the gauntlet (or the ones asked for)."""
+    registry = load_services(services)
+    candidates = [s for s in registry.all() if s.practice and s.expected and s.playbook]
+    gauntlet = [s for s in candidates if s.id.startswith("gauntlet-")]
+    chosen = gauntlet or candidates
+    if wanted:
+        chosen = [registry.get(name) for name in wanted]
+    if not chosen:
+        raise ConfigurationError("No practice scenarios found to benchmark.")
+    return chosen
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    """Run, print the tables, write JSON and the chart; exit 1 when a run was wrong or unsafe."""
+    # A wide table even when the output is a log file rather than a terminal.
+    console = Console(width=None if Console().is_terminal else 170)
+    output = Path(args.output)
+    output.mkdir(parents=True, exist_ok=True)
+
+    async def bench() -> int:
+        settings = load_settings()
+        chosen = scenarios(args.services, args.scenario)
+        scripted = args.scripted or missing_model_reason(args.model, settings) is not None
+        if args.pilot == "playbook":
+            scripted = False
+        configs: list[BenchConfig] = (
+            [OURS] if args.pilot == "playbook" or args.no_naive else [OURS, NAIVE]
+        )
+        model = None if args.pilot == "playbook" else resolve_model_name(args.model, settings)
+        how = (
+            "playbook pilot (no model)"
+            if args.pilot == "playbook"
+            else "scripted model on loopback through the real SDK wire format; token counts "
+            "are estimates (4 characters a token), decisions are scripted"
+            if scripted
+            else f"real model {model}; token counts from the provider"
+        )
+        console.print(f"[b]SubTerminator bench[/b]: {len(chosen)} scenarios, {how}")
+        measurements: list[Measurement] = []
+        started = time.perf_counter()
+        with (
+            tempfile.TemporaryDirectory(prefix="subterminator-bench-") as workdir,
+            Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+            ) as progress,
+        ):
+            task = progress.add_task("scenarios", total=len(chosen) * len(configs))
+            for service in chosen:
+                for config in configs:
+                    progress.update(task, description=f"{service.id} ({config.name})")
+                    measurements.append(
+                        await measure(
+                            service,
+                            config,
+                            pilot=args.pilot,
+                            model=model,
+                            scripted=scripted,
+                            workdir=Path(workdir),
+                            services=tuple(str(p) for p in args.services),
+                        )
+                    )
+                    progress.advance(task)
+        console.print(scenario_table(measurements, "Per scenario"))
+        summaries = [summarize(measurements, c.name) for c in configs]
+        ratio = naive_ratio(measurements)
+        console.print(summary_table(summaries, ratio))
+        meta = {
+            "how": how,
+            "pilot": args.pilot,
+            "model": model,
+            "scripted": scripted,
+            "scenarios": [s.id for s in chosen],
+            "seconds": round(time.perf_counter() - started, 1),
+        }
+        write_json(output / "bench-results.json", measurements, meta)
+        write_chart(output / "bench-chart.svg", measurements, how)
+        console.print(f"Wrote {output / 'bench-results.json'} and {output / 'bench-chart.svg'}")
+        ours = summaries[0]
+        return 0 if ours.correct == ours.scenarios and ours.unsafe_actions == 0 else 1
+
+    return run_command(bench)

@@ -1,0 +1,51 @@
+"""Every gauntlet scenario by id, and how a server's variants pick one.
+
+The scenarios are grouped by what makes them hard: finding the way in (finding, bulk),
+being talked out of it (retention), the last step (confirming), and getting in (access).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from subterminator_tui.practice.gauntlet.scenario import Scenario
+from subterminator_tui.practice.gauntlet.scenarios import (
+    access,
+    bulk,
+    confirming,
+    finding,
+    retention,
+)
+
+SCENARIOS: dict[str, Scenario] = {
+    scenario.id: scenario
+    for module in (finding, bulk, retention, confirming, access)
+    for scenario in module.SCENARIOS
+}
+
+#: The one variant a gauntlet server takes besides its scenario: start signed in.
+REMEMBERED = "remembered"
+
+
+def choose_scenario(variants: Iterable[str]) -> tuple[Scenario, bool]:
+    """The one scenario named in ``variants`` and whether ``remembered`` is set.
+
+    ValueError, listing the valid scenario ids, for no scenario, several, or an unknown name.
+    """
+    names = [name.strip() for name in variants if name.strip()]
+    remembered = REMEMBERED in names
+    chosen = [name for name in names if name != REMEMBERED]
+    valid = ", ".join(sorted(SCENARIOS))
+    unknown = [name for name in chosen if name not in SCENARIOS]
+    if unknown:
+        raise ValueError(
+            f"Unknown gauntlet scenario(s): {', '.join(unknown)}. Valid scenarios: {valid} "
+            f"(plus '{REMEMBERED}' to start signed in)"
+        )
+    if len(set(chosen)) != 1:
+        problem = "several scenarios" if chosen else "no scenario"
+        raise ValueError(
+            f"The gauntlet serves exactly one scenario; got {problem}. Valid scenarios: {valid} "
+            f"(plus '{REMEMBERED}' to start signed in)"
+        )
+    return SCENARIOS[chosen[0]], remembered
