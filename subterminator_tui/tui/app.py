@@ -90,7 +90,7 @@ class SubTerminatorApp(App[int]):
         self.session = session
         self.clock = clock
         self.image_previews = image_previews
-        self._keymap = keymap or {}
+        self._user_keymap = keymap or {}
         self.result: TaskResult | None = None
         self.latest: NormalizedSnapshot | None = None
         self.latest_allowed = True
@@ -124,8 +124,8 @@ class SubTerminatorApp(App[int]):
 
     def on_mount(self) -> None:
         """Apply the user's keymap, catch SIGTERM, start the run."""
-        if self._keymap:
-            self.set_keymap(self._keymap)
+        if self._user_keymap:
+            self.set_keymap(self._user_keymap)
         self.query_one("#search", Input).display = False
         # SIGTERM stops the run like a confirmed quit: the browser is closed first.
         with contextlib.suppress(NotImplementedError, RuntimeError):

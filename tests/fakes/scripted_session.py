@@ -223,20 +223,20 @@ class _Run:
             if step.page != "account" or session.start_page is None:
                 self.page = fixture_page(step.page)
             call = self._call(step)
-            self._start_turn(call, step.reasoning)
+            target = self._start_turn(call, step.reasoning)
             await self._hold()
             if step.checkpoint and session.checkpoints:
-                decision = await self._ask(step.checkpoint, call)
+                decision = await self._ask(step.checkpoint, call, target)
                 if decision.verdict == "reject":
-                    action = describe_action(call, self._target(call))
+                    action = describe_action(call, target)
                     return self._finish("human_rejected", message=f"You rejected: {action}")
                 if decision.verdict == "guidance":
                     message = "Not done: the person sent guidance instead."
-                    self._finish_turn(call, "guidance", message)
+                    self._finish_turn(call, target, "guidance", message)
                     continue
             self.page = fixture_page(step.next_page)
             self.reporter.emit(PageSeen(self.page, True))
-            self._finish_turn(call, "ok", "")
+            self._finish_turn(call, target, "ok", "")
             steps.pop(0)
         complete = ToolCall(
             f"toolu_{self.turn + 1:02d}",
@@ -246,7 +246,7 @@ class _Run:
         self._start_turn(complete, "The page confirms it.")
         await self._hold()
         message = "Verified: The cancellation confirmation page."
-        self._finish_turn(complete, "done", message)
+        self._finish_turn(complete, None, "done", message)
         return self._finish("completed", success=True, message=message)
 
     def _call(self, step: ScriptedStep) -> ToolCall:
@@ -259,11 +259,16 @@ class _Run:
         ref = call.arguments.get("target")
         return self.page.element_by_ref(str(ref)) if ref else None
 
-    def _start_turn(self, call: ToolCall, reasoning: str) -> None:
+    def _start_turn(self, call: ToolCall, reasoning: str) -> SnapshotElement | None:
+        """Report the turn; returns its target on the page it acts on."""
         self.turn += 1
-        self.reporter.emit(TurnStarted(self.turn, call, self._target(call), reasoning, "ai"))
+        target = self._target(call)
+        self.reporter.emit(TurnStarted(self.turn, call, target, reasoning, "ai"))
+        return target
 
-    def _finish_turn(self, call: ToolCall, outcome: Outcome, message: str) -> None:
+    def _finish_turn(
+        self, call: ToolCall, target: SnapshotElement | None, outcome: Outcome, message: str
+    ) -> None:
         # Token counts grow with the conversation, as a real model's do.
         input_tokens, output_tokens = 2_400 + 350 * self.turn, 60 + 4 * self.turn
         self.input_tokens += input_tokens
@@ -273,7 +278,7 @@ class _Run:
             TurnFinished(
                 self.turn,
                 call,
-                self._target(call),
+                target,
                 outcome,
                 message,
                 latency,
@@ -287,11 +292,10 @@ class _Run:
         if self.session.hold_at_turn == self.turn and released is not None:
             await released.wait()
 
-    async def _ask(self, why: str, call: ToolCall) -> Decision:
+    async def _ask(self, why: str, call: ToolCall, target: SnapshotElement | None) -> Decision:
         # A real run takes a screenshot here; meanwhile the app renders the events so far.
         # Waiting for the app to drain its queue keeps that ordering without a real delay.
         await _front_end_caught_up(self.reporter)
-        target = self._target(call)
         request = CheckpointRequest(
             kind="rule",
             why=why,

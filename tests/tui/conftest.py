@@ -57,13 +57,10 @@ async def wait_until(
     await pilot.pause()
 
 
-def scripted_app(session: RunSession, request: RunRequest | None = None) -> SubTerminatorApp:
+def scripted_app(session: RunSession) -> SubTerminatorApp:
     """The app ``subterminator cancel demoflix`` builds, driven by a scripted session."""
     return create_app(
-        request or RunRequest("demoflix"),
-        session=session,
-        clock=frozen_clock(),
-        image_previews=False,
+        RunRequest("demoflix"), session=session, clock=frozen_clock(), image_previews=False
     )
 
 
@@ -125,15 +122,16 @@ def screen_text(app: SubTerminatorApp) -> str:
 def quiet(app: SubTerminatorApp) -> None:
     """No animations and no blinking cursors, so a screenshot is the same every time."""
     app.animation_level = "none"
-    for widget in app.screen.query(Input):
-        widget.cursor_blink = False
-    for widget in app.screen_stack[0].query(Input):
-        widget.cursor_blink = False
+    for screen in app.screen_stack:
+        for widget in screen.query(Input):
+            widget.cursor_blink = False
 
 
 # --- scenes: the screens the snapshot tests pin and scripts/screenshots.py exports ------------
 
 RunBefore = Callable[[Pilot[int]], Awaitable[None]]
+#: One step on the way to a scene's screen.
+Step = Callable[[SubTerminatorApp, Pilot[int]], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -144,9 +142,7 @@ class Scene:
     run_before: RunBefore
 
 
-def _scene(
-    session: ScriptedSession, *steps: Callable[[SubTerminatorApp, Pilot[int]], Awaitable[None]]
-) -> Scene:
+def _scene(session: ScriptedSession, *steps: Step) -> Scene:
     app = scripted_app(session)
 
     async def run_before(pilot: Pilot[int]) -> None:
@@ -158,16 +154,14 @@ def _scene(
     return Scene(app, run_before)
 
 
-def _until(
-    condition: Callable[[SubTerminatorApp], bool], what: str
-) -> Callable[[SubTerminatorApp, Pilot[int]], Awaitable[None]]:
+def _until(condition: Callable[[SubTerminatorApp], bool], what: str) -> Step:
     async def step(app: SubTerminatorApp, pilot: Pilot[int]) -> None:
         await wait_until(pilot, lambda: condition(app), what, within=10)
 
     return step
 
 
-def _press(*keys: str) -> Callable[[SubTerminatorApp, Pilot[int]], Awaitable[None]]:
+def _press(*keys: str) -> Step:
     async def step(app: SubTerminatorApp, pilot: Pilot[int]) -> None:
         await pilot.press(*keys)
 

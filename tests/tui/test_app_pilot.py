@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -39,16 +39,29 @@ CODE = "246810"
 
 
 @pytest.fixture
-def fake_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeModelServer]:
-    """A loopback model playing demoflix, with the Anthropic SDK pointed at it."""
+def serve_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Callable[[DemoflixBrain], FakeModelServer]]:
+    """Start a loopback model with a given brain and point the Anthropic SDK at it."""
     clear_provider_env(monkeypatch)
-    server = FakeModelServer(DemoflixBrain()).start()
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-tui")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-    try:
-        yield server
-    finally:
+    servers: list[FakeModelServer] = []
+
+    def serve(brain: DemoflixBrain) -> FakeModelServer:
+        server = FakeModelServer(brain).start()
+        servers.append(server)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        return server
+
+    yield serve
+    for server in servers:
         server.stop()
+
+
+@pytest.fixture
+def fake_model(serve_model: Callable[[DemoflixBrain], FakeModelServer]) -> FakeModelServer:
+    """A loopback model playing demoflix as intended."""
+    return serve_model(DemoflixBrain())
 
 
 def at_checkpoint(app: SubTerminatorApp) -> bool:
@@ -114,15 +127,6 @@ class TestCheckpointWithThePlaybook:
         assert run.state.cancel_requests == 0
         assert app.return_code == 1
 
-    async def test_the_modal_names_the_real_target(self, tmp_path: Path) -> None:
-        """The checkpoint describes the action from the page's element, not the pilot's words."""
-        run = PracticeRun.of("demoflix", tmp_path)
-        app = run.app()
-        async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
-            action = plain(app.screen.query_one("#checkpoint-action"))
-            assert action == "Click button 'Finish cancellation'"
-
 
 class TestBehindTheCheckpoint:
     """Behind the modal, the main screen shows what is about to happen."""
@@ -135,6 +139,23 @@ class TestBehindTheCheckpoint:
             assert app.query_one(ArgumentsPane).border_title == "Pending call"
             assert plain(app.query_one(UrlBar)).startswith("Live")
             assert app.follow_live
+
+
+@pytest.mark.browser
+class TestCheckpointWithTheAIPilot:
+    """The modal describes the step from the page, whatever the model calls it."""
+
+    async def test_the_modal_names_the_real_target_not_the_models_words(
+        self, tmp_path: Path, serve_model: Callable[[DemoflixBrain], FakeModelServer]
+    ) -> None:
+        """A model calling the Finish button "Continue": the modal says what the button is."""
+        serve_model(DemoflixBrain(finish_description="Continue"))
+        run = PracticeRun.of("demoflix", tmp_path, pilot="ai")
+        app = run.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
+            action = plain(app.screen.query_one("#checkpoint-action"))
+            assert action == "Click button 'Finish cancellation'"
 
 
 @pytest.mark.browser

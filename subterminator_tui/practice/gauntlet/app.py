@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from urllib.parse import quote
 
 from subterminator_tui.practice.demoflix import pages as demoflix_pages
@@ -58,7 +59,22 @@ class GauntletApp(DemoflixApp):
         super().__init__(state)
         self.scenario = scenario
         shared = {key: route for key, route in self._routes.items() if key in _SHARED_ROUTES}
+        shared[("GET", "/login")] = self._without_variant_switch(shared[("GET", "/login")])
         self._routes = {**shared, **self._flow_routes(), **self._extra_routes()}
+
+    @staticmethod
+    def _without_variant_switch(login: Handler) -> Handler:
+        """Demoflix's sign-in page minus its ``?variant=`` switch.
+
+        The scenario is chosen when the server starts; switching to ``already_cancelled``
+        by URL would end the membership without any cancel request in the ground truth.
+        """
+
+        def sign_in_page(request: Request) -> Response:
+            query = {key: value for key, value in request.query.items() if key != "variant"}
+            return login(replace(request, query=query))
+
+        return sign_in_page
 
     # Route tables
 
@@ -67,7 +83,7 @@ class GauntletApp(DemoflixApp):
         routes: dict[tuple[str, str], Handler] = {
             ("GET", "/account"): gate(slow(self._account)),
             ("POST", "/cancel/start"): gate(self._enter(self.scenario.first_stage)),
-            ("GET", CONFIRM): gate(slow(self._staged(CONFIRM, self.scenario.confirm))),
+            ("GET", CONFIRM): gate(self._staged(CONFIRM, self.scenario.confirm)),
             ("POST", "/cancel/finish"): gate(self._finish),
             ("POST", "/cancel/keep"): gate(self._detour(CONFIRM, KEEP)),
             ("GET", "/cancel/done"): gate(slow(self._get_done)),
@@ -84,7 +100,7 @@ class GauntletApp(DemoflixApp):
 
     def _step_routes(self, step: Step) -> dict[tuple[str, str], Handler]:
         gate = self._signed_in
-        routes = {("GET", step.path): gate(self._slow(self._staged(step.path, step.render)))}
+        routes = {("GET", step.path): gate(self._staged(step.path, step.render))}
         for name, detour in step.detours.items():
             routes[("POST", f"{step.path}/{name}")] = gate(self._detour(step.path, detour))
         return routes
@@ -120,7 +136,7 @@ class GauntletApp(DemoflixApp):
         return View(end_date=self.state.end_date_text, error=error, cookies_chosen=chosen)
 
     def _slow(self, handler: Handler) -> Handler:
-        """Answer after the scenario's delay, as an overloaded site does."""
+        """Answer after the scenario's delay, as an overloaded site does (flow pages: _staged)."""
         delay = self.scenario.delay
         if not delay:
             return handler
@@ -152,6 +168,8 @@ class GauntletApp(DemoflixApp):
             token = request.session_token or ""
             if self.scenario.expire_on == stage and self.state.expire_session_if_due(token):
                 return _redirect(f"/login?expired=1&next={quote(stage, safe='/')}")
+            # Only the rendering is slow: an out-of-order request bounces at once.
+            time.sleep(self.scenario.delay)
             return _html(render(self._view()))
 
         return show

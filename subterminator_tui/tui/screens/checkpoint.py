@@ -56,7 +56,8 @@ class CheckpointScreen(ModalScreen[Decision]):
             yield Static(f"Why: {request.why}", id="checkpoint-why")
             yield Static(f"URL: {request.url}", id="checkpoint-url")
             if request.screenshot_path:
-                yield Static(f"Screenshot: {request.screenshot_path}", id="checkpoint-screenshot")
+                shown = request.screenshot_path.replace(str(Path.home()), "~", 1)
+                yield Static(f"Screenshot: {shown}", id="checkpoint-screenshot")
                 if self.preview and Path(request.screenshot_path).exists():
                     from subterminator_tui.tui.widgets.preview import screenshot_preview
 

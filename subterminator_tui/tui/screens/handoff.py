@@ -39,8 +39,8 @@ class HandoffScreen(ModalScreen[HandoffAnswer]):
         """The dialog."""
         request = self.request
         with Vertical(id="handoff-dialog", classes="dialog"):
-            yield Label(f"🔐 {_TITLES.get(request.kind, request.kind)}", classes="title")
-            yield Static(request.why, id="handoff-why")
+            yield Label(_TITLES.get(request.kind, request.kind), classes="title")
+            yield Static(request.why, id="handoff-why", classes="hint")
             yield Static(f"URL: {request.url}", id="handoff-url")
             if request.attempt > 1:
                 yield Static(
