@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from subterminator_tui import __version__
@@ -146,42 +148,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Each subcommand's runner, imported only when used: `subterminator --help` and the
+# headless commands never load Textual or the model SDKs they do not need.
+_RUNNERS: dict[str, tuple[str, str]] = {
+    "cancel": ("subterminator_tui.cli.cancel", "run_cancel"),
+    "bench": ("subterminator_tui.cli.bench", "run_bench"),
+    "runs": ("subterminator_tui.cli.journal_views", "run_runs"),
+    "show": ("subterminator_tui.cli.journal_views", "run_show"),
+    "inspect": ("subterminator_tui.cli.inspect_page", "run_inspect"),
+    "practice": ("subterminator_tui.cli.practice", "run_practice"),
+    "services": ("subterminator_tui.cli.services", "run_services"),
+    "doctor": ("subterminator_tui.cli.doctor", "run_doctor"),
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``subterminator`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "cancel":
-        from subterminator_tui.cli.cancel import run_cancel
-
-        return run_cancel(args)
-    if args.command == "bench":
-        from subterminator_tui.cli.bench import run_bench
-
-        return run_bench(args)
-    if args.command == "runs":
-        from subterminator_tui.cli.journal_views import run_runs
-
-        return run_runs(args)
-    if args.command == "show":
-        from subterminator_tui.cli.journal_views import run_show
-
-        return run_show(args)
-    if args.command == "inspect":
-        from subterminator_tui.cli.inspect_page import run_inspect
-
-        return run_inspect(args)
-    if args.command == "practice":
-        from subterminator_tui.cli.practice import run_practice
-
-        return run_practice(args)
-    if args.command == "services":
-        from subterminator_tui.cli.services import run_services
-
-        return run_services(args)
-    if args.command == "doctor":
-        from subterminator_tui.cli.doctor import run_doctor
-
-        return run_doctor(args)
+    target = _RUNNERS.get(args.command or "")
+    if target is not None:
+        module_name, function_name = target
+        runner: Callable[[argparse.Namespace], int] = getattr(
+            importlib.import_module(module_name), function_name
+        )
+        try:
+            return runner(args)
+        except BrokenPipeError:
+            # Output piped into `head` and closed: stop quietly, as the Python docs advise.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 1
     parser.print_help(sys.stderr)
     return 2
 
