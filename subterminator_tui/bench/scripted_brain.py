@@ -67,13 +67,15 @@ class PlaybookBrain:
         if text.startswith('{"error": true') and self._last_step is not None:
             # The last call failed (refused, stale): try that step again on the fresh page.
             self.index = self._last_step
-        if "Modal state" in text.rsplit(_PAGE_MARK, 1)[-1] and "dialog" in text:
+        dialog_open = "Modal state" in text.rsplit(_PAGE_MARK, 1)[-1]
+        if dialog_open and not self._next_is_dialog():
+            # A dialog the path does not expect: answer it as a careful person would.
             self._last_step = None
             return _call("browser_handle_dialog", {"accept": True}, "Accepting the dialog.")
         elements = page_elements(text)
         while self.index < len(self.steps):
             step = self.steps[self.index]
-            turn = self._turn_for(step, elements)
+            turn = self._turn_for(step, elements, dialog_open)
             if turn is not None:
                 self._last_step = self.index
                 self.index += 1
@@ -89,7 +91,16 @@ class PlaybookBrain:
             "Done.",
         )
 
-    def _turn_for(self, step: PlaybookStep, elements: list[PageElement]) -> ScriptedTurn | None:
+    def _next_is_dialog(self) -> bool:
+        return self.index < len(self.steps) and self.steps[self.index].action == "dialog"
+
+    def _turn_for(
+        self, step: PlaybookStep, elements: list[PageElement], dialog_open: bool
+    ) -> ScriptedTurn | None:
+        if step.action == "dialog":
+            if not dialog_open:
+                return None
+            return _call("browser_handle_dialog", {"accept": step.accept is not False})
         if step.action == "navigate":
             return _call("browser_navigate", {"url": urljoin(self.start_url, step.url or "")})
         if step.action == "press":

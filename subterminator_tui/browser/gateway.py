@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import dataclasses
 import logging
 import os
 import signal
@@ -33,7 +34,11 @@ from subterminator_tui import __version__
 from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.browser.processes import kill_browser_processes, pid_alive, process_table
 from subterminator_tui.browser.profile_lock import ensure_profile_free
-from subterminator_tui.browser.snapshot import NormalizedSnapshot, normalize_snapshot
+from subterminator_tui.browser.snapshot import (
+    NormalizedSnapshot,
+    normalize_snapshot,
+    split_sections,
+)
 from subterminator_tui.browser.tools import (
     REQUIRED_TOOLS,
     check_allowed,
@@ -280,6 +285,14 @@ class BrowserGateway:
         result = await self._dispatch_with_restart(name, args)
         text = _text_of(result)
         if result.is_error:
+            modal = split_sections(text).get("Modal state")
+            if modal is not None and self.last_snapshot is not None:
+                # A dialog blocks every other tool: the page is the last one plus the dialog.
+                notes = {**self.last_snapshot.notes, "Modal state": modal}
+                blocked = dataclasses.replace(self.last_snapshot, notes=notes)
+                if name == "browser_snapshot":
+                    return ActionResult(name, args, text, blocked, None)
+                raise MCPToolError(_error_message(text), snapshot=blocked)
             fresh = await self._fresh_snapshot_or_none()
             raise MCPToolError(_error_message(text), snapshot=fresh)
         screenshot = self._save_images(result)
@@ -378,7 +391,7 @@ def _text_of(result: types.CallToolResult) -> str:
 
 
 def _error_message(text: str) -> str:
-    body = text.split("### Error", 1)[-1].strip()
+    body = text.split("### Error", 1)[-1].split("\n### ", 1)[0].strip()
     return body.removeprefix("Error: ").strip() or "The browser reported an error"
 
 

@@ -182,12 +182,15 @@ def normalize_snapshot(
     url_match = _PAGE_URL.search(page)
     title_match = _PAGE_TITLE.search(page)
     content = snapshot_yaml(sections, workspace)
+    # While a native dialog is open Playwright cannot read the title: the dialog
+    # (in "Modal state") is what the page is then, and its title is left empty.
+    title_optional = "Modal state" in sections
     missing = [
         name
         for name, value in (("url", url_match), ("title", title_match), ("content", content))
-        if value is None
+        if value is None and not (name == "title" and title_optional)
     ]
-    if missing or url_match is None or title_match is None or content is None:
+    if missing or url_match is None or content is None:
         raise SnapshotValidationError(missing, raw_output)
     notes = {
         name: body
@@ -196,7 +199,7 @@ def normalize_snapshot(
     }
     return NormalizedSnapshot(
         url=url_match["value"].strip(),
-        title=title_match["value"].strip(),
+        title=title_match["value"].strip() if title_match else "",
         content=content,
         screenshot_path=screenshot_path,
         elements=tuple(parse_elements(content)),

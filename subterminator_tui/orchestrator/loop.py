@@ -289,14 +289,18 @@ class Orchestrator:
         snapshot: NormalizedSnapshot,
         call: ToolCall | None,
     ) -> Decision:
-        # AC-5.4: the person sees a screenshot of exactly what they approve.
-        screenshot = await self.gateway.screenshot()
+        # AC-5.4: the person sees a screenshot of exactly what they approve; while a
+        # native dialog is open the browser cannot take one, and the dialog is the page.
+        try:
+            screenshot: str | None = str(await self.gateway.screenshot())
+        except MCPToolError:
+            screenshot = None
         request = CheckpointRequest(
             kind=kind,
             why=why,
             action=action,
             url=snapshot.url,
-            screenshot_path=str(screenshot),
+            screenshot_path=screenshot,
             call=call,
             target=self.guard.target_of(call, snapshot) if call else None,
         )

@@ -24,6 +24,8 @@ def describe_step(step: PlaybookStep) -> str:
     target = step.name or (step.name_regex.pattern if step.name_regex else "")
     role = f"{step.role} " if step.role else ""
     detail = step.key or step.url or (f"{step.seconds} s" if step.seconds else "")
+    if step.action == "dialog":
+        detail = "accept" if step.accept in (None, True) else "dismiss"
     what = f"{role}'{target}'" if target else detail
     return f"{step.action} {what}".strip()
 
@@ -98,6 +100,12 @@ class PlaybookPilot:
         return f"playbook-{next(self._ids)}"
 
     def _call_for(self, step: PlaybookStep, snapshot: NormalizedSnapshot) -> ToolCall | None:
+        if step.action == "dialog":
+            # Only when a dialog is really open; otherwise the step is "not on the page".
+            if "Modal state" not in snapshot.notes:
+                return None
+            accept = True if step.accept is None else step.accept
+            return ToolCall(self._next_id(), "browser_handle_dialog", {"accept": accept})
         if step.action == "navigate":
             url = urljoin(self.start_url, step.url or "")
             return ToolCall(self._next_id(), "browser_navigate", {"url": url})

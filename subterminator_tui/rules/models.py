@@ -212,7 +212,7 @@ class CheckpointRule(PageRule):
     """Roles a targeted element must have; alone, any target with such a role matches."""
 
 
-Action = Literal["click", "type", "select", "press", "navigate", "wait"]
+Action = Literal["click", "type", "select", "press", "navigate", "wait", "dialog"]
 
 # For each action: the keys it needs (a tuple of alternatives counts once) and may use.
 _TARGET_KEYS = ("name", "name_regex")
@@ -223,8 +223,20 @@ _STEP_REQUIRES: dict[str, tuple[tuple[str, ...], ...]] = {
     "press": (("key",),),
     "navigate": (("url",),),
     "wait": (("seconds",),),
+    # Answers a native alert/confirm/prompt; ``accept`` defaults to true.
+    "dialog": (),
 }
-_STEP_ACTION_KEYS = ("role", "name", "name_regex", "text", "value", "key", "url", "seconds")
+_STEP_ACTION_KEYS = (
+    "role",
+    "name",
+    "name_regex",
+    "text",
+    "value",
+    "key",
+    "url",
+    "seconds",
+    "accept",
+)
 
 
 class PlaybookStep(BaseModel):
@@ -233,7 +245,7 @@ class PlaybookStep(BaseModel):
     model_config = _MODEL_CONFIG
 
     action: Action
-    """What to do: click, type, select, press, navigate or wait."""
+    """What to do: click, type, select, press, navigate, wait, or answer a dialog."""
     role: str | None = None
     """The target element's role, e.g. ``button``; narrows ``name`` / ``name_regex``."""
     name: NonBlank | None = None
@@ -250,6 +262,8 @@ class PlaybookStep(BaseModel):
     """Where to go (``navigate`` steps); a path is resolved against the start URL."""
     seconds: Annotated[float, Field(gt=0)] | None = None
     """How long to wait (``wait`` steps)."""
+    accept: bool | None = None
+    """Accept (true, the default) or dismiss the native dialog (``dialog`` steps)."""
     optional: bool = False
     """The step may be absent (a survey that only sometimes appears); skip it then."""
     why: str = ""
@@ -259,8 +273,10 @@ class PlaybookStep(BaseModel):
     def _fits_its_action(self) -> PlaybookStep:
         needs = _STEP_REQUIRES[self.action]
         allowed = {"role", *(key for alternatives in needs for key in alternatives)}
-        if self.action in ("press", "navigate", "wait"):
+        if self.action in ("press", "navigate", "wait", "dialog"):
             allowed.discard("role")
+        if self.action == "dialog":
+            allowed.add("accept")
         stray = [key for key in _STEP_ACTION_KEYS if getattr(self, key) is not None]
         for key in stray:
             if key not in allowed:

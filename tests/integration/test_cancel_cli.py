@@ -393,4 +393,5 @@ def test_services_lists_every_builtin_with_its_file(cli: Cli) -> None:
     builtin = load_services(user_file=None)
     assert sorted(lines) == builtin.ids()
     for service_id, line in lines.items():
-        assert line.endswith(str(builtin_services_file())), service_id
+        assert line.endswith(str(builtin.source_of(service_id))), service_id
+    assert str(builtin_services_file()) in run.stdout

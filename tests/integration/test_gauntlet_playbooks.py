@@ -19,7 +19,6 @@ from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.cli.cancel import RunRequest
-from subterminator_tui.errors import SnapshotValidationError
 from subterminator_tui.orchestrator.events import PageSeen
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
 from subterminator_tui.orchestrator.guard import Guard
@@ -43,7 +42,7 @@ PRACTICE_ACCOUNT = {
     "Characters": "K7PX2",
 }
 #: The playbook stops before the native dialog it cannot answer (see scenarios.toml).
-STOPS_BEFORE_DIALOG = "gauntlet-native-confirm"
+NATIVE_CONFIRM = "gauntlet-native-confirm"
 NOTHING_TO_DO = "gauntlet-already-cancelled"
 HEAVY_PAGE_ELEMENTS = 1500
 
@@ -66,13 +65,6 @@ async def test_playbook_walks_the_intended_path(service_id: str, tmp_path: Path)
         RunRequest(service_id, pilot="playbook", headless=True), human, tmp_path
     )
     state = run.state.to_dict()
-    if service_id == STOPS_BEFORE_DIALOG:
-        # Stopped on the final page, before the dialog: nothing done, nothing claimed.
-        assert run.result.reason == "playbook_diverged", run.result
-        assert not run.result.success
-        assert state["irreversible"] == [] and not state["cancelled"]
-        assert state["stage"] == "/cancel/confirm"
-        return
     assert run.result.reason == "completed", run.result
     assert run.result.success and run.result.verified
     assert state["cancelled"]
@@ -98,20 +90,11 @@ def pages_seen(events: list[object], path: str) -> list[NormalizedSnapshot]:
     ]
 
 
-@pytest.mark.xfail(
-    raises=SnapshotValidationError,
-    strict=True,
-    reason=(
-        "While a native dialog is open Playwright MCP's answer has no 'Page Title' line, "
-        "so normalize_snapshot (browser/snapshot.py) rejects it: no pilot can answer a "
-        "native confirm() until the gateway accepts such an answer"
-    ),
-)
 async def test_native_confirm_is_answered_through_the_dialog_checkpoint(
     launch_plan: LaunchPlan,
 ) -> None:
     """Finish cancellation opens confirm(); accepting it is a checkpoint, then it cancels."""
-    service = load_services(user_file=None).get(STOPS_BEFORE_DIALOG)
+    service = load_services(user_file=None).get(NATIVE_CONFIRM)
     with GauntletServer(service.practice_variants) as site:
         async with BrowserGateway(launch_plan) as gateway:
             page = await gateway.call("browser_navigate", {"url": f"{site.base_url}/account"})

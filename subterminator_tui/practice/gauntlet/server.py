@@ -32,6 +32,8 @@ class GauntletServer(DemoflixServer):
         """Pick the scenario now (ValueError lists the valid ones); nothing listens yet."""
         scenario, remembered = choose_scenario(variants)
         account_variants = scenario.site_variants | ({"remembered"} if remembered else set())
+        # The parent builds a plain Demoflix state and app; both are replaced right away,
+        # so the inherited start/stop/threading code serves the scenario instead.
         super().__init__(account_variants, host=host, port=port, today=today)
         self.scenario = scenario
         self.state = GauntletState(
