@@ -51,6 +51,7 @@ INTERACTIVE_ROLES = frozenset(
 _CONTAINER_ROLES = frozenset({"dialog", "alertdialog", "alert", "form", "iframe", "status"})
 _TEXT_ROLES = frozenset({"text", "paragraph", "cell", "listitem", "strong", "emphasis", "status"})
 _PERIPHERAL = frozenset({"navigation", "contentinfo", "complementary", "banner"})
+_NAMED_WRAPPERS = frozenset({"generic", "group", "region"})
 #: Words that make a control matter wherever it is on the page.
 KEYWORDS = re.compile(
     r"cancel|membership|subscription|account|billing|plan|settings|manage|end |unsubscribe|"
@@ -124,6 +125,11 @@ def _select(elements: tuple[SnapshotElement, ...]) -> list[_Line]:
             else:
                 priority = 0 if matters or not peripheral else 1
                 lines.append(_Line(out_depth, _describe(element), priority if matters else 1))
+            stack.append((element.depth, out_depth, peripheral))
+        elif element.role in _NAMED_WRAPPERS and element.name and element.ref and not peripheral:
+            # A named generic is how Playwright shows a <summary> (an accordion's
+            # header): clickable, and often the way to a buried cancel button.
+            lines.append(_Line(out_depth, _describe(element), 1))
             stack.append((element.depth, out_depth, peripheral))
         elif element.role == "option" and not peripheral:
             # A dropdown's choices, so browser_select_option has values to pick.

@@ -1,0 +1,88 @@
+"""Compact snapshots: a few hundred tokens, every control a cancellation needs still there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.browser.snapshot import (
+    NormalizedSnapshot,
+    normalize_snapshot,
+    parse_elements,
+)
+from subterminator_tui.pilots.compaction import INTERACTIVE_ROLES, compact_snapshot, estimate_tokens
+
+SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots" / "demoflix"
+PAGES = sorted(path.stem for path in SNAPSHOTS.glob("*.md"))
+
+
+def page(name: str, tmp_path: Path) -> NormalizedSnapshot:
+    """A captured practice page."""
+    return normalize_snapshot((SNAPSHOTS / f"{name}.md").read_text(encoding="utf-8"), tmp_path)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_main_control_keeps_its_ref(name: str, tmp_path: Path) -> None:
+    """Buttons, fields and links outside navigation and footer stay, with their refs."""
+    snapshot = page(name, tmp_path)
+    compact = compact_snapshot(snapshot)
+    peripheral_depths: list[int] = []
+    for element in snapshot.elements:
+        while peripheral_depths and peripheral_depths[-1] >= element.depth:
+            peripheral_depths.pop()
+        if element.role in ("navigation", "contentinfo", "banner", "complementary"):
+            peripheral_depths.append(element.depth)
+            continue
+        if element.role in INTERACTIVE_ROLES and element.ref and not peripheral_depths:
+            assert f"[ref={element.ref}]" in compact, (name, element)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_compact_pages_are_far_smaller(name: str, tmp_path: Path) -> None:
+    """A practice page compacts to under half its full tree and under 600 tokens."""
+    snapshot = page(name, tmp_path)
+    compact = estimate_tokens(compact_snapshot(snapshot))
+    assert compact <= 600
+    assert compact * 2 < estimate_tokens(snapshot.content)
+
+
+def test_link_targets_and_boxes_are_left_out(tmp_path: Path) -> None:
+    """Boxes and local link targets are noise to a model choosing by ref."""
+    compact = compact_snapshot(page("offer", tmp_path))
+    assert "box=" not in compact
+    assert "/help?topic=rejoin" not in compact
+
+
+def heavy_page(links: int) -> NormalizedSnapshot:
+    """An account centre with a huge navigation, a long history and one cancel button."""
+    lines = ["- generic [ref=e1]:", '  - navigation "Everything" [ref=e2]:', "    - list [ref=e3]:"]
+    ref = 4
+    for index in range(links):
+        lines.append(f"      - listitem [ref=e{ref}]:")
+        lines.append(f'        - link "Category {index}" [ref=e{ref + 1}]')
+        ref += 2
+    lines.append(f"  - main [ref=e{ref}]:")
+    lines.append(f'    - heading "Account" [level=1] [ref=e{ref + 1}]')
+    lines.append(f"    - list [ref=e{ref + 2}]:")
+    ref += 3
+    for index in range(links):
+        lines.append(f"      - listitem [ref=e{ref}]:")
+        lines.append(f'        - link "Invoice {index}" [ref=e{ref + 1}]')
+        ref += 2
+    lines.append(f'    - button "Cancel membership" [ref=e{ref}]')
+    content = "\n".join(lines)
+    return NormalizedSnapshot(
+        "https://example.com/account", "Account", content, None, tuple(parse_elements(content))
+    )
+
+
+def test_a_heavy_page_stays_in_budget_and_keeps_the_cancel_button() -> None:
+    """1,500+ elements compact to <= 600 tokens; the button that matters survives."""
+    snapshot = heavy_page(800)
+    assert len(snapshot.elements) >= 1500
+    compact = compact_snapshot(snapshot)
+    assert estimate_tokens(compact) <= 600
+    assert 'button "Cancel membership"' in compact
+    assert "more listitem items not shown" in compact
+    assert "not shown" in compact
