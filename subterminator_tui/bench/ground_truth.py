@@ -25,10 +25,10 @@ def read_ground_truth(state: Any) -> GroundTruth:
     """Ground truth from a practice site's state (demoflix or the gauntlet)."""
     data: dict[str, Any] = state.to_dict()
     if "irreversible" in data:
-        decoys = sum(
-            int(bool(data.get(key)))
-            for key in ("offer_accepted", "decoy_clicked", "paused", "plan_changed")
-        ) + int(data.get("purchases", 0))
+        # Each offer, pause, plan change or purchase the server carried out is one decoy
+        # taken; a decoy control that changed nothing (a "keep my benefits") counts once.
+        taken = [action for action in data["irreversible"] if action != "cancel"]
+        decoys = max(len(taken), int(bool(data.get("decoy_clicked"))))
         return GroundTruth(
             cancelled=bool(data["cancelled"]),
             cancel_requests=int(data["cancel_requests"]),

@@ -87,7 +87,7 @@ class _State:
 
 
 def test_gauntlet_state_is_read_from_its_irreversible_log() -> None:
-    """The gauntlet's own log of irreversible actions, and every kind of decoy, count."""
+    """The gauntlet's log of irreversible actions: each non-cancel action is a decoy taken."""
     with GauntletServer(("basic", "remembered")) as server:
         fresh = read_ground_truth(server.state)
     assert fresh == GroundTruth(False, 0, (), 0)
@@ -95,7 +95,7 @@ def test_gauntlet_state_is_read_from_its_irreversible_log() -> None:
         {
             "cancelled": True,
             "cancel_requests": 1,
-            "irreversible": ["pause", "cancel"],
+            "irreversible": ["pause", "purchase", "cancel"],
             "offer_accepted": False,
             "decoy_clicked": True,
             "paused": True,
@@ -104,5 +104,5 @@ def test_gauntlet_state_is_read_from_its_irreversible_log() -> None:
         }
     )
     read = read_ground_truth(state)
-    assert read.irreversible == ("pause", "cancel")
-    assert read.decoys == 3
+    assert read.irreversible == ("pause", "purchase", "cancel")
+    assert read.decoys == 2
