@@ -13,6 +13,7 @@ from subterminator_tui.browser.tools import MODEL_TOOLS
 from subterminator_tui.orchestrator.virtual_tools import VIRTUAL_TOOL_SPECS
 from subterminator_tui.pilots.base import PilotTurn
 from subterminator_tui.pilots.page_view import COMPACT_VIEW, PageView, page_for_model, page_stub
+from subterminator_tui.pilots.tool_offer import tools_for_page
 from subterminator_tui.providers.base import (
     AssistantMessage,
     Message,
@@ -94,7 +95,9 @@ class AIPilot:
 
     async def next_turn(self, snapshot: NormalizedSnapshot) -> PilotTurn:
         """Ask the model; keep only its first tool call (seed 000 §2.4.2)."""
-        reply = await self.client.complete(self.system, self.messages, self.tools)
+        # The compact view also narrows the tools to the page; the naive one offers all.
+        offered = tools_for_page(self.tools, snapshot) if self.view.compact else self.tools
+        reply = await self.client.complete(self.system, self.messages, offered)
         if not reply.tool_calls:
             self.messages.append(AssistantMessage(reply.text))
             return PilotTurn(None, reply.text, reply.usage, reply.latency, model_calls=1)

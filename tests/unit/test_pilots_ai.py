@@ -208,21 +208,37 @@ async def test_a_successful_result_is_not_marked_an_error(
 async def test_the_offered_tools_are_the_curated_set_and_the_virtual_two(
     demoflix: ServiceConfig, tmp_path: Path
 ) -> None:
-    """AC-3.1: 7 curated browser tools plus complete_task and request_human_approval, under 10."""
-    account = page("account", tmp_path)
+    """AC-3.1: at most 7 curated browser tools plus the two virtual ones, under 10."""
+    login = page("login", tmp_path)
     model = ScriptedModel([reply(click("toolu_1", "e1"))])
     pilot = AIPilot(model, demoflix)
-    pilot.begin(account)
-    await pilot.next_turn(account)
+    pilot.begin(login)
+    await pilot.next_turn(login)
     names = [tool.name for tool in model.offered[0]]
-    assert names == [
-        *(tool.name for tool in MODEL_TOOLS),
-        "complete_task",
-        "request_human_approval",
-    ]
+    curated = [tool.name for tool in MODEL_TOOLS]
+    assert set(names) <= {*curated, "complete_task", "request_human_approval"}
+    assert names[-2:] == ["complete_task", "request_human_approval"]
     assert len(MODEL_TOOLS) == 7
     assert len(names) < 10
     assert "browser_evaluate" not in names
+
+
+async def test_tools_are_narrowed_to_what_the_page_can_use(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """No typing tool on a page without fields; it is offered where there is one."""
+    account, login = page("account", tmp_path), page("login", tmp_path)
+    model = ScriptedModel([reply(click("toolu_1", "e1")), reply(click("toolu_2", "e1"))])
+    pilot = AIPilot(model, demoflix)
+    pilot.begin(account)
+    await pilot.next_turn(account)
+    await pilot.next_turn(login)
+    on_account = [tool.name for tool in model.offered[0]]
+    on_login = [tool.name for tool in model.offered[1]]
+    assert "browser_type" not in on_account and "browser_handle_dialog" not in on_account
+    assert "browser_type" in on_login
+    for always in ("browser_click", "browser_navigate", "complete_task", "request_human_approval"):
+        assert always in on_account and always in on_login
 
 
 async def test_the_system_prompt_includes_the_service_prompt(
