@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from subterminator_tui.bench.loopback_model import ModelRequest, ScriptedTurn
-from subterminator_tui.pilots.playbook import describe_step
+from subterminator_tui.pilots.playbook import describe_step, step_targets
 from subterminator_tui.rules import PlaybookStep
 
 _LINE = re.compile(r'^\s*- (?P<role>[a-z]+) "(?P<name>(?:[^"\\]|\\.)*)"(?P<rest>[^\n]*)$', re.M)
@@ -30,6 +30,11 @@ class PageElement:
     name: str
     ref: str
 
+    @property
+    def label(self) -> str:
+        """The accessible name, as step matching reads it."""
+        return self.name
+
 
 def page_elements(text: str) -> list[PageElement]:
     """The controls (lines with a ref) of the newest page in ``text``."""
@@ -41,14 +46,6 @@ def page_elements(text: str) -> list[PageElement]:
             name = match["name"].replace('\\"', '"').replace("\\\\", "\\")
             found.append(PageElement(match["role"], name, ref["ref"]))
     return found
-
-
-def _matches(step: PlaybookStep, element: PageElement) -> bool:
-    if step.role and element.role != step.role:
-        return False
-    if step.name_regex is not None:
-        return bool(step.name_regex.search(element.name))
-    return (step.name or "").casefold() in element.name.casefold()
 
 
 @dataclass
@@ -107,11 +104,10 @@ class PlaybookBrain:
             return _call("browser_press_key", {"key": step.key})
         if step.action == "wait":
             return _call("browser_wait_for", {"time": step.seconds})
-        candidates = [element for element in elements if _matches(step, element)]
+        candidates = step_targets(step, elements)
         if not candidates:
             return None
-        wanted = (step.name or "").casefold()
-        target = sorted(candidates, key=lambda element: element.name.casefold() != wanted)[0]
+        target = candidates[0]
         arguments: dict[str, Any] = {
             "target": target.ref,
             "element": f"{target.role} {target.name}",

@@ -11,6 +11,7 @@ else.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -229,7 +230,7 @@ def parse_elements(content: str) -> list[SnapshotElement]:
         if key.startswith("/"):
             # A property of the element above it, e.g. ``/url: /rejoin``.
             if key == "/url" and elements and elements[-1].depth == depth - 1:
-                elements[-1] = _with_url(elements[-1], value)
+                elements[-1] = dataclasses.replace(elements[-1], url=value)
             continue
         if key == "text":
             elements.append(SnapshotElement(role="text", text=value, depth=depth))
@@ -367,18 +368,3 @@ def _parse_box(value: str) -> Box | None:
     except ValueError:
         return None
     return Box(x, y, width, height)
-
-
-def _with_url(element: SnapshotElement, url: str) -> SnapshotElement:
-    return SnapshotElement(
-        role=element.role,
-        name=element.name,
-        ref=element.ref,
-        states=element.states,
-        attributes=element.attributes,
-        level=element.level,
-        box=element.box,
-        text=element.text,
-        url=url,
-        depth=element.depth,
-    )

@@ -46,7 +46,8 @@ REQUIRED_TOOLS: frozenset[str] = frozenset(
 #: Selectors are refused: a checkpoint rule must be able to see the element a
 #: call targets in the snapshot, and a CSS selector can point anywhere.
 REF_PATTERN = r"^(?:f\d+)?e\d+$"
-_REF_FULL = re.compile(r"(?:f\d+)?e\d+")
+# Used with fullmatch, where "$" cannot stop before a trailing newline.
+_REF_FULL = re.compile(REF_PATTERN)
 
 
 @dataclass(frozen=True)

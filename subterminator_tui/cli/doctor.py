@@ -47,11 +47,16 @@ def _browser_version(path: str) -> str:
     return output.strip().splitlines()[0] if output.strip() else ""
 
 
+def _describe_node() -> str:
+    node = find_node()
+    return f"{node.version_text} at {node.executable}"
+
+
 def gather_checks() -> list[Check]:
     """Every check, in the order the report prints them."""
     settings = load_settings()
     checks = [
-        _guard("Node.js", lambda: (lambda n: f"{n.version_text} at {n.executable}")(find_node())),
+        _guard("Node.js", _describe_node),
         _guard(
             "Playwright MCP",
             lambda: f"@playwright/mcp {find_playwright_mcp().version} (pinned {pinned_version()})",

@@ -40,7 +40,7 @@ class TaskResult:
     @property
     def exit_code(self) -> int:
         """0 success, 1 failure, 3 connection error (README, exit codes)."""
-        if self.reason in ("completed", "dry_run") and (self.success or self.reason == "dry_run"):
+        if self.reason == "dry_run" or (self.reason == "completed" and self.success):
             return 0
         if self.reason in ("llm_error", "mcp_error"):
             return 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from subterminator_tui.browser.calls import ToolCall
@@ -59,7 +59,6 @@ class AIPilot:
         service: ServiceConfig,
         *,
         tools: Sequence[ToolSpec] | None = None,
-        scrub: Callable[[str], str] = lambda text: text,
         view: PageView = COMPACT_VIEW,
     ) -> None:
         self.client = client
@@ -67,7 +66,6 @@ class AIPilot:
         self.tools = list(tools) if tools is not None else default_tools()
         self.system = system_prompt(service)
         self.messages: list[Message] = []
-        self._scrub = scrub
         self.view = view
         # (index in messages, the page it carries) of the result holding the newest page.
         self._latest_page: tuple[int, NormalizedSnapshot] | None = None
@@ -88,7 +86,7 @@ class AIPilot:
         self.messages.append(
             UserMessage(
                 f"Goal: {self.service.goal}\n\n{preface}{_PAGE_MARK}"
-                + self._scrub(page_for_model(snapshot, self.view))
+                + page_for_model(snapshot, self.view)
             )
         )
         self._latest_page = (len(self.messages) - 1, snapshot)
@@ -114,7 +112,7 @@ class AIPilot:
         content = json.dumps(status)
         if snapshot is not None:
             self._stub_latest_page()
-            content += "\n\n" + _PAGE_MARK + self._scrub(page_for_model(snapshot, self.view))
+            content += "\n\n" + _PAGE_MARK + page_for_model(snapshot, self.view)
         self.messages.append(ToolResultMessage(call.id, content, bool(status.get("error"))))
         if snapshot is not None:
             self._latest_page = (len(self.messages) - 1, snapshot)

@@ -8,13 +8,10 @@ stub so the context does not grow with every page.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.pilots.compaction import compact_snapshot
-
-_NOISE = re.compile(r" \[(?:box=[^\]]*|cursor=[^\]]*)\]")
 
 
 @dataclass(frozen=True)
@@ -31,11 +28,6 @@ class PageView:
 
 COMPACT_VIEW = PageView()
 NAIVE_VIEW = PageView(compact=False, stub_history=False)
-
-
-def compact_tree(content: str) -> str:
-    """The snapshot YAML without bounding boxes and cursor hints."""
-    return _NOISE.sub("", content)
 
 
 def page_for_model(snapshot: NormalizedSnapshot, view: PageView = COMPACT_VIEW) -> str:

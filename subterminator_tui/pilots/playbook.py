@@ -9,7 +9,8 @@ optional) ends the playbook: the auto pilot then hands over to the AI.
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol, TypeVar
 from urllib.parse import urljoin
 
 from subterminator_tui.browser.calls import ToolCall
@@ -30,15 +31,37 @@ def describe_step(step: PlaybookStep) -> str:
     return f"{step.action} {what}".strip()
 
 
-def matching_elements(step: PlaybookStep, snapshot: NormalizedSnapshot) -> list[SnapshotElement]:
-    """Elements on the page the step could act on; an exact name match comes first."""
-    candidates = [e for e in snapshot.elements if e.ref and (not step.role or e.role == step.role)]
+class Labelled(Protocol):
+    """Anything with a role and an accessible name: a snapshot element, a line of page text."""
+
+    @property
+    def role(self) -> str:
+        """The ARIA role."""
+        ...
+
+    @property
+    def label(self) -> str:
+        """The accessible name."""
+        ...
+
+
+LabelledT = TypeVar("LabelledT", bound=Labelled)
+
+
+def step_targets(step: PlaybookStep, elements: Iterable[LabelledT]) -> list[LabelledT]:
+    """The elements a step could act on, by role and name; an exact name match comes first."""
+    candidates = [e for e in elements if not step.role or e.role == step.role]
     if step.name_regex is not None:
         pattern = step.name_regex
         return [e for e in candidates if pattern.search(e.label)]
     wanted = (step.name or "").casefold()
     found = [e for e in candidates if wanted in e.label.casefold()]
     return sorted(found, key=lambda e: e.label.casefold() != wanted)
+
+
+def matching_elements(step: PlaybookStep, snapshot: NormalizedSnapshot) -> list[SnapshotElement]:
+    """Elements on the page the step could act on; an exact name match comes first."""
+    return step_targets(step, (e for e in snapshot.elements if e.ref))
 
 
 class PlaybookPilot:

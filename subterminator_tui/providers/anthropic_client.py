@@ -28,7 +28,9 @@ from subterminator_tui.providers.retry import (
     CallFailure,
     RetryPolicy,
     call_with_retries,
-    is_retryable_status,
+    connection_failure,
+    status_failure,
+    timeout_failure,
 )
 
 PROVIDER = "anthropic"
@@ -113,21 +115,12 @@ def parse_anthropic_reply(response: Message) -> tuple[str, tuple[ToolCall, ...],
 def describe_anthropic_error(error: Exception) -> CallFailure | None:
     """Classify an anthropic SDK error for the retry loop; None for anything else."""
     if isinstance(error, anthropic.APITimeoutError):
-        return CallFailure(f"{PROVIDER}: {error.message}", retryable=False, timed_out=True)
+        return timeout_failure(PROVIDER, error.message)
     if isinstance(error, anthropic.APIConnectionError):
-        return CallFailure(
-            f"Cannot reach the {PROVIDER} API at {error.request.url.host}: {error.message}",
-            retryable=True,
-        )
+        return connection_failure(PROVIDER, error.request.url.host, error.message)
     if isinstance(error, anthropic.APIStatusError):
-        status = error.status_code
-        kind = f" {error.type}" if error.type else ""
-        detail = (error.api_message or error.message).rstrip(".")
-        hint = " Check ANTHROPIC_API_KEY." if status in (401, 403) else ""
-        return CallFailure(
-            f"{PROVIDER} API error: HTTP {status}{kind}: {detail}.{hint}",
-            retryable=is_retryable_status(status),
-        )
+        detail = error.api_message or error.message
+        return status_failure(PROVIDER, error.status_code, error.type, detail, "ANTHROPIC_API_KEY")
     return None
 
 

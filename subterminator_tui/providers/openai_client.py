@@ -33,7 +33,9 @@ from subterminator_tui.providers.retry import (
     DescribeError,
     RetryPolicy,
     call_with_retries,
-    is_retryable_status,
+    connection_failure,
+    status_failure,
+    timeout_failure,
 )
 
 logger = logging.getLogger(__name__)
@@ -141,23 +143,14 @@ def error_describer(provider: str) -> DescribeError:
 
     def describe(error: Exception) -> CallFailure | None:
         if isinstance(error, openai.APITimeoutError):
-            return CallFailure(f"{provider}: {error.message}", retryable=False, timed_out=True)
+            return timeout_failure(provider, error.message)
         if isinstance(error, openai.APIConnectionError):
-            return CallFailure(
-                f"Cannot reach the {provider} API at {error.request.url.host}: {error.message}",
-                retryable=True,
-            )
+            return connection_failure(provider, error.request.url.host, error.message)
         if isinstance(error, openai.APIStatusError):
-            status = error.status_code
             body = error.body
             message = body.get("message") if isinstance(body, dict) else None
-            detail = str(message or error.message).rstrip(".")
-            kind = f" {error.type}" if error.type else ""
-            hint = " Check OPENAI_API_KEY." if status in (401, 403) else ""
-            return CallFailure(
-                f"{provider} API error: HTTP {status}{kind}: {detail}.{hint}",
-                retryable=is_retryable_status(status),
-            )
+            detail = str(message or error.message)
+            return status_failure(provider, error.status_code, error.type, detail, "OPENAI_API_KEY")
         return None
 
     return describe

@@ -62,6 +62,28 @@ class CallFailure:
     timed_out: bool = False
 
 
+def timeout_failure(provider: str, message: str) -> CallFailure:
+    """The SDK's own timeout fired."""
+    return CallFailure(f"{provider}: {message}", retryable=False, timed_out=True)
+
+
+def connection_failure(provider: str, host: str, message: str) -> CallFailure:
+    """The API could not be reached; worth another attempt."""
+    return CallFailure(f"Cannot reach the {provider} API at {host}: {message}", retryable=True)
+
+
+def status_failure(
+    provider: str, status: int, error_type: str | None, detail: str, key_variable: str
+) -> CallFailure:
+    """An HTTP error from the API, with a hint at the key on 401/403."""
+    kind = f" {error_type}" if error_type else ""
+    hint = f" Check {key_variable}." if status in (401, 403) else ""
+    return CallFailure(
+        f"{provider} API error: HTTP {status}{kind}: {detail.rstrip('.')}.{hint}",
+        retryable=is_retryable_status(status),
+    )
+
+
 #: Turns an exception from ``send`` into a CallFailure, or None to let it propagate.
 DescribeError = Callable[[Exception], CallFailure | None]
 

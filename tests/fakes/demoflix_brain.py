@@ -11,19 +11,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from subterminator_tui.bench.scripted_brain import page_elements
 from tests.fakes.fake_model import FakeRequest, FakeTurn
 
-_ELEMENT = re.compile(r'- (?P<role>[a-z]+) "(?P<name>[^"]*)"(?P<attrs>[^\n]*?)\[ref=(?P<ref>\w+)\]')
 _URL = re.compile(r"^URL: (?P<url>\S+)", re.MULTILINE)
 
 
 def find_ref(text: str, role: str, name: str) -> str | None:
     """The ref of the element with this role and exact name in the newest page of ``text``."""
-    page = text.rsplit("Current page:", 1)[-1]
-    for match in _ELEMENT.finditer(page):
-        if match["role"] == role and match["name"] == name:
-            return match["ref"]
-    return None
+    found = (e.ref for e in page_elements(text) if e.role == role and e.name == name)
+    return next(found, None)
 
 
 def page_url(text: str) -> str | None:

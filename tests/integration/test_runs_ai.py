@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,16 @@ def serve(brain: object, env: pytest.MonkeyPatch) -> FakeModelServer:
     return server
 
 
+@contextmanager
+def serving(brain: object, env: pytest.MonkeyPatch) -> Iterator[FakeModelServer]:
+    """A started fake model the Anthropic SDK points at, stopped afterwards."""
+    server = serve(brain, env)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 def bodies(server: FakeModelServer) -> list[dict[str, object]]:
     """Every request body the fake model received."""
     return [request.body for request in server.requests]
@@ -52,13 +63,10 @@ async def test_ai_pilot_cancels_through_the_real_sdk(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
     """AC-2.1/AC-8.1: a model drives the flow, the human approves, the rules verify."""
-    server = serve(DemoflixBrain(), anthropic_env)
-    try:
+    with serving(DemoflixBrain(), anthropic_env) as server:
         run = await run_service(
             RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
         )
-    finally:
-        server.stop()
     assert run.result.reason == "completed" and run.result.verified
     assert run.state.cancel_requests == 1 and not run.state.offer_accepted
     assert run.result.model_calls == len(server.requests)
@@ -75,13 +83,10 @@ async def test_only_the_first_tool_call_runs(
 ) -> None:
     """AC-4.1: extra tool calls in a reply are ignored (here one that would end the run)."""
     brain = DemoflixBrain(extra_calls=[("complete_task", {"status": "failed", "reason": "x"})])
-    server = serve(brain, anthropic_env)
-    try:
+    with serving(brain, anthropic_env):
         run = await run_service(
             RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
         )
-    finally:
-        server.stop()
     assert run.result.reason == "completed"
 
 
@@ -89,13 +94,10 @@ async def test_history_grows_by_two_and_old_pages_become_stubs(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
     """AC-4.3: two messages a turn; only the newest page is sent in full."""
-    server = serve(DemoflixBrain(), anthropic_env)
-    try:
+    with serving(DemoflixBrain(), anthropic_env) as server:
         await run_service(
             RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
         )
-    finally:
-        server.stop()
     sent = bodies(server)
     # Anthropic merges a tool result into the next user turn: count content items instead.
     sizes = [len(body["messages"]) for body in sent]  # type: ignore[arg-type]
@@ -109,13 +111,10 @@ async def test_checkpoint_judges_the_real_target_not_the_models_words(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
     """A model calling the Finish button "Continue" is still stopped before it clicks."""
-    server = serve(DemoflixBrain(finish_description="Continue"), anthropic_env)
-    try:
+    with serving(DemoflixBrain(finish_description="Continue"), anthropic_env):
         run = await run_service(
             RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("reject")]), tmp_path
         )
-    finally:
-        server.stop()
     assert [request.action for request in run.human.approvals] == [
         "Click button 'Finish cancellation'"
     ]
@@ -128,12 +127,9 @@ async def test_guidance_goes_back_to_the_model_and_nothing_is_dispatched(
 ) -> None:
     """The person's guidance is the tool result; the click waits for the next approval."""
     brain = DemoflixBrain()
-    server = serve(brain, anthropic_env)
     human = ScriptedHuman([Decision("guidance", "Check the end date first"), Decision("approve")])
-    try:
+    with serving(brain, anthropic_env):
         run = await run_service(RunRequest("demoflix", pilot="ai"), human, tmp_path)
-    finally:
-        server.stop()
     assert run.human.seen_at_approval == [0, 0]
     guided = next(text for text in brain.seen if "Check the end date first" in text)
     assert '"human_guidance"' in guided
@@ -145,13 +141,10 @@ async def test_unverified_success_claim_is_sent_back(
 ) -> None:
     """AC-6.4: claiming success too early gets the seed's message; the run goes on."""
     brain = DemoflixBrain(premature_claims=1)
-    server = serve(brain, anthropic_env)
-    try:
+    with serving(brain, anthropic_env):
         run = await run_service(
             RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
         )
-    finally:
-        server.stop()
     assert any("Cannot verify success" in text for text in brain.seen)
     assert run.result.reason == "completed"
 
@@ -169,13 +162,10 @@ async def test_navigation_outside_the_domains_is_refused(
             return FakeTurn(tool_calls=[("browser_navigate", {"url": "https://evil.example/"})])
         return brain(request)
 
-    server = serve(wander_then_behave, anthropic_env)
-    try:
+    with serving(wander_then_behave, anthropic_env):
         run = await run_service(
             RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
         )
-    finally:
-        server.stop()
     assert any("Navigation to https://evil.example/ refused" in text for text in brain.seen)
     assert all(event.allowed for event in run.reporter.of(PageSeen))
     assert run.result.reason == "completed"
@@ -198,13 +188,10 @@ async def test_browser_error_is_reported_as_error_json_and_the_loop_goes_on(
             )
         return brain(request)
 
-    server = serve(misuse_then_behave, anthropic_env)
-    try:
+    with serving(misuse_then_behave, anthropic_env):
         run = await run_service(
             RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
         )
-    finally:
-        server.stop()
     errors = [text for text in brain.seen if text.startswith('{"error": true, "message":')]
     assert errors
     assert run.result.reason == "completed"
@@ -214,11 +201,8 @@ async def test_three_replies_without_a_tool_end_with_llm_no_action(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
     """AC-4.5: three text-only replies in a row end the run."""
-    server = serve(lambda _request: FakeTurn(text="I would rather chat."), anthropic_env)
-    try:
+    with serving(lambda _request: FakeTurn(text="I would rather chat."), anthropic_env) as server:
         run = await run_service(RunRequest("demoflix", pilot="ai"), ScriptedHuman(), tmp_path)
-    finally:
-        server.stop()
     assert run.result.reason == "llm_no_action"
     assert len(server.requests) == 3
     assert "Call a tool or complete_task." in json.dumps(server.requests[-1].body["messages"])
@@ -229,11 +213,8 @@ async def test_failed_completion_is_trusted(
 ) -> None:
     """complete_task(failed) ends the run: not a success, verified, exit 1."""
     reply = FakeTurn(tool_calls=[("complete_task", {"status": "failed", "reason": "No button."})])
-    server = serve(lambda _request: reply, anthropic_env)
-    try:
+    with serving(lambda _request: reply, anthropic_env):
         run = await run_service(RunRequest("demoflix", pilot="ai"), ScriptedHuman(), tmp_path)
-    finally:
-        server.stop()
     assert run.result.reason == "task_failed"
     assert run.result.verified and not run.result.success
     assert run.result.exit_code == 1
@@ -254,12 +235,9 @@ async def test_model_may_ask_for_approval(
             return FakeTurn(tool_calls=[("request_human_approval", arguments)])
         return brain(request)
 
-    server = serve(ask_first, anthropic_env)
     human = ScriptedHuman([Decision("approve"), Decision("approve")])
-    try:
+    with serving(ask_first, anthropic_env):
         run = await run_service(RunRequest("demoflix", pilot="ai"), human, tmp_path)
-    finally:
-        server.stop()
     assert human.approvals[0].kind == "model_request"
     assert human.approvals[0].action == "Start cancelling"
     assert any(text.startswith('{"approved": true}') for text in brain.seen)
@@ -270,15 +248,12 @@ async def test_what_the_person_types_never_reaches_the_model(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
     """AC-7.2/7.3: after a sign-in hand-off the model hears only that it completed."""
-    server = serve(DemoflixBrain(), anthropic_env)
     human = ScriptedHuman(
         [Decision("approve")],
         handoffs=[{"Username": "demo", "Password": "demo-pass"}] * 2,
     )
-    try:
+    with serving(DemoflixBrain(), anthropic_env) as server:
         run = await run_service(RunRequest("demoflix-expiry", pilot="ai"), human, tmp_path)
-    finally:
-        server.stop()
     assert run.result.reason == "completed"
     sent = json.dumps(bodies(server))
     assert "demo-pass" not in sent
