@@ -76,6 +76,15 @@ class ModelRequest:
             return [str(tool["name"]) for tool in tools]
         return [str(tool["function"]["name"]) for tool in tools]
 
+    def tool_arguments(self, name: str) -> set[str]:
+        """The argument names the offered tool ``name`` declares (empty when not offered)."""
+        for tool in self.body.get("tools") or []:
+            spec = tool if self.api == "anthropic" else tool.get("function", {})
+            if spec.get("name") == name:
+                schema = spec.get("input_schema" if self.api == "anthropic" else "parameters")
+                return set((schema or {}).get("properties") or {})
+        return set()
+
     @property
     def latest_text(self) -> str:
         """Everything sent since the model's last reply: tool results and user texts, joined.

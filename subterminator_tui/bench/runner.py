@@ -81,6 +81,8 @@ class Measurement:
     input_tokens: int
     output_tokens: int
     tokens_per_snapshot: float
+    #: The largest page of the run: the budget holds for every page, not just the median.
+    largest_snapshot_tokens: int
     snapshot_elements: float
     wall_seconds: float
     cold_start_seconds: float
@@ -222,6 +224,7 @@ async def measure(
         input_tokens=result.input_tokens,
         output_tokens=result.output_tokens,
         tokens_per_snapshot=_median(reporter.snapshot_tokens),
+        largest_snapshot_tokens=max(reporter.snapshot_tokens, default=0),
         snapshot_elements=_median(reporter.snapshot_elements),
         wall_seconds=wall,
         cold_start_seconds=(reporter.first_page or started) - started,

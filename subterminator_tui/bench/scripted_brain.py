@@ -72,7 +72,7 @@ class PlaybookBrain:
         elements = page_elements(text)
         while self.index < len(self.steps):
             step = self.steps[self.index]
-            turn = self._turn_for(step, elements, dialog_open)
+            turn = self._turn_for(step, elements, dialog_open, request)
             if turn is not None:
                 self._last_step = self.index
                 self.index += 1
@@ -92,7 +92,11 @@ class PlaybookBrain:
         return self.index < len(self.steps) and self.steps[self.index].action == "dialog"
 
     def _turn_for(
-        self, step: PlaybookStep, elements: list[PageElement], dialog_open: bool
+        self,
+        step: PlaybookStep,
+        elements: list[PageElement],
+        dialog_open: bool,
+        request: ModelRequest,
     ) -> ScriptedTurn | None:
         if step.action == "dialog":
             if not dialog_open:
@@ -108,15 +112,19 @@ class PlaybookBrain:
         if not candidates:
             return None
         target = candidates[0]
-        arguments: dict[str, Any] = {
-            "target": target.ref,
-            "element": f"{target.role} {target.name}",
-        }
-        if step.action == "click":
-            return _call("browser_click", arguments)
+        tool = {"click": "browser_click", "type": "browser_type"}.get(
+            step.action, "browser_select_option"
+        )
+        arguments: dict[str, Any] = {"target": target.ref}
+        # Playwright's own schemas ask for a description of the element; ours do not,
+        # and a model follows the schema it is offered.
+        if "element" in request.tool_arguments(tool):
+            arguments["element"] = f"{target.role} {target.name}"
         if step.action == "type":
-            return _call("browser_type", {**arguments, "text": step.text})
-        return _call("browser_select_option", {**arguments, "values": [step.value]})
+            arguments["text"] = step.text
+        elif step.action == "select":
+            arguments["values"] = [step.value]
+        return _call(tool, arguments)
 
 
 def _call(name: str, arguments: dict[str, Any], text: str = "") -> ScriptedTurn:

@@ -12,7 +12,9 @@ dialog. The rules here, in order:
    214 links") except for the controls whose names matter to a cancellation
    (account, membership, cancel, billing, settings, ...), which stay.
 4. Long runs of similar siblings (device lists, billing history) keep their
-   first few items and the ones that matter, then "... N more".
+   first few items and the ones that matter, then "... N more". A keyword
+   most rows repeat ("Sign out device 1", "Sign out device 2", ...) does not
+   make a row matter; inside navigation and footers a run is only counted.
 5. When the result is still over budget, context text goes first, then
    unimportant links, so controls survive longest.
 
@@ -95,8 +97,9 @@ def _render(lines: list[_Line]) -> str:
 
 def _select(elements: tuple[SnapshotElement, ...]) -> list[_Line]:
     lines: list[_Line] = []
-    # The chain of kept ancestors: (element depth, output depth, peripheral landmark or None).
-    stack: list[tuple[int, int, str | None]] = []
+    # The chain of kept ancestors: (element depth, output depth, the line of the
+    # innermost peripheral landmark they sit in, or None).
+    stack: list[tuple[int, int, int | None]] = []
     summaries: dict[int, list[str]] = {}
     index = 0
     while index < len(elements):
@@ -104,9 +107,11 @@ def _select(elements: tuple[SnapshotElement, ...]) -> list[_Line]:
         while stack and stack[-1][0] >= element.depth:
             stack.pop()
         out_depth = stack[-1][1] + 1 if stack else 0
-        peripheral = next((landmark for _d, _o, landmark in reversed(stack) if landmark), None)
+        peripheral = next(
+            (landmark for _d, _o, landmark in reversed(stack) if landmark is not None), None
+        )
         run_end, siblings = _run_end(elements, index)
-        if siblings > RUN_LIMIT:
+        if siblings > RUN_LIMIT and peripheral is None:
             lines.extend(_shorten_run(elements[index:run_end], out_depth))
             index = run_end
             continue
@@ -114,40 +119,35 @@ def _select(elements: tuple[SnapshotElement, ...]) -> list[_Line]:
             label = f"{element.role} '{element.name}'" if element.name else element.role
             lines.append(_Line(out_depth, label, 2))
             summaries[len(lines) - 1] = []
-            stack.append((element.depth, out_depth, label))
+            stack.append((element.depth, out_depth, len(lines) - 1))
         elif element.role in _CONTAINER_ROLES or element.role == "heading":
             lines.append(_Line(out_depth, _describe(element), 0))
             stack.append((element.depth, out_depth, peripheral))
         elif element.role in INTERACTIVE_ROLES and element.ref:
             matters = bool(KEYWORDS.search(element.label))
-            if peripheral and not matters:
-                _count(summaries, lines, element.role)
+            if peripheral is not None and not matters:
+                summaries[peripheral].append(element.role)
             else:
-                priority = 0 if matters or not peripheral else 1
+                priority = 0 if matters or peripheral is None else 1
                 lines.append(_Line(out_depth, _describe(element), priority if matters else 1))
             stack.append((element.depth, out_depth, peripheral))
-        elif element.role in _NAMED_WRAPPERS and element.name and element.ref and not peripheral:
+        elif (
+            element.role in _NAMED_WRAPPERS and element.name and element.ref and peripheral is None
+        ):
             # A named generic is how Playwright shows a <summary> (an accordion's
             # header): clickable, and often the way to a buried cancel button.
             lines.append(_Line(out_depth, _describe(element), 1))
             stack.append((element.depth, out_depth, peripheral))
-        elif element.role == "option" and not peripheral:
+        elif element.role == "option" and peripheral is None:
             # A dropdown's choices, so browser_select_option has values to pick.
             lines.append(_Line(out_depth, _describe(element), 1))
-        elif element.role in _TEXT_ROLES and (element.text or element.name) and not peripheral:
+        elif element.role in _TEXT_ROLES and (element.text or element.name) and peripheral is None:
             text = (element.text or element.name)[:TEXT_CONTEXT_CHARS]
             # A label's text repeats the control it labels: say it once.
             if not any(f'"{text}"' in line.text for line in lines[-2:]):
                 lines.append(_Line(out_depth, f"text: {text}", 3))
         index += 1
     return _with_summaries(lines, summaries)
-
-
-def _count(summaries: dict[int, list[str]], lines: list[_Line], role: str) -> None:
-    # The nearest open summary line above collects the hidden control.
-    for position in sorted(summaries, reverse=True):
-        summaries[position].append(role)
-        return
 
 
 def _with_summaries(lines: list[_Line], summaries: dict[int, list[str]]) -> list[_Line]:
@@ -163,7 +163,7 @@ def _with_summaries(lines: list[_Line], summaries: dict[int, list[str]]) -> list
             counts: dict[str, int] = {}
             for role in roles:
                 counts[role] = counts.get(role, 0) + 1
-            hidden = ", ".join(f"{n} {role}s" for role, n in counts.items())
+            hidden = ", ".join(f"{n} {role}{'s' if n > 1 else ''}" for role, n in counts.items())
             line = result[position]
             result[position] = _Line(line.depth, f"{line.text} ({hidden} not shown)", line.priority)
     # A landmark with nothing kept and nothing hidden says nothing.
@@ -203,21 +203,34 @@ def _shorten_run(run: tuple[SnapshotElement, ...], depth: int) -> list[_Line]:
             items.append([element])
         else:
             items[-1].append(element)
+    controls = [[e for e in item if e.role in INTERACTIVE_ROLES and e.ref] for item in items]
+    words = [{_keywords(e.label) for e in item} - {frozenset()} for item in controls]
+    # A word every row repeats ("Sign out device 1", "Sign out device 2", ...) says
+    # nothing about which row matters; only a word few rows carry singles one out.
+    frequency: dict[frozenset[str], int] = {}
+    for found in words:
+        for word in found:
+            frequency[word] = frequency.get(word, 0) + 1
     kept: list[_Line] = []
     hidden = 0
     for position, item in enumerate(items):
-        controls = [e for e in item if e.role in INTERACTIVE_ROLES and e.ref]
-        matters = any(KEYWORDS.search(e.label) for e in controls)
+        matters = any(frequency[word] <= RUN_KEEP for word in words[position])
         if position < RUN_KEEP or matters:
-            shown = controls or [e for e in item if e.label][:1]
+            shown = controls[position] or [e for e in item if e.label][:1]
             for element in shown[:3]:
-                priority = 0 if KEYWORDS.search(element.label) else 2
+                rare = frequency.get(_keywords(element.label), 0) <= RUN_KEEP
+                priority = 0 if KEYWORDS.search(element.label) and rare else 2
                 kept.append(_Line(depth, _describe(element), priority))
         else:
             hidden += 1
     if hidden:
         kept.append(_Line(depth, f"... {hidden} more {run[0].role} items not shown", 2))
     return kept
+
+
+def _keywords(label: str) -> frozenset[str]:
+    """The keywords in ``label``, lower-cased (empty when none)."""
+    return frozenset(match.casefold() for match in KEYWORDS.findall(label))
 
 
 def _describe(element: SnapshotElement) -> str:

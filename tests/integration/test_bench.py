@@ -94,6 +94,8 @@ async def test_naive_configuration_sends_far_more_tokens(tmp_path: Path) -> None
     ours = await measure(service, OURS, pilot="ai", model=None, scripted=True, workdir=tmp_path)
     naive = await measure(service, NAIVE, pilot="ai", model=None, scripted=True, workdir=tmp_path)
     assert ours.correct and naive.correct
-    assert ours.tokens_per_snapshot <= 600
+    # Every page within budget, the heavy one included, not just the run's median page.
+    assert ours.largest_snapshot_tokens <= 600
+    assert naive.largest_snapshot_tokens > 10 * ours.largest_snapshot_tokens
     assert naive.input_tokens > 8 * ours.input_tokens
     assert ours.lost == []

@@ -118,7 +118,7 @@ def test_login_page_names_its_fields_and_button() -> None:
         ("textbox", "Username"),
         ("textbox", "Password"),
     ]
-    assert login.ref_of("button", "Sign in") == "e15"
+    assert login.ref_of("button", "Sign in") == "e23"
 
 
 def test_inline_text_is_kept_on_its_node() -> None:
@@ -140,7 +140,14 @@ def test_text_nodes_become_text_elements_without_refs() -> None:
     """``- text: Too expensive`` is a text element (no ref), so ``find`` skips it."""
     survey = page("survey")
     texts = [e.text for e in survey.elements if e.role == "text"]
-    assert texts == ["Too expensive", "Not watching enough", "Technical problems", "Something else"]
+    # The survey's four answers, then the footer's "Questions?" before its Contact us link.
+    assert texts == [
+        "Too expensive",
+        "Not watching enough",
+        "Technical problems",
+        "Something else",
+        "Questions?",
+    ]
     assert all(e.role != "text" for e in survey.find(name="Too expensive"))
 
 
@@ -193,7 +200,7 @@ def test_box_is_parsed_into_numbers() -> None:
     login = page("login")
     button = login.element_by_ref(login.ref_of("button", "Sign in"))
     assert button is not None and button.box is not None
-    assert (button.box.x, button.box.y, button.box.width, button.box.height) == (320, 368, 93, 43)
+    assert (button.box.x, button.box.y, button.box.width, button.box.height) == (320, 383, 93, 43)
 
 
 # --- link targets are kept but never visible --------------------------------------------------
@@ -247,7 +254,7 @@ def test_find_without_arguments_lists_every_element_with_a_ref() -> None:
 
 def test_ref_of_is_case_insensitive_on_the_whole_name() -> None:
     """``ref_of`` matches the whole name regardless of case."""
-    assert page("account").ref_of("button", "cancel MEMBERSHIP") == "f1e14"
+    assert page("account").ref_of("button", "cancel MEMBERSHIP") == "f1e22"
 
 
 def test_ref_of_a_missing_element_lists_what_the_page_has() -> None:
@@ -270,7 +277,7 @@ def test_ref_of_refuses_a_partial_name() -> None:
 def test_element_by_ref_returns_the_element_or_none() -> None:
     """A known ref gives its element; a stale ref gives None."""
     survey = page("survey")
-    element = survey.element_by_ref("f2e13")
+    element = survey.element_by_ref("f2e21")
     assert element is not None and (element.role, element.name) == ("radio", "Too expensive")
     assert survey.element_by_ref("e999") is None
 
@@ -345,7 +352,7 @@ def test_absolute_linked_snapshot_is_read_as_is(tmp_path: Path) -> None:
     file.parent.mkdir()
     file.write_text(captured, encoding="utf-8")
     snapshot = normalize_snapshot(linked_answer("offer", str(file)), tmp_path / "workspace")
-    assert snapshot.ref_of("button", "Continue to cancel") == "f3e14"
+    assert snapshot.ref_of("button", "Continue to cancel") == "f3e22"
 
 
 def test_screenshot_path_is_carried_through(tmp_path: Path) -> None:
@@ -394,7 +401,7 @@ def test_single_quoted_key_with_a_colon_in_the_name_parses() -> None:
     assert (image.role, image.name, image.ref, image.text) == (
         "img",
         "Characters to type: K7PX2",
-        "f2e10",
+        "f2e18",
         "K7PX2",
     )
     assert image.box is not None and image.box.width == 208
@@ -404,7 +411,7 @@ def test_single_quoted_key_is_found_in_the_whole_page() -> None:
     """On the captured CAPTCHA page the quoted image is an ordinary element of the tree."""
     captcha = page("captcha")
     assert [e.name for e in captcha.find("img")] == ["Characters to type: K7PX2"]
-    assert captcha.ref_of("textbox", "Characters") == "f2e13"
+    assert captcha.ref_of("textbox", "Characters") == "f2e21"
 
 
 def test_doubled_quote_inside_a_single_quoted_key_is_one_quote() -> None:
@@ -415,4 +422,4 @@ def test_doubled_quote_inside_a_single_quoted_key_is_one_quote() -> None:
     """
     line = captcha_image_line().replace("Characters to type", "Don''t type")
     (image,) = parse_elements(line)
-    assert (image.name, image.ref, image.text) == ("Don't type: K7PX2", "f2e10", "K7PX2")
+    assert (image.name, image.ref, image.text) == ("Don't type: K7PX2", "f2e18", "K7PX2")

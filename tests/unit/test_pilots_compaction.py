@@ -86,3 +86,53 @@ def test_a_heavy_page_stays_in_budget_and_keeps_the_cancel_button() -> None:
     assert 'button "Cancel membership"' in compact
     assert "more listitem items not shown" in compact
     assert "not shown" in compact
+
+
+def device_list(devices: int, extra: str | None = None) -> NormalizedSnapshot:
+    """A long run of rows that all repeat a keyword, optionally with one row that differs."""
+    lines = ['- heading "Signed-in devices" [level=2] [ref=e1]', "- list [ref=e2]:"]
+    ref = 3
+    labels = [f"Sign out device {index}" for index in range(devices)]
+    if extra:
+        labels.insert(devices // 2, extra)
+    for label in labels:
+        lines.append(f"  - listitem [ref=e{ref}]:")
+        lines.append(f'    - link "{label}" [ref=e{ref + 1}]')
+        ref += 2
+    content = "\n".join(lines)
+    return NormalizedSnapshot(
+        "https://example.com/devices", "Devices", content, None, tuple(parse_elements(content))
+    )
+
+
+def test_a_keyword_every_row_repeats_does_not_keep_the_whole_run() -> None:
+    """150 "Sign out device N" links all match "sign": the run is still shortened."""
+    compact = compact_snapshot(device_list(150))
+    assert estimate_tokens(compact) <= 100
+    assert "147 more listitem items not shown" in compact
+
+
+def test_a_row_that_differs_from_its_run_is_kept() -> None:
+    """One "Cancel membership" among 150 device rows survives the shortening."""
+    snapshot = device_list(150, extra="Cancel membership")
+    compact = compact_snapshot(snapshot)
+    assert 'link "Cancel membership"' in compact
+    assert "147 more listitem items not shown" in compact
+
+
+def test_runs_inside_navigation_are_counted_not_listed() -> None:
+    """A footer's long link list is a count; the link that matters keeps its ref."""
+    lines = ["- contentinfo [ref=e1]:", '  - navigation "Footer" [ref=e2]:', "    - list [ref=e3]:"]
+    names = [f"Guide {index}" for index in range(12)] + ["Cookie Preferences"]
+    for offset, name in enumerate(names):
+        ref = 4 + 2 * offset
+        lines.append(f"      - listitem [ref=e{ref}]:")
+        lines.append(f'        - link "{name}" [ref=e{ref + 1}]')
+    content = "\n".join(lines)
+    snapshot = NormalizedSnapshot(
+        "https://example.com/", "Home", content, None, tuple(parse_elements(content))
+    )
+    compact = compact_snapshot(snapshot)
+    assert "navigation 'Footer' (12 links not shown)" in compact
+    assert 'link "Cookie Preferences" [ref=e' in compact
+    assert "Guide 0" not in compact

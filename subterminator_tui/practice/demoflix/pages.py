@@ -24,6 +24,9 @@ header nav a:hover,header nav a:focus{text-decoration:underline}
 main{max-width:40rem;margin:2rem auto;background:#fff;padding:2rem;border-radius:8px;
 box-shadow:0 1px 4px rgba(0,0,0,.1)}
 footer{text-align:center;color:#6e6e73;font-size:.85rem;padding:1rem}
+footer ul{list-style:none;padding:0;display:flex;flex-wrap:wrap;justify-content:center;
+gap:.25rem 1.25rem}
+footer a{color:#6e6e73}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 input[type=text],input[type=password]{width:100%;max-width:20rem;padding:.5rem;
 border:1px solid #8e8e93;border-radius:4px;font-size:1rem}
@@ -47,6 +50,55 @@ padding:.75rem 1.25rem;transform:skew(-8deg);user-select:none}
 """
 
 
+# The site chrome a streaming service wraps around every signed-in page, modelled on
+# Netflix's header and footer: a model has to look past it to the page's own content,
+# and it is what makes a full snapshot several times the size of the part that matters.
+# Every link stays on this site; the help page answers all the topics.
+_HEADER_LINKS = (
+    "TV Shows",
+    "Movies",
+    "Games",
+    "New & Popular",
+    "My List",
+    "Browse by Languages",
+)
+_FOOTER_LINKS = (
+    "Audio Description",
+    "Media Centre",
+    "Investor Relations",
+    "Jobs",
+    "Ways to Watch",
+    "Gift Cards",
+    "Terms of Use",
+    "Privacy",
+    "Cookie Preferences",
+    "Corporate Information",
+    "Speed Test",
+    "Legal Notices",
+    "Only on Demoflix",
+)
+
+
+def _help_link(label: str) -> str:
+    topic = "-".join(label.casefold().replace("&", "and").split())
+    return f'<a href="/help?topic={escape(topic)}">{escape(label)}</a>'
+
+
+_HEADER = (
+    '<header><span class="brand" aria-hidden="true">DEMOFLIX</span>'
+    '<nav aria-label="Main"><a href="/account">Home</a> '
+    + " ".join(_help_link(label) for label in _HEADER_LINKS)
+    + ' <a href="/help">Help Center</a></nav>'
+    '<button type="button" class="btn-plain">Search</button>'
+    '<button type="button" class="btn-plain">Notifications</button></header>\n'
+)
+_FOOTER = (
+    f'<footer><p>Questions? {_help_link("Contact us")}</p>\n<nav aria-label="Footer"><ul>'
+    + "".join(f"<li>{_help_link(label)}</li>" for label in _FOOTER_LINKS)
+    + f"</ul></nav>\n<p>{escape(FOOTER_TEXT)}</p></footer>\n"
+)
+
+
 def _page(title: str, body: str) -> str:
     """Wrap ``body`` in the shared layout; ``title`` is the part before " - Demoflix"."""
     return (
@@ -54,11 +106,7 @@ def _page(title: str, body: str) -> str:
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(title)} - Demoflix</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-        '<header><span class="brand" aria-hidden="true">DEMOFLIX</span>'
-        '<nav aria-label="Main"><a href="/account">Home</a> '
-        '<a href="/help">Help Center</a></nav></header>\n'
-        f"<main>\n{body}\n</main>\n"
-        f"<footer><p>{escape(FOOTER_TEXT)}</p></footer>\n</body>\n</html>\n"
+        f"{_HEADER}<main>\n{body}\n</main>\n{_FOOTER}</body>\n</html>\n"
     )
 
 
