@@ -14,7 +14,9 @@ dialog. The rules here, in order:
 4. Long runs of similar siblings (device lists, billing history) keep their
    first few items and the ones that matter, then "... N more". A keyword
    most rows repeat ("Sign out device 1", "Sign out device 2", ...) does not
-   make a row matter; inside navigation and footers a run is only counted.
+   make a row matter, except a cancelling word: in a list of subscriptions
+   every "Cancel" stays, with its row's first words to tell them apart.
+   Inside navigation and footers a run is only counted.
 5. When the result is still over budget, context text goes first, then
    unimportant links, so controls survive longest.
 
@@ -61,6 +63,8 @@ KEYWORDS = re.compile(
     r"cookie|more options|menu|offer|survey|reason|sign|log ?in|password|code|verify",
     re.IGNORECASE,
 )
+#: Words that make a control matter even when many rows repeat them.
+CANCEL_WORDS = re.compile(r"cancel|unsubscribe|end (?:my )?membership|close account", re.I)
 _STATE_ORDER = ("checked", "disabled", "expanded", "selected", "pressed", "required")
 #: Runs of similar siblings longer than this are shortened.
 RUN_LIMIT = 6
@@ -204,28 +208,49 @@ def _shorten_run(run: tuple[SnapshotElement, ...], depth: int) -> list[_Line]:
         else:
             items[-1].append(element)
     controls = [[e for e in item if e.role in INTERACTIVE_ROLES and e.ref] for item in items]
-    words = [{_keywords(e.label) for e in item} - {frozenset()} for item in controls]
     # A word every row repeats ("Sign out device 1", "Sign out device 2", ...) says
     # nothing about which row matters; only a word few rows carry singles one out.
+    # Cancelling words are the exception: in a list of subscriptions, each with its
+    # own "Cancel", every row may be the one the person means.
     frequency: dict[frozenset[str], int] = {}
-    for found in words:
-        for word in found:
-            frequency[word] = frequency.get(word, 0) + 1
+    for item_controls in controls:
+        for words in {_keywords(e.label) for e in item_controls} - {frozenset()}:
+            frequency[words] = frequency.get(words, 0) + 1
+    labels: dict[str, int] = {}
+    for item_controls in controls:
+        for element in item_controls:
+            labels[element.label] = labels.get(element.label, 0) + 1
+
+    def matters(element: SnapshotElement) -> bool:
+        if CANCEL_WORDS.search(element.label):
+            return True
+        words = _keywords(element.label)
+        return bool(words) and frequency.get(words, 0) <= RUN_KEEP
+
     kept: list[_Line] = []
     hidden = 0
     for position, item in enumerate(items):
-        matters = any(frequency[word] <= RUN_KEEP for word in words[position])
-        if position < RUN_KEEP or matters:
-            shown = controls[position] or [e for e in item if e.label][:1]
-            for element in shown[:3]:
-                rare = frequency.get(_keywords(element.label), 0) <= RUN_KEEP
-                priority = 0 if KEYWORDS.search(element.label) and rare else 2
-                kept.append(_Line(depth, _describe(element), priority))
-        else:
+        if position >= RUN_KEEP and not any(matters(e) for e in controls[position]):
             hidden += 1
+            continue
+        shown = controls[position] or [e for e in item if e.label][:1]
+        for element in shown[:3]:
+            line = _describe(element)
+            if labels.get(element.label, 0) > 1:
+                # Ten "Cancel subscription" buttons are told apart by their row.
+                line += _row_context(item)
+            kept.append(_Line(depth, line, 0 if matters(element) else 2))
     if hidden:
         kept.append(_Line(depth, f"... {hidden} more {run[0].role} items not shown", 2))
     return kept
+
+
+def _row_context(item: list[SnapshotElement]) -> str:
+    """The first words of a row's own text, to tell its control from its neighbours'."""
+    for element in item:
+        if element.role not in INTERACTIVE_ROLES and (element.text or element.name):
+            return f" (in: {(element.text or element.name)[:60]})"
+    return ""
 
 
 def _keywords(label: str) -> frozenset[str]:

@@ -136,3 +136,22 @@ def test_runs_inside_navigation_are_counted_not_listed() -> None:
     assert "navigation 'Footer' (12 links not shown)" in compact
     assert 'link "Cookie Preferences" [ref=e' in compact
     assert "Guide 0" not in compact
+
+
+def test_every_row_of_a_list_of_subscriptions_keeps_its_cancel_button() -> None:
+    """Ten rows, each with its own "Cancel subscription": all stay, told apart by their row."""
+    lines = ['- heading "Your subscriptions" [level=1] [ref=e1]', "- list [ref=e2]:"]
+    services = [f"Service {index}" for index in range(9)] + ["Demoflix Premium"]
+    for offset, service in enumerate(services):
+        ref = 3 + 3 * offset
+        lines.append(f"  - listitem [ref=e{ref}]:")
+        lines.append(f"    - paragraph [ref=e{ref + 1}]: {service}, $9.99/month")
+        lines.append(f'    - button "Cancel subscription" [ref=e{ref + 2}]')
+    content = "\n".join(lines)
+    snapshot = NormalizedSnapshot(
+        "https://example.com/subs", "Subscriptions", content, None, tuple(parse_elements(content))
+    )
+    compact = compact_snapshot(snapshot)
+    assert compact.count('button "Cancel subscription"') == 10
+    assert "[ref=e32] (in: Demoflix Premium, $9.99/month)" in compact
+    assert "not shown" not in compact
