@@ -27,6 +27,7 @@ its real ref, so a ref the model picks is checked by the guard as before.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
@@ -102,7 +103,8 @@ def _render(lines: list[_Line]) -> str:
 def _select(elements: tuple[SnapshotElement, ...]) -> list[_Line]:
     lines: list[_Line] = []
     # The chain of kept ancestors: (element depth, output depth, the line of the
-    # innermost peripheral landmark they sit in, or None).
+    # innermost peripheral landmark they sit in, or None). Each entry inherits its
+    # parent's landmark unless it is one, so the top of the stack always knows.
     stack: list[tuple[int, int, int | None]] = []
     summaries: dict[int, list[str]] = {}
     index = 0
@@ -111,9 +113,7 @@ def _select(elements: tuple[SnapshotElement, ...]) -> list[_Line]:
         while stack and stack[-1][0] >= element.depth:
             stack.pop()
         out_depth = stack[-1][1] + 1 if stack else 0
-        peripheral = next(
-            (landmark for _d, _o, landmark in reversed(stack) if landmark is not None), None
-        )
+        peripheral = stack[-1][2] if stack else None
         run_end, siblings = _run_end(elements, index)
         if siblings > RUN_LIMIT and peripheral is None:
             lines.extend(_shorten_run(elements[index:run_end], out_depth))
@@ -164,10 +164,9 @@ def _with_summaries(lines: list[_Line], summaries: dict[int, list[str]]) -> list
     }
     for position, roles in summaries.items():
         if roles:
-            counts: dict[str, int] = {}
-            for role in roles:
-                counts[role] = counts.get(role, 0) + 1
-            hidden = ", ".join(f"{n} {role}{'s' if n > 1 else ''}" for role, n in counts.items())
+            hidden = ", ".join(
+                f"{n} {role}{'s' if n > 1 else ''}" for role, n in Counter(roles).items()
+            )
             line = result[position]
             result[position] = _Line(line.depth, f"{line.text} ({hidden} not shown)", line.priority)
     # A landmark with nothing kept and nothing hidden says nothing.
@@ -212,20 +211,16 @@ def _shorten_run(run: tuple[SnapshotElement, ...], depth: int) -> list[_Line]:
     # nothing about which row matters; only a word few rows carry singles one out.
     # Cancelling words are the exception: in a list of subscriptions, each with its
     # own "Cancel", every row may be the one the person means.
-    frequency: dict[frozenset[str], int] = {}
-    for item_controls in controls:
-        for words in {_keywords(e.label) for e in item_controls} - {frozenset()}:
-            frequency[words] = frequency.get(words, 0) + 1
-    labels: dict[str, int] = {}
-    for item_controls in controls:
-        for element in item_controls:
-            labels[element.label] = labels.get(element.label, 0) + 1
+    frequency = Counter(
+        words for row in controls for words in {_keywords(e.label) for e in row} - {frozenset()}
+    )
+    labels = Counter(element.label for row in controls for element in row)
 
     def matters(element: SnapshotElement) -> bool:
         if CANCEL_WORDS.search(element.label):
             return True
         words = _keywords(element.label)
-        return bool(words) and frequency.get(words, 0) <= RUN_KEEP
+        return bool(words) and frequency[words] <= RUN_KEEP
 
     kept: list[_Line] = []
     hidden = 0
@@ -236,7 +231,7 @@ def _shorten_run(run: tuple[SnapshotElement, ...], depth: int) -> list[_Line]:
         shown = controls[position] or [e for e in item if e.label][:1]
         for element in shown[:3]:
             line = _describe(element)
-            if labels.get(element.label, 0) > 1:
+            if labels[element.label] > 1:
                 # Ten "Cancel subscription" buttons are told apart by their row.
                 line += _row_context(item)
             kept.append(_Line(depth, line, 0 if matters(element) else 2))
