@@ -69,21 +69,25 @@ class ModelRequest:
         return str(self.body.get("model", ""))
 
     @property
+    def tools(self) -> dict[str, dict[str, Any]]:
+        """The offered tools' input schemas by name, in order, whichever the wire format."""
+        offered: dict[str, dict[str, Any]] = {}
+        for tool in self.body.get("tools") or []:
+            if self.api == "anthropic":
+                offered[str(tool["name"])] = tool.get("input_schema") or {}
+            else:
+                function = tool["function"]
+                offered[str(function["name"])] = function.get("parameters") or {}
+        return offered
+
+    @property
     def tool_names(self) -> list[str]:
         """Names of the tools offered, in order."""
-        tools = self.body.get("tools") or []
-        if self.api == "anthropic":
-            return [str(tool["name"]) for tool in tools]
-        return [str(tool["function"]["name"]) for tool in tools]
+        return list(self.tools)
 
     def tool_arguments(self, name: str) -> set[str]:
         """The argument names the offered tool ``name`` declares (empty when not offered)."""
-        for tool in self.body.get("tools") or []:
-            spec = tool if self.api == "anthropic" else tool.get("function", {})
-            if spec.get("name") == name:
-                schema = spec.get("input_schema" if self.api == "anthropic" else "parameters")
-                return set((schema or {}).get("properties") or {})
-        return set()
+        return set(self.tools.get(name, {}).get("properties") or {})
 
     @property
     def latest_text(self) -> str:

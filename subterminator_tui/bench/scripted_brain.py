@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from subterminator_tui.bench.loopback_model import ModelRequest, ScriptedTurn
-from subterminator_tui.pilots.playbook import describe_step, step_targets
+from subterminator_tui.pilots.playbook import describe_step, element_step_call, step_targets
 from subterminator_tui.rules import PlaybookStep
 
 _LINE = re.compile(r'^\s*- (?P<role>[a-z]+) "(?P<name>(?:[^"\\]|\\.)*)"(?P<rest>[^\n]*)$', re.M)
@@ -112,18 +112,11 @@ class PlaybookBrain:
         if not candidates:
             return None
         target = candidates[0]
-        tool = {"click": "browser_click", "type": "browser_type"}.get(
-            step.action, "browser_select_option"
-        )
-        arguments: dict[str, Any] = {"target": target.ref}
+        tool, arguments = element_step_call(step, target.ref)
         # Playwright's own schemas ask for a description of the element; ours do not,
         # and a model follows the schema it is offered.
         if "element" in request.tool_arguments(tool):
             arguments["element"] = f"{target.role} {target.name}"
-        if step.action == "type":
-            arguments["text"] = step.text
-        elif step.action == "select":
-            arguments["values"] = [step.value]
         return _call(tool, arguments)
 
 

@@ -64,6 +64,28 @@ def matching_elements(step: PlaybookStep, snapshot: NormalizedSnapshot) -> list[
     return step_targets(step, (e for e in snapshot.elements if e.ref))
 
 
+#: The browser tool each step that acts on an element becomes.
+ELEMENT_STEP_TOOLS = {
+    "click": "browser_click",
+    "type": "browser_type",
+    "select": "browser_select_option",
+}
+
+
+def element_step_call(step: PlaybookStep, ref: str) -> tuple[str, dict[str, Any]]:
+    """The tool and arguments of a click, type or select step on the element ``ref``.
+
+    The element's description is left to the caller: the playbook pilot always
+    sends it, the scripted model only when the offered schema asks for it.
+    """
+    arguments: dict[str, Any] = {"target": ref}
+    if step.action == "type":
+        arguments["text"] = step.text
+    elif step.action == "select":
+        arguments["values"] = [step.value]
+    return ELEMENT_STEP_TOOLS[step.action], arguments
+
+
 class PlaybookPilot:
     """Replays ``service.playbook``."""
 
@@ -136,15 +158,8 @@ class PlaybookPilot:
             return ToolCall(self._next_id(), "browser_press_key", {"key": step.key})
         if step.action == "wait":
             return ToolCall(self._next_id(), "browser_wait_for", {"time": step.seconds})
-        found = matching_elements(step, snapshot)
-        if not found or found[0].ref is None:
+        target = next(iter(matching_elements(step, snapshot)), None)
+        if target is None or target.ref is None:
             return None
-        target = found[0]
-        arguments: dict[str, Any] = {"target": target.ref, "element": target.describe()}
-        if step.action == "click":
-            return ToolCall(self._next_id(), "browser_click", arguments)
-        if step.action == "type":
-            return ToolCall(self._next_id(), "browser_type", {**arguments, "text": step.text})
-        return ToolCall(
-            self._next_id(), "browser_select_option", {**arguments, "values": [step.value]}
-        )
+        tool, arguments = element_step_call(step, target.ref)
+        return ToolCall(self._next_id(), tool, {**arguments, "element": target.describe()})
