@@ -54,6 +54,11 @@ def test_link_targets_and_boxes_are_left_out(tmp_path: Path) -> None:
     assert "/help?topic=rejoin" not in compact
 
 
+def tree(content: str, url: str, title: str) -> NormalizedSnapshot:
+    """A page made of the accessibility tree ``content``."""
+    return NormalizedSnapshot(url, title, content, None, tuple(parse_elements(content)))
+
+
 def heavy_page(links: int) -> NormalizedSnapshot:
     """An account centre with a huge navigation, a long history and one cancel button."""
     lines = ["- generic [ref=e1]:", '  - navigation "Everything" [ref=e2]:', "    - list [ref=e3]:"]
@@ -72,9 +77,7 @@ def heavy_page(links: int) -> NormalizedSnapshot:
         ref += 2
     lines.append(f'    - button "Cancel membership" [ref=e{ref}]')
     content = "\n".join(lines)
-    return NormalizedSnapshot(
-        "https://example.com/account", "Account", content, None, tuple(parse_elements(content))
-    )
+    return tree(content, "https://example.com/account", "Account")
 
 
 def test_a_heavy_page_stays_in_budget_and_keeps_the_cancel_button() -> None:
@@ -100,9 +103,7 @@ def device_list(devices: int, extra: str | None = None) -> NormalizedSnapshot:
         lines.append(f'    - link "{label}" [ref=e{ref + 1}]')
         ref += 2
     content = "\n".join(lines)
-    return NormalizedSnapshot(
-        "https://example.com/devices", "Devices", content, None, tuple(parse_elements(content))
-    )
+    return tree(content, "https://example.com/devices", "Devices")
 
 
 def test_a_keyword_every_row_repeats_does_not_keep_the_whole_run() -> None:
@@ -129,9 +130,7 @@ def test_runs_inside_navigation_are_counted_not_listed() -> None:
         lines.append(f"      - listitem [ref=e{ref}]:")
         lines.append(f'        - link "{name}" [ref=e{ref + 1}]')
     content = "\n".join(lines)
-    snapshot = NormalizedSnapshot(
-        "https://example.com/", "Home", content, None, tuple(parse_elements(content))
-    )
+    snapshot = tree(content, "https://example.com/", "Home")
     compact = compact_snapshot(snapshot)
     assert "navigation 'Footer' (12 links not shown)" in compact
     assert 'link "Cookie Preferences" [ref=e' in compact
@@ -148,9 +147,7 @@ def test_every_row_of_a_list_of_subscriptions_keeps_its_cancel_button() -> None:
         lines.append(f"    - paragraph [ref=e{ref + 1}]: {service}, $9.99/month")
         lines.append(f'    - button "Cancel subscription" [ref=e{ref + 2}]')
     content = "\n".join(lines)
-    snapshot = NormalizedSnapshot(
-        "https://example.com/subs", "Subscriptions", content, None, tuple(parse_elements(content))
-    )
+    snapshot = tree(content, "https://example.com/subs", "Subscriptions")
     compact = compact_snapshot(snapshot)
     assert compact.count('button "Cancel subscription"') == 10
     assert "[ref=e32] (in: Demoflix Premium, $9.99/month)" in compact
