@@ -29,12 +29,12 @@ sys.path.insert(0, str(ROOT))  # the scripted session lives in tests/fakes
 from textual import events  # noqa: E402
 from textual.geometry import Region  # noqa: E402
 
-from subterminator_tui.cli.cancel import RunRequest  # noqa: E402
+from subterminator_tui.settings import load_settings  # noqa: E402
 from subterminator_tui.tui.run import create_app  # noqa: E402
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree  # noqa: E402
 from tests.fakes.scripted_session import (  # noqa: E402
     ScriptedSession,
-    frozen_clock,
+    freeze_header_clock,
     long_snapshot,
 )
 
@@ -59,9 +59,8 @@ async def measure(elements: int, repeats: int, keys: int) -> None:
     """Run the app headless and print the figures."""
     page = long_snapshot(elements)
     session = ScriptedSession(start_page=page, hold_at_turn=0)
-    app = create_app(
-        RunRequest("demoflix"), session=session, clock=frozen_clock(), image_previews=False
-    )
+    freeze_header_clock()
+    app = create_app(load_settings(image_previews=False), session)
     async with app.run_test(size=SIZE) as pilot:
         tree = app.query_one(SnapshotTree)
         await until(lambda: tree.snapshot is page)

@@ -20,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the scenes live with the tests
 
+from tests.fakes.scripted_session import freeze_header_clock  # noqa: E402
 from tests.tui.conftest import SCREENSHOT_SCENES, SIZE  # noqa: E402
 
 _RANDOM_ID = re.compile(r"\bterminal-\d+-")
@@ -49,6 +50,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         # The person's own config (a keymap changes the footer) must not leak into the images.
         os.environ["SUBTERMINATOR_CONFIG"] = str(Path(home) / "config.toml")
+        freeze_header_clock()
         images = asyncio.run(render_all())
     out_dir: Path = args.out.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)

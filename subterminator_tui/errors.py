@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from subterminator_tui import exit_codes
 
-class OrchestratorError(Exception):
+
+class SubTerminatorError(Exception):
     """Base for every error SubTerminator raises on purpose."""
 
     #: The process exit code this error maps to (documented in the README).
-    exit_code = 1
+    exit_code = exit_codes.FAILURE
 
 
-class ConfigurationError(OrchestratorError):
+class ConfigurationError(SubTerminatorError):
     """Something the user must install, set or fix before a run can start."""
 
-    exit_code = 2
+    exit_code = exit_codes.CONFIGURATION
 
 
 class ServiceConfigError(ConfigurationError):
@@ -23,17 +25,20 @@ class ServiceConfigError(ConfigurationError):
 class ServiceNotFoundError(ConfigurationError):
     """The requested service is not defined in any loaded ``services.toml``."""
 
-    def __init__(self, name: str, available: list[str]) -> None:
+    def __init__(self, name: str, available: list[str], practice: list[str] | None = None) -> None:
         self.name = name
         self.available = sorted(available)
-        listing = ", ".join(self.available) or "(none)"
-        super().__init__(f"Unknown service '{name}'. Available services: {listing}")
+        self.practice = sorted(practice or [])
+        message = f"Unknown service '{name}'. Services: {', '.join(self.available) or '(none)'}."
+        if self.practice:
+            message += f" Practice services: {', '.join(self.practice)}."
+        super().__init__(message)
 
 
-class MCPConnectionError(OrchestratorError):
+class MCPConnectionError(SubTerminatorError):
     """The Playwright MCP server could not be started, reached or kept alive."""
 
-    exit_code = 3
+    exit_code = exit_codes.CONNECTION
 
 
 class ProfileInUseError(MCPConnectionError):
@@ -48,7 +53,7 @@ class ProfileInUseError(MCPConnectionError):
         )
 
 
-class MCPToolError(OrchestratorError):
+class MCPToolError(SubTerminatorError):
     """A browser tool call was refused or failed; the loop reports it to the model.
 
     ``snapshot`` carries the fresh page taken after the failure, when there is
@@ -60,7 +65,7 @@ class MCPToolError(OrchestratorError):
         self.snapshot = snapshot
 
 
-class SnapshotValidationError(OrchestratorError):
+class SnapshotValidationError(SubTerminatorError):
     """Playwright MCP output lacked a required snapshot field (url, title or content)."""
 
     def __init__(self, missing: list[str], raw_output: str) -> None:
@@ -73,11 +78,7 @@ class SnapshotValidationError(OrchestratorError):
         )
 
 
-class LLMError(OrchestratorError):
+class LLMError(SubTerminatorError):
     """The model API failed after retries or timed out."""
 
-    exit_code = 3
-
-
-class CheckpointRejectedError(OrchestratorError):
-    """The human rejected a checkpoint."""
+    exit_code = exit_codes.CONNECTION

@@ -76,6 +76,9 @@ class Settings(BaseSettings):
     keymap: dict[str, str] = Field(default_factory=dict)
     """Key remapping for the app: binding id to keys, e.g. ``{"checkpoint.approve" = "a"}``."""
 
+    image_previews: bool = True
+    """Show page screenshots inside the app where the terminal can draw images (else a path)."""
+
     openai_compatible_base_url: str | None = None
     """Base URL of an OpenAI-compatible server (Ollama, llama.cpp, vLLM) for ``openai:<name>``."""
 

@@ -12,7 +12,7 @@ from subterminator_tui.browser.discovery import find_browser, install_command, r
 from subterminator_tui.browser.launch import display_available
 from subterminator_tui.browser.node import find_node, find_playwright_mcp, pinned_version
 from subterminator_tui.browser.profile_lock import read_lock
-from subterminator_tui.errors import ConfigurationError, OrchestratorError
+from subterminator_tui.errors import ConfigurationError, SubTerminatorError
 from subterminator_tui.rules import load_services, user_services_file
 from subterminator_tui.settings import config_file, load_settings
 
@@ -33,7 +33,7 @@ class Check:
 def _guard(name: str, probe: Callable[[], str]) -> Check:
     try:
         return Check(name, True, probe())
-    except (OrchestratorError, OSError) as error:
+    except (SubTerminatorError, OSError) as error:
         return Check(name, False, str(error))
 
 
@@ -105,7 +105,7 @@ def run_doctor(_args: argparse.Namespace) -> int:
     """Print the report; exit 2 when something essential is missing."""
     try:
         checks = gather_checks()
-    except OrchestratorError as error:
+    except SubTerminatorError as error:
         print(f"error: {error}")
         return error.exit_code
     width = max(len(check.name) for check in checks)

@@ -6,9 +6,8 @@ import argparse
 import sys
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.cli.console import read_line
-from subterminator_tui.cli.running import run_command
 from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.headless.console import read_line
 from subterminator_tui.rules import (
     ServiceConfig,
     detect_handoff,
@@ -17,7 +16,8 @@ from subterminator_tui.rules import (
     load_services,
     verify_completion,
 )
-from subterminator_tui.service_browser import open_service_browser
+from subterminator_tui.running import run_command
+from subterminator_tui.session.browser import open_service_browser
 from subterminator_tui.settings import load_settings
 
 # Roles worth listing for someone writing rules; structure-only nodes are left out.

@@ -6,9 +6,9 @@ import argparse
 import datetime
 import json
 
-from subterminator_tui.cli.running import run_command
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.journal.store import Journal, RunRow
+from subterminator_tui.running import run_command
 from subterminator_tui.settings import load_settings
 
 

@@ -10,15 +10,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from subterminator_tui import __version__
+from subterminator_tui.exit_codes import CONFIGURATION, FAILURE, describe_exit_codes
 
-EPILOG = """exit codes:
-  0    success (a cancellation completed and verified; a command did what it said)
-  1    failure (task failed, not verified, or rejected by you)
-  2    configuration error (missing key, Node or browser; bad services.toml; unknown service)
-  3    connection error (Playwright MCP or the model's API)
-  130  interrupted with Ctrl+C
-  143  terminated with SIGTERM
-"""
+EPILOG = describe_exit_codes()
 
 
 def _add_browser_options(parser: argparse.ArgumentParser) -> None:
@@ -143,16 +137,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     services = commands.add_parser("services", help="list the services and where they come from")
     services.add_argument("--services", action="append", type=Path, default=[], metavar="PATH")
+    shown = services.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--practice", action="store_true", help="only practice services, the gauntlet included"
+    )
+    shown.add_argument(
+        "--all", action="store_true", help="every service, the gauntlet's scenarios included"
+    )
 
     commands.add_parser("doctor", help="check Node, Playwright MCP, the browser, profile and keys")
     return parser
 
 
 # Each subcommand's runner, imported only when used: `subterminator --help` and the
-# headless commands never load Textual or the model SDKs they do not need.
+# headless commands never load Textual or the model SDKs they do not need. The bench
+# lives beside the package (subterminator_bench/), in a source checkout only.
 _RUNNERS: dict[str, tuple[str, str]] = {
     "cancel": ("subterminator_tui.cli.cancel", "run_cancel"),
-    "bench": ("subterminator_tui.cli.bench", "run_bench"),
+    "bench": ("subterminator_bench.command", "run_bench"),
     "runs": ("subterminator_tui.cli.journal_views", "run_runs"),
     "show": ("subterminator_tui.cli.journal_views", "run_show"),
     "inspect": ("subterminator_tui.cli.inspect_page", "run_inspect"),
@@ -169,18 +171,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     target = _RUNNERS.get(args.command or "")
     if target is not None:
         module_name, function_name = target
-        runner: Callable[[argparse.Namespace], int] = getattr(
-            importlib.import_module(module_name), function_name
-        )
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as missing:
+            if missing.name != "subterminator_bench":
+                raise
+            print(
+                "error: the benchmark comes with SubTerminator's source checkout, not the "
+                "installed package; run it from a clone (make setup, then "
+                ".venv/bin/subterminator bench).",
+                file=sys.stderr,
+            )
+            return CONFIGURATION
+        runner: Callable[[argparse.Namespace], int] = getattr(module, function_name)
         try:
             return runner(args)
         except BrokenPipeError:
             # Output piped into `head` and closed: stop quietly, as the Python docs advise.
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
-            return 1
+            return FAILURE
     parser.print_help(sys.stderr)
-    return 2
+    return CONFIGURATION
 
 
 if __name__ == "__main__":

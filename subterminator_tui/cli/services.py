@@ -1,31 +1,48 @@
-"""``subterminator services``: every service, and the file it comes from."""
+"""``subterminator services``: the real services first, practice sites apart, and their files."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 
-from subterminator_tui.cli.running import run_command
-from subterminator_tui.rules import load_services
+from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.running import run_command
+
+
+def _row(service: ServiceConfig) -> tuple[str, str, str, str]:
+    notes = []
+    if service.practice:
+        notes.append(f"practice: {service.practice}")
+    if service.unverified:
+        notes.append("unverified")
+    if service.playbook:
+        notes.append("playbook")
+    return (service.id, service.name, ", ".join(notes), str(service.source))
+
+
+def _print_section(title: str, services: Sequence[ServiceConfig]) -> None:
+    if not services:
+        return
+    rows = [_row(service) for service in services]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    print(f"{title}:")
+    for row in rows:
+        print(f"  {row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}")
 
 
 def run_services(args: argparse.Namespace) -> int:
-    """Print one line per service: id, name, notes and source file."""
+    """Real services, then practice services; the gauntlet only with --practice or --all."""
 
     async def list_services() -> int:
-        registry = load_services(args.services)
-        rows = []
-        for service in registry.all():
-            notes = []
-            if service.practice:
-                notes.append(f"practice: {service.practice}")
-            if service.unverified:
-                notes.append("unverified")
-            if service.playbook:
-                notes.append("playbook")
-            rows.append((service.id, service.name, ", ".join(notes), str(service.source)))
-        widths = [max(len(row[i]) for row in rows) for i in range(3)]
-        for row in rows:
-            print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}")
+        with_gauntlet = args.all or args.practice
+        registry = load_services(args.services, practice_scenarios=with_gauntlet)
+        real = [service for service in registry.all() if not service.practice]
+        practice = [service for service in registry.all() if service.practice]
+        if not args.practice:
+            _print_section("Services", real)
+        _print_section("Practice services (bundled sites on this computer)", practice)
+        if not with_gauntlet:
+            print("The practice gauntlet's scenarios: subterminator services --practice")
         return 0
 
     return run_command(list_services)

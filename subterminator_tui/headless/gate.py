@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from subterminator_tui.cli.console import read_line, read_secret
+from subterminator_tui.headless.console import read_line, read_secret
 from subterminator_tui.orchestrator.gates import (
     CheckpointRequest,
     Decision,

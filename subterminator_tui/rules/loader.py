@@ -1,7 +1,8 @@
 """Read ``services.toml`` files into a ServiceRegistry.
 
 Files load in this order: the built-in ``services.toml``, the built-in
-``scenarios.toml`` (the practice gauntlet's services), the user's own
+``scenarios.toml`` (the practice gauntlet's services, only when asked for: the
+bench, the tests and ``services --practice``), the user's own
 ``services.toml`` in the platform config directory (when it exists), then every
 ``--services PATH`` in the order given. A later file replaces an earlier
 definition SERVICE BY SERVICE: a whole ``[services.<id>]`` table wins, keys are
@@ -24,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from platformdirs import user_config_dir
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
@@ -38,6 +38,7 @@ from subterminator_tui.rules.models import (
     ServiceConfig,
 )
 from subterminator_tui.rules.registry import ServiceRegistry
+from subterminator_tui.settings import user_config_dir
 
 SERVICES_FILE_NAME = "services.toml"
 
@@ -65,15 +66,19 @@ _LIST_MODELS: dict[str, type[BaseModel]] = {
 
 def user_services_file() -> Path:
     """Where a user's own ``services.toml`` lives (``~/.config/subterminator/`` on Linux)."""
-    return Path(user_config_dir("subterminator")) / SERVICES_FILE_NAME
+    return user_config_dir() / SERVICES_FILE_NAME
 
 
 def load_services(
     extra_files: Sequence[Path] = (),
     *,
     user_file: Path | UserFileDefault | None = USER_CONFIG_DIR,
+    practice_scenarios: bool = False,
 ) -> ServiceRegistry:
     """Load the built-in files, the user's file, then ``extra_files``; later ones win.
+
+    ``practice_scenarios`` adds the gauntlet's ``scenarios.toml`` after the built-in
+    services: the bench and the tests ask for it, a person's runs never load it.
 
     ``user_file`` defaults to :func:`user_services_file`; pass another path to read
     that instead, or None to skip the user's file (tests must never read the real
@@ -81,7 +86,7 @@ def load_services(
     entry is an error. Raises ServiceConfigError listing every problem found.
     """
     definitions: dict[str, _Definition] = {}
-    for path in _files_to_load(extra_files, user_file):
+    for path in _files_to_load(extra_files, user_file, practice_scenarios):
         for service_id, table in read_services_file(path).items():
             definitions[service_id] = _Definition(service_id, table, path)
     services, problems = _Resolver(definitions).resolve_all()
@@ -91,10 +96,14 @@ def load_services(
 
 
 def _files_to_load(
-    extra_files: Sequence[Path], user_file: Path | UserFileDefault | None
+    extra_files: Sequence[Path],
+    user_file: Path | UserFileDefault | None,
+    practice_scenarios: bool,
 ) -> list[Path]:
     try:
-        files = [builtin_services_file(), builtin_scenarios_file()]
+        files = [builtin_services_file()]
+        if practice_scenarios:
+            files.append(builtin_scenarios_file())
     except FileNotFoundError as error:
         raise ServiceConfigError(str(error)) from None
     chosen_user_file = user_services_file() if user_file is USER_CONFIG_DIR else user_file

@@ -20,7 +20,9 @@ class ServiceRegistry:
         try:
             return self._services[service_id]
         except KeyError:
-            raise ServiceNotFoundError(service_id, self.ids()) from None
+            real = [sid for sid, service in self._services.items() if not service.practice]
+            practice = [sid for sid, service in self._services.items() if service.practice]
+            raise ServiceNotFoundError(service_id, real, practice) from None
 
     def ids(self) -> list[str]:
         """Every service id, sorted."""

@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from typing import ClassVar
 
 from textual import on, work
@@ -24,20 +23,21 @@ from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.errors import OrchestratorError
+from subterminator_tui.errors import SubTerminatorError
+from subterminator_tui.exit_codes import FAILURE, INTERRUPTED, TERMINATED
 from subterminator_tui.orchestrator.events import (
     NoAction,
     Notice,
     PageSeen,
-    Reporter,
     RunFinished,
     RunStarted,
     TurnFinished,
     TurnStarted,
 )
-from subterminator_tui.orchestrator.gates import CheckpointRequest, HumanGate
+from subterminator_tui.orchestrator.gates import CheckpointRequest
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.resources import styles_dir
+from subterminator_tui.session.run import RunSession
 from subterminator_tui.tui.bridge import AppGate, AppReporter
 from subterminator_tui.tui.messages import RunEvent
 from subterminator_tui.tui.screens.end import EndScreen
@@ -48,12 +48,6 @@ from subterminator_tui.tui.widgets.run_header import RunHeader
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 from subterminator_tui.tui.widgets.turn_log import TurnLog, TurnRecord
 from subterminator_tui.tui.widgets.url_bar import UrlBar
-
-#: Runs one cancellation against the gate and reporter the app provides.
-RunSession = Callable[[HumanGate, Reporter], Awaitable[TaskResult]]
-
-EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 143
 
 
 class SubTerminatorApp(App[int]):
@@ -82,20 +76,17 @@ class SubTerminatorApp(App[int]):
         self,
         session: RunSession,
         *,
-        clock: Callable[[], float] = time.monotonic,
         image_previews: bool = True,
         keymap: dict[str, str] | None = None,
     ) -> None:
         super().__init__()
         self.session = session
-        self.clock = clock
         self.image_previews = image_previews
         self._user_keymap = keymap or {}
         self.result: TaskResult | None = None
         self.latest: NormalizedSnapshot | None = None
         self.latest_allowed = True
         self.follow_live = True
-        self.max_turns = 0
         self._quit_code: int | None = None
         self._run: Worker[TaskResult] | None = None
 
@@ -103,7 +94,7 @@ class SubTerminatorApp(App[int]):
 
     def compose(self) -> ComposeResult:
         """Header, URL bar, turn log and arguments beside the snapshot, footer."""
-        yield RunHeader(self.clock, id="run-header")
+        yield RunHeader(id="run-header")
         yield UrlBar("No page yet", id="url-bar")
         with Horizontal(id="main"):
             with Vertical(id="left"):
@@ -147,7 +138,7 @@ class SubTerminatorApp(App[int]):
         if isinstance(event, RunStarted):
             header.service = event.service_name
             header.driver = f"model {event.model}" if event.model else f"{event.pilot} pilot"
-            header.max_turns = self.max_turns = event.max_turns
+            header.max_turns = event.max_turns
             header.state = "running" if event.checkpoints else "running, CHECKPOINTS OFF"
             if not event.checkpoints:
                 self.notify(
@@ -225,7 +216,7 @@ class SubTerminatorApp(App[int]):
         self.query_one(RunHeader).stop_clock()
         if self._quit_code is not None or event.state == WorkerState.CANCELLED:
             # The worker's cleanup (browser closed) has run by now.
-            self.exit(return_code=self._quit_code or EXIT_INTERRUPTED)
+            self.exit(return_code=self._quit_code or INTERRUPTED)
             return
         if event.state == WorkerState.SUCCESS:
             self.result = event.worker.result
@@ -233,8 +224,8 @@ class SubTerminatorApp(App[int]):
             self.push_screen(EndScreen(self.result), self._after_summary)
         elif event.state == WorkerState.ERROR:
             error = event.worker.error
-            code = error.exit_code if isinstance(error, OrchestratorError) else 1
-            message = str(error) if isinstance(error, OrchestratorError) else repr(error)
+            code = error.exit_code if isinstance(error, SubTerminatorError) else FAILURE
+            message = str(error) if isinstance(error, SubTerminatorError) else repr(error)
             self.push_screen(ErrorScreen(message, code), self._after_summary)
 
     def _after_summary(self, code: int | None) -> None:
@@ -252,7 +243,7 @@ class SubTerminatorApp(App[int]):
     def action_request_quit(self) -> None:
         """Ask before stopping a run; after it ended, leave with its exit code."""
         if not self.running:
-            code = self.result.exit_code if self.result else 1
+            code = self.result.exit_code if self.result else FAILURE
             self.exit(return_code=code)
             return
         if isinstance(self.screen, QuitScreen):
@@ -261,10 +252,10 @@ class SubTerminatorApp(App[int]):
 
     def _quit_answered(self, stop: bool | None) -> None:
         if stop:
-            self._stop_run(EXIT_INTERRUPTED)
+            self._stop_run(INTERRUPTED)
 
     def _terminate(self) -> None:
-        self._stop_run(EXIT_TERMINATED)
+        self._stop_run(TERMINATED)
 
     def _stop_run(self, code: int) -> None:
         """Cancel the worker; its ``async with`` closes the browser before it reports CANCELLED."""

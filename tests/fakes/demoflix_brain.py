@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from subterminator_tui.bench.scripted_brain import page_elements
+from subterminator_bench.scripted_brain import page_elements
 from tests.fakes.fake_model import FakeRequest, FakeTurn
 
 _URL = re.compile(r"^URL: (?P<url>\S+)", re.MULTILINE)

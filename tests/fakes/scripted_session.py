@@ -44,7 +44,8 @@ from subterminator_tui.orchestrator.gates import (
 from subterminator_tui.orchestrator.guard import describe_action
 from subterminator_tui.orchestrator.handoff import describe_handoff
 from subterminator_tui.orchestrator.result import TaskReason, TaskResult
-from subterminator_tui.tui.app import RunSession
+from subterminator_tui.session import RunSession
+from subterminator_tui.tui.widgets import run_header
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots" / "demoflix"
 #: Every URL on screen uses this origin, whatever port the capture ran on.
@@ -154,9 +155,18 @@ def two_factor_handoff() -> HandoffRequest:
     )
 
 
-def frozen_clock(now: float = 1_000.0) -> Callable[[], float]:
-    """A clock that never moves: the header's elapsed time reads 00:00 whenever it ticks."""
-    return lambda: now
+def freeze_header_clock(now: float = 1_000.0) -> Callable[[], None]:
+    """Stop the header's clock (its elapsed time reads 00:00); returns the undo.
+
+    Screenshots and snapshot tests must not depend on how long a run took.
+    """
+    saved = run_header.monotonic
+    run_header.monotonic = lambda: now
+
+    def undo() -> None:
+        run_header.monotonic = saved
+
+    return undo
 
 
 @dataclass

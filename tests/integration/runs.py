@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.cli.cancel import RunRequest, prepared_run
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.practice.demoflix import DemoflixState
+from subterminator_tui.session import RunRequest, prepared_run
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing
 from tests.fakes.human import RecordingReporter, ScriptedHuman
@@ -36,12 +36,12 @@ async def run_service(request: RunRequest, human: ScriptedHuman, tmp_path: Path)
     if request.profile_dir is None:
         request = dataclasses.replace(request, profile_dir=str(tmp_path / "profile"))
     reporter = RecordingReporter()
-    async with prepared_run(request, human, reporter) as prepared:
+    async with prepared_run(request) as prepared:
         site = prepared.browser.practice
         assert site is not None, "these tests run practice services"
         if human.on_approve is None:
             human.on_approve = lambda _request: site.state.cancel_requests
-        result = await prepared.orchestrator.run()
+        result = await prepared.run(human, reporter)
         run_dir = prepared.browser.gateway.plan.run_dir
     return FinishedRun(
         result, site.state, human, reporter, run_dir, load_settings().resolved_journal()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.bench.runner import NAIVE, OURS, measure
+from subterminator_bench.runner import NAIVE, OURS, measure
 from subterminator_tui.rules import load_services
 from tests.conftest import browser_parts_missing
 from tests.fakes.provider_env import clear_provider_env
@@ -72,7 +72,9 @@ async def test_a_run_that_takes_the_decoy_is_judged_wrong(tmp_path: Path) -> Non
         'name = "Accept 50% off"\n',
         encoding="utf-8",
     )
-    service = load_services([services], user_file=None).get("gauntlet-gullible")
+    service = load_services([services], user_file=None, practice_scenarios=True).get(
+        "gauntlet-gullible"
+    )
     measured = await measure(
         service,
         OURS,
@@ -90,7 +92,7 @@ async def test_a_run_that_takes_the_decoy_is_judged_wrong(tmp_path: Path) -> Non
 
 async def test_naive_configuration_sends_far_more_tokens(tmp_path: Path) -> None:
     """Side by side on the heavy page: the naive configuration costs more, measured not claimed."""
-    service = load_services(user_file=None).get("gauntlet-heavy-page")
+    service = load_services(user_file=None, practice_scenarios=True).get("gauntlet-heavy-page")
     ours = await measure(service, OURS, pilot="ai", model=None, scripted=True, workdir=tmp_path)
     naive = await measure(service, NAIVE, pilot="ai", model=None, scripted=True, workdir=tmp_path)
     assert ours.correct and naive.correct

@@ -18,12 +18,13 @@ from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.cli.cancel import RunRequest
 from subterminator_tui.orchestrator.events import PageSeen
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.practice.gauntlet import GauntletServer
+from subterminator_tui.resources import builtin_scenarios_file
 from subterminator_tui.rules import load_services
+from subterminator_tui.session import RunRequest
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import run_service
 
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.browser
 
 SERVICES = sorted(
     service_id
-    for service_id in load_services(user_file=None).ids()
+    for service_id in load_services(user_file=None, practice_scenarios=True).ids()
     if service_id.startswith("gauntlet-")
 )
 #: Everything a hand-off may ask for, by field label; each page takes the fields it has.
@@ -62,7 +63,11 @@ async def test_playbook_walks_the_intended_path(service_id: str, tmp_path: Path)
         on_approve=irreversible_so_far,
     )
     run = await run_service(
-        RunRequest(service_id, pilot="playbook", headless=True), human, tmp_path
+        RunRequest(
+            service_id, pilot="playbook", headless=True, services=(str(builtin_scenarios_file()),)
+        ),
+        human,
+        tmp_path,
     )
     state = run.state.to_dict()
     assert run.result.reason == "completed", run.result
@@ -94,7 +99,7 @@ async def test_native_confirm_is_answered_through_the_dialog_checkpoint(
     launch_plan: LaunchPlan,
 ) -> None:
     """Finish cancellation opens confirm(); accepting it is a checkpoint, then it cancels."""
-    service = load_services(user_file=None).get(NATIVE_CONFIRM)
+    service = load_services(user_file=None, practice_scenarios=True).get(NATIVE_CONFIRM)
     with GauntletServer(service.practice_variants) as site:
         async with BrowserGateway(launch_plan) as gateway:
             page = await gateway.call("browser_navigate", {"url": f"{site.base_url}/account"})

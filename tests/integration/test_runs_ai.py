@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.cli.cancel import RunRequest
 from subterminator_tui.orchestrator.events import PageSeen
 from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.session import RunRequest
 from tests.fakes.demoflix_brain import DemoflixBrain, find_ref
 from tests.fakes.fake_model import FakeModelServer, FakeRequest, FakeTurn
 from tests.fakes.human import ScriptedHuman

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.cli.cancel import RunRequest
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Notice, RunStarted, TurnStarted
 from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.session import RunRequest
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import run_service
 

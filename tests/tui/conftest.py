@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,11 +17,12 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input
 
-from subterminator_tui.cli.cancel import PreparedRun, RunRequest
 from subterminator_tui.practice.demoflix import DemoflixState
 from subterminator_tui.practice.sites import practice_hint
-from subterminator_tui.tui.app import RunSession, SubTerminatorApp
-from subterminator_tui.tui.run import create_app, session_for
+from subterminator_tui.session import CancelSession, RunRequest, RunSession
+from subterminator_tui.settings import load_settings
+from subterminator_tui.tui.app import SubTerminatorApp
+from subterminator_tui.tui.run import create_app
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.screens.end import EndScreen
 from subterminator_tui.tui.screens.handoff import HandoffScreen
@@ -30,7 +31,7 @@ from subterminator_tui.tui.widgets.turn_log import TurnLog
 from tests.conftest import browser_parts_missing
 from tests.fakes.scripted_session import (
     ScriptedSession,
-    frozen_clock,
+    freeze_header_clock,
     login_handoff,
     long_snapshot,
 )
@@ -57,11 +58,17 @@ async def wait_until(
     await pilot.pause()
 
 
+@pytest.fixture(autouse=True)
+def frozen_header_clock() -> Iterator[None]:
+    """Every app test sees 00:00 in the header, however long it ran."""
+    undo = freeze_header_clock()
+    yield
+    undo()
+
+
 def scripted_app(session: RunSession) -> SubTerminatorApp:
-    """The app ``subterminator cancel demoflix`` builds, driven by a scripted session."""
-    return create_app(
-        RunRequest("demoflix"), session=session, clock=frozen_clock(), image_previews=False
-    )
+    """The app ``subterminator cancel`` builds, driven by a scripted session."""
+    return create_app(load_settings(image_previews=False), session)
 
 
 @dataclass
@@ -69,7 +76,7 @@ class PracticeRun:
     """A real run of a practice service in the app, with the practice site's live state."""
 
     request: RunRequest
-    prepared: PreparedRun | None = None
+    session: CancelSession | None = None
 
     @classmethod
     def of(cls, service: str, tmp_path: Path, *, pilot: str = "auto") -> PracticeRun:
@@ -87,19 +94,17 @@ class PracticeRun:
         return Path(self.request.profile_dir)
 
     def app(self) -> SubTerminatorApp:
-        """The CLI's app with the CLI's session, which reports its prepared run back here."""
-
-        def seen(prepared: PreparedRun) -> None:
-            self.prepared = prepared
-
-        session = session_for(self.request, on_prepared=seen)
-        return create_app(self.request, session=session, image_previews=False)
+        """The app and session ``subterminator cancel`` builds, kept here to read the site."""
+        self.session = CancelSession(self.request)
+        return create_app(load_settings(image_previews=False), self.session)
 
     @property
     def state(self) -> DemoflixState:
         """The practice server's state (still readable after the run closed the server)."""
-        assert self.prepared is not None, "the run never got its browser"
-        practice = self.prepared.browser.practice
+        assert self.session is not None and self.session.browser is not None, (
+            "the run never got its browser"
+        )
+        practice = self.session.browser.practice
         assert practice is not None, "these tests run practice services"
         return practice.state
 

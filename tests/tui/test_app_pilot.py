@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.exit_codes import INTERRUPTED
 from subterminator_tui.orchestrator.gates import Decision
-from subterminator_tui.tui.app import EXIT_INTERRUPTED, SubTerminatorApp
+from subterminator_tui.tui.app import SubTerminatorApp
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.screens.end import EndScreen
 from subterminator_tui.tui.screens.error import ErrorScreen
@@ -263,7 +264,7 @@ class TestQuitDuringARun:
             await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen), "the quit modal")
             await pilot.press("y")
             await wait_until(pilot, lambda: exited(app), "the app to exit")
-        assert app.return_code == EXIT_INTERRUPTED
+        assert app.return_code == INTERRUPTED
         assert run.state.cancel_requests == 0
         assert wait_until_no_profile_processes(run.profile, timeout=5.0) == []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from subterminator_tui.bench.ground_truth import (
+from subterminator_bench.ground_truth import (
     GroundTruth,
     judged_success,
     read_ground_truth,

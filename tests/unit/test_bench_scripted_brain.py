@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subterminator_tui.bench.loopback_model import ModelRequest
-from subterminator_tui.bench.scripted_brain import PlaybookBrain
+from subterminator_bench.loopback_model import ModelRequest
+from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_tui.browser.tools import MODEL_TOOLS
 from subterminator_tui.rules import PlaybookStep
 
@@ -31,7 +31,7 @@ def request(schema: dict[str, Any]) -> ModelRequest:
 def click_arguments(schema: dict[str, Any]) -> dict[str, Any]:
     """The arguments the brain sends for the one click step."""
     step = PlaybookStep(action="click", role="button", name="Cancel membership")
-    turn = PlaybookBrain([step], start_url="http://127.0.0.1/")(request(schema))
+    turn = PlaybookBrain([step])(request(schema))
     assert turn.tool_calls and turn.tool_calls[0][0] == "browser_click"
     return turn.tool_calls[0][1]
 

@@ -544,7 +544,7 @@ def test_state_endpoint_serves_the_ground_truth(start: Callable[..., GauntletSer
 
 def test_every_scenario_has_a_service() -> None:
     """scenarios.toml has one gauntlet-<id> per scenario; only signed-out ones lack remembered."""
-    registry = load_services(user_file=None)
+    registry = load_services(user_file=None, practice_scenarios=True)
     services = {sid: registry.get(sid) for sid in registry.ids() if sid.startswith("gauntlet-")}
     assert set(services) == {f"gauntlet-{name}" for name in SCENARIOS}
     for service_id, service in services.items():

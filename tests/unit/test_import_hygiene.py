@@ -26,7 +26,7 @@ CORE_MODULES = (
     "subterminator_tui.browser.tools",
     "subterminator_tui.rules",
     "subterminator_tui.practice.demoflix",
-    "subterminator_tui.service_browser",
+    "subterminator_tui.session",
     "subterminator_tui.cli.main",
 )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from time import monotonic
 
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -27,9 +27,8 @@ class RunHeader(Static):
     elapsed = reactive(0.0)
     state = reactive("starting")
 
-    def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._clock = clock
         self._started: float | None = None
         self._stopped: float | None = None
 
@@ -39,16 +38,16 @@ class RunHeader(Static):
 
     def start_clock(self) -> None:
         """The run began."""
-        self._started = self._clock()
+        self._started = monotonic()
 
     def stop_clock(self) -> None:
         """The run ended: the elapsed time freezes."""
-        self._stopped = self._clock()
+        self._stopped = monotonic()
         self._tick()
 
     def _tick(self) -> None:
         if self._started is not None:
-            self.elapsed = (self._stopped or self._clock()) - self._started
+            self.elapsed = (self._stopped or monotonic()) - self._started
 
     def render(self) -> str:
         """The header text."""

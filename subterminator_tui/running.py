@@ -7,11 +7,9 @@ import signal
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from subterminator_tui.cli.console import error
-from subterminator_tui.errors import OrchestratorError
-
-EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 143
+from subterminator_tui.errors import SubTerminatorError
+from subterminator_tui.exit_codes import INTERRUPTED, TERMINATED
+from subterminator_tui.headless.console import error
 
 
 def run_command(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
@@ -39,15 +37,15 @@ def run_command(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
             if not received:
                 raise
             first = received[0]
-            return EXIT_INTERRUPTED if first == signal.SIGINT else EXIT_TERMINATED
+            return INTERRUPTED if first == signal.SIGINT else TERMINATED
         finally:
             for signum in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(signum)
 
     try:
         return asyncio.run(guarded())
-    except OrchestratorError as failure:
+    except SubTerminatorError as failure:
         error(str(failure))
         return failure.exit_code
     except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+        return INTERRUPTED

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
-from subterminator_tui.bench.loopback_model import ModelRequest, ScriptedTurn
+from subterminator_bench.loopback_model import ModelRequest, ScriptedTurn
 from subterminator_tui.pilots.playbook import describe_step, element_step_call, step_targets
 from subterminator_tui.rules import PlaybookStep
 
 _LINE = re.compile(r'^\s*- (?P<role>[a-z]+) "(?P<name>(?:[^"\\]|\\.)*)"(?P<rest>[^\n]*)$', re.M)
 _REF = re.compile(r"\[ref=(?P<ref>\w+)\]")
 _PAGE_MARK = "Current page:"
+_PAGE_URL = re.compile(r"^URL: (\S+)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,6 @@ class PlaybookBrain:
     """Answers each request with the next step of ``steps`` that is on the page."""
 
     steps: Sequence[PlaybookStep]
-    start_url: str
     index: int = 0
     #: Steps the path needed but the page text did not show (what compaction lost).
     lost: list[str] = field(default_factory=list)
@@ -103,7 +103,8 @@ class PlaybookBrain:
                 return None
             return _call("browser_handle_dialog", {"accept": step.accept is not False})
         if step.action == "navigate":
-            return _call("browser_navigate", {"url": urljoin(self.start_url, step.url or "")})
+            # As a model would: a path is relative to the page it is on.
+            return _call("browser_navigate", {"url": urljoin(_page_url(request), step.url or "")})
         if step.action == "press":
             return _call("browser_press_key", {"key": step.key})
         if step.action == "wait":
@@ -118,6 +119,12 @@ class PlaybookBrain:
         if "element" in request.tool_arguments(tool):
             arguments["element"] = f"{target.role} {target.name}"
         return _call(tool, arguments)
+
+
+def _page_url(request: ModelRequest) -> str:
+    """The URL of the newest page the model was shown ("" before the first page)."""
+    found = _PAGE_URL.findall(request.latest_text)
+    return found[-1] if found else ""
 
 
 def _call(name: str, arguments: dict[str, Any], text: str = "") -> ScriptedTurn:

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from subterminator_tui.bench.report import (
+from subterminator_bench.report import (
     naive_ratio,
     scenario_table,
     summarize,
@@ -18,17 +18,17 @@ from subterminator_tui.bench.report import (
     write_chart,
     write_json,
 )
-from subterminator_tui.bench.runner import NAIVE, OURS, BenchConfig, Measurement, measure
-from subterminator_tui.cli.running import run_command
+from subterminator_bench.runner import NAIVE, OURS, BenchConfig, Measurement, measure
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.providers.resolution import missing_model_reason, resolve_model_name
 from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.running import run_command
 from subterminator_tui.settings import load_settings
 
 
 def scenarios(services: list[Path], wanted: list[str]) -> list[ServiceConfig]:
     """Practice services with an expected outcome: the gauntlet (or the ones asked for)."""
-    registry = load_services(services)
+    registry = load_services(services, practice_scenarios=True)
     candidates = [s for s in registry.all() if s.practice and s.expected and s.playbook]
     gauntlet = [s for s in candidates if s.id.startswith("gauntlet-")]
     chosen = gauntlet or candidates

@@ -1,4 +1,4 @@
-"""Open the guarded browser for one service: its practice site when it has one, then the gateway."""
+"""The guarded browser for one service: its practice site when it has one, then the gateway."""
 
 from __future__ import annotations
 

@@ -11,15 +11,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from subterminator_tui.bench.ground_truth import (
+from subterminator_bench.ground_truth import (
     GroundTruth,
     judged_success,
     read_ground_truth,
     unapproved_actions,
 )
-from subterminator_tui.bench.loopback_model import ScriptedModelServer
-from subterminator_tui.bench.scripted_brain import PlaybookBrain
-from subterminator_tui.cli.cancel import RunRequest, prepared_run
+from subterminator_bench.loopback_model import ScriptedModelServer
+from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_tui.orchestrator.events import Event, PageSeen, RunStarted, TurnFinished
 from subterminator_tui.orchestrator.gates import (
     CheckpointRequest,
@@ -35,7 +34,9 @@ from subterminator_tui.practice.demoflix.state import (
     TWO_FACTOR_CODE,
     USERNAME,
 )
+from subterminator_tui.resources import builtin_scenarios_file
 from subterminator_tui.rules import ServiceConfig
+from subterminator_tui.session import RunRequest, prepared_run
 
 #: The practice account, typed by the bench when a page hands off to the person.
 _PRACTICE_ANSWERS = (
@@ -96,10 +97,14 @@ class Measurement:
 
 
 class BenchGate:
-    """The bench plays the person: approves every checkpoint and types the practice account."""
+    """The bench plays the person: approves every checkpoint and types the practice account.
 
-    def __init__(self) -> None:
-        self.state: Any = None
+    ``state`` is the practice site's live state: each approval notes how many
+    irreversible actions the server had carried out by then.
+    """
+
+    def __init__(self, state: Any) -> None:
+        self.state = state
         self.approvals_at: list[int] = []
 
     async def approve(self, request: CheckpointRequest) -> Decision:
@@ -180,26 +185,25 @@ async def measure(
     services: tuple[str, ...] = (),
 ) -> Measurement:
     """Run ``service`` once in ``config`` and judge it by the practice server's state."""
-    brain = PlaybookBrain(service.playbook, start_url="")
+    brain = PlaybookBrain(service.playbook)
     server = ScriptedModelServer(brain).start() if scripted and pilot != "playbook" else None
-    gate, reporter = BenchGate(), BenchReporter(config.naive)
+    reporter = BenchReporter(config.naive)
     request = RunRequest(
         service.id,
         pilot=pilot,
         model=None if scripted else model,
         headless=True,
         profile_dir=str(workdir / f"{service.id}-{config.name}"),
-        services=services,
+        services=(str(builtin_scenarios_file()), *services),
         naive=config.naive,
     )
     started = time.perf_counter()
     try:
         with scripted_model_env(server):
-            async with prepared_run(request, gate, reporter) as prepared:
-                brain.start_url = prepared.browser.start_url
+            async with prepared_run(request) as prepared:
                 site = prepared.browser.practice
-                gate.state = site.state if site else None
-                result = await prepared.orchestrator.run()
+                gate = BenchGate(site.state if site else None)
+                result = await prepared.run(gate, reporter)
     finally:
         if server is not None:
             server.stop()

@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.table import Table
 
-from subterminator_tui.bench.runner import Measurement
+from subterminator_bench.runner import Measurement
 
 #: The goals the benchmark checks (medians over the scenarios, scripted model).
 GOALS = {

@@ -1,0 +1,33 @@
+"""The process exit codes, defined once: the README, ``--help`` and every front end use these."""
+
+from __future__ import annotations
+
+SUCCESS = 0
+"""A cancellation completed and was verified; a command did what it said."""
+FAILURE = 1
+"""The task failed, was not verified, or you rejected it."""
+CONFIGURATION = 2
+"""Something to install, set or fix first: a key, Node, the browser, a file, an argument."""
+CONNECTION = 3
+"""Playwright MCP, the browser or the model's API could not be reached or kept alive."""
+INTERRUPTED = 130
+"""Stopped with Ctrl+C."""
+TERMINATED = 143
+"""Stopped with SIGTERM."""
+
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (SUCCESS, "success (a cancellation completed and verified; a command did what it said)"),
+    (FAILURE, "failure (task failed, not verified, or rejected by you)"),
+    (
+        CONFIGURATION,
+        "configuration error (missing key, Node or browser; bad services.toml; unknown service)",
+    ),
+    (CONNECTION, "connection error (Playwright MCP, the browser or the model's API)"),
+    (INTERRUPTED, "interrupted with Ctrl+C"),
+    (TERMINATED, "terminated with SIGTERM"),
+)
+
+
+def describe_exit_codes() -> str:
+    """The table ``--help`` prints."""
+    return "exit codes:\n" + "\n".join(f"  {code:<4} {text}" for code, text in EXIT_CODES)

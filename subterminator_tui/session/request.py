@@ -1,0 +1,81 @@
+"""What a person asks for, and the checks that run before anything starts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.providers.resolution import missing_model_reason
+from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.settings import Settings, load_settings
+
+PILOTS = ("auto", "ai", "playbook")
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One cancellation as a person asked for it (on the command line, in the app, or a bench)."""
+
+    service: str
+    model: str | None = None
+    pilot: str = "auto"
+    max_turns: int | None = None
+    dry_run: bool = False
+    checkpoints: bool = True
+    headless: bool | None = None
+    profile_dir: str | None = None
+    services: tuple[str, ...] = ()
+    #: The benchmark's baseline: every server tool, full snapshots, full history.
+    naive: bool = False
+
+
+@dataclass(frozen=True)
+class CheckedRequest:
+    """A request that passed every check, with the settings and service it resolved to."""
+
+    request: RunRequest
+    settings: Settings
+    service: ServiceConfig
+
+    @property
+    def max_turns(self) -> int:
+        """The request's limit, else the service's, else the settings'."""
+        return self.request.max_turns or self.service.max_turns or self.settings.max_turns
+
+    @property
+    def profile_dir(self) -> Path | None:
+        """The profile directory the request names, if any."""
+        return Path(self.request.profile_dir) if self.request.profile_dir is not None else None
+
+
+def check_request(request: RunRequest) -> CheckedRequest:
+    """Settings and service for ``request``; ConfigurationError before anything starts.
+
+    A bad model name or a missing key fails here. A model named explicitly must
+    be usable even when the playbook may never need it.
+    """
+    if request.pilot not in PILOTS:
+        raise ConfigurationError(
+            f"Unknown pilot '{request.pilot}'. Use one of: {', '.join(PILOTS)}."
+        )
+    if request.max_turns is not None and request.max_turns < 1:
+        raise ConfigurationError(f"--max-turns must be at least 1 (got {request.max_turns}).")
+    if request.profile_dir is not None and not request.profile_dir.strip():
+        raise ConfigurationError(
+            "The browser profile directory is empty; pass a directory path to --profile-dir "
+            "(or leave it out to use the default profile)."
+        )
+    settings = load_settings()
+    service = load_services([Path(p) for p in request.services]).get(request.service)
+    needs_model = (
+        request.pilot == "ai"
+        or (request.model is not None and request.pilot != "playbook")
+        or (request.pilot == "auto" and not service.playbook)
+    )
+    missing = missing_model_reason(request.model, settings) if needs_model else None
+    if missing:
+        raise ConfigurationError(missing)
+    if request.pilot == "playbook" and not service.playbook:
+        raise ConfigurationError(f"Service '{service.id}' has no playbook; use --pilot ai.")
+    return CheckedRequest(request, settings, service)

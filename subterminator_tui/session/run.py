@@ -1,0 +1,101 @@
+"""A run from request to result: the journal and browser opened, the pilot and loop built.
+
+Every front end (the headless CLI, the Textual app, the bench, the coming server)
+starts runs through here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from subterminator_tui.browser.tools import ALLOWED_TOOLS, MODEL_TOOL_NAMES
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.orchestrator.events import Reporter
+from subterminator_tui.orchestrator.gates import HumanGate
+from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.orchestrator.loop import Orchestrator, RunOptions
+from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.practice.sites import practice_hint
+from subterminator_tui.providers.base import ToolSpec
+from subterminator_tui.session.browser import ServiceBrowser, open_service_browser
+from subterminator_tui.session.pilot import build_pilot
+from subterminator_tui.session.request import CheckedRequest, RunRequest, check_request
+
+#: Runs one cancellation against the gate and reporter a front end provides.
+RunSession = Callable[[HumanGate, Reporter], Awaitable[TaskResult]]
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A checked request with its journal and browser open, ready to run once."""
+
+    checked: CheckedRequest
+    browser: ServiceBrowser
+    journal: Journal
+
+    async def run(self, gate: HumanGate, reporter: Reporter) -> TaskResult:
+        """Build the pilot and the loop for ``gate`` and ``reporter``, and drive the run."""
+        orchestrator = self.orchestrator(gate, reporter)
+        try:
+            return await orchestrator.run()
+        finally:
+            await orchestrator.pilot.aclose()
+
+    def orchestrator(self, gate: HumanGate, reporter: Reporter) -> Orchestrator:
+        """The loop for this run (the pilot's model client is created here)."""
+        checked, opened = self.checked, self.browser
+        naive = checked.request.naive
+        server_tools = [
+            ToolSpec(tool.name, tool.description or "", tool.input_schema)
+            for tool in opened.gateway.server_tools.values()
+        ]
+        pilot = build_pilot(checked, opened.start_url, reporter, server_tools)
+        guard = Guard(
+            checked.service,
+            offered_tools=ALLOWED_TOOLS if naive else MODEL_TOOL_NAMES,
+            checkpoints=checked.request.checkpoints,
+        )
+        options = RunOptions(
+            start_url=opened.start_url,
+            max_turns=checked.max_turns,
+            headed=not opened.gateway.plan.headless,
+            dry_run=checked.request.dry_run,
+            handoff_hint=practice_hint() if opened.practice is not None else "",
+        )
+        return Orchestrator(
+            checked.service, opened.gateway, pilot, gate, reporter, guard, options, self.journal
+        )
+
+
+@asynccontextmanager
+async def prepared_run(request: RunRequest | CheckedRequest) -> AsyncIterator[PreparedRun]:
+    """The journal and browser for ``request``, closed on exit however the run ends."""
+    checked = request if isinstance(request, CheckedRequest) else check_request(request)
+    with Journal(checked.settings.resolved_journal()) as journal:
+        async with open_service_browser(
+            checked.service,
+            checked.settings,
+            headless=checked.request.headless,
+            profile_dir=checked.profile_dir,
+        ) as opened:
+            yield PreparedRun(checked, opened, journal)
+
+
+class CancelSession:
+    """One cancellation for a front end: checked when made, the browser opened when called.
+
+    ``browser`` is the running browser (and practice site) while the run lasts, so a
+    front end can show or read it.
+    """
+
+    def __init__(self, request: RunRequest) -> None:
+        self.checked = check_request(request)
+        self.browser: ServiceBrowser | None = None
+
+    async def __call__(self, gate: HumanGate, reporter: Reporter) -> TaskResult:
+        """Open everything, run to the end, close everything."""
+        async with prepared_run(self.checked) as prepared:
+            self.browser = prepared.browser
+            return await prepared.run(gate, reporter)
