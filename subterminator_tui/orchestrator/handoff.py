@@ -7,8 +7,8 @@ values are remembered by the run's SecretScrubber so they never travel on.
 
 from __future__ import annotations
 
-from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.orchestrator.browser import Browser
 from subterminator_tui.orchestrator.gates import (
     HandoffAnswer,
     HandoffField,
@@ -39,7 +39,7 @@ def fields_on(snapshot: NormalizedSnapshot, kind: str) -> tuple[HandoffField, ..
 
 async def hand_off(
     service: ServiceConfig,
-    gateway: BrowserGateway,
+    browser: Browser,
     gate: HumanGate,
     snapshot: NormalizedSnapshot,
     scrubber: SecretScrubber,
@@ -73,31 +73,31 @@ async def hand_off(
         answer = await gate.handoff(request)
         if answer.action == "cancel":
             raise HandoffCancelled(f"You cancelled the {handoff.kind.replace('_', ' ')} hand-off.")
-        snapshot = await _apply(gateway, answer, request, scrubber)
+        snapshot = await _apply(browser, answer, request, scrubber)
         done.append(handoff.kind)
         handoff = detect_handoff(service, snapshot)
     return snapshot, done
 
 
 async def _apply(
-    gateway: BrowserGateway,
+    browser: Browser,
     answer: HandoffAnswer,
     request: HandoffRequest,
     scrubber: SecretScrubber,
 ) -> NormalizedSnapshot:
     if answer.action == "done_in_browser":
-        return scrubber.snapshot(await gateway.snapshot())
+        return scrubber.snapshot(await browser.snapshot())
     typed = [(field, answer.values.get(field.ref, "")) for field in request.fields]
     typed = [(field, value) for field, value in typed if value]
     for value in (value for _field, value in typed):
         scrubber.remember(value)
     if not typed:
-        return scrubber.snapshot(await gateway.snapshot())
+        return scrubber.snapshot(await browser.snapshot())
     for index, (field, value) in enumerate(typed):
         last = index == len(typed) - 1
         # Enter on the last field submits the form, as a person would.
         arguments = {"target": field.ref, "text": value, "submit": last}
-        result = await gateway.call("browser_type", arguments)
+        result = await browser.call("browser_type", arguments)
     return scrubber.snapshot(result.snapshot)
 
 

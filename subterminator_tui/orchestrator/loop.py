@@ -1,24 +1,30 @@
 """The orchestration loop (seed 000 §2.4): one tool call per turn until the task ends.
 
 Every turn: the pilot proposes a call; the guard refuses it, or the human is
-asked first when a checkpoint rule holds; the gateway dispatches it and
+asked first when a checkpoint rule holds; the browser dispatches it and
 returns the fresh page; hand-offs and domain checks run on that page; the
 pilot hears the outcome. ``complete_task(success)`` ends the run only when the
-service's rules confirm it on a fresh snapshot.
+service's rules confirm it on a fresh snapshot. However the run ends, it ends
+in a TaskResult, a finished journal row and a RunFinished event.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from subterminator_tui.browser.calls import ToolCall
-from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.errors import LLMError, MCPConnectionError, MCPToolError
+from subterminator_tui.errors import (
+    ConfigurationError,
+    LLMError,
+    MCPToolError,
+    SubTerminatorError,
+)
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.orchestrator.browser import Browser
 from subterminator_tui.orchestrator.events import (
     NoAction,
     Notice,
@@ -39,10 +45,11 @@ from subterminator_tui.orchestrator.gates import (
 )
 from subterminator_tui.orchestrator.guard import Guard, describe_action
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
+from subterminator_tui.orchestrator.ledger import RunLedger
 from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK, REQUEST_HUMAN_APPROVAL
-from subterminator_tui.pilots.base import Pilot, PilotTurn
+from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.rules import ServiceConfig, verify_completion
 
 NO_ACTION_LIMIT = 3
@@ -67,14 +74,15 @@ class _RunEnded(Exception):
         self.success = success
 
 
-@dataclass
-class _Step:
-    """The outcome of one turn."""
+@dataclass(frozen=True)
+class TurnOutcome:
+    """How one turn went: for the event and the journal, and whether the run is over."""
 
     outcome: Outcome
     message: str = ""
     snapshot: NormalizedSnapshot | None = None
-    status: dict[str, Any] = field(default_factory=dict)
+    #: complete_task ended the run: True when the rules confirmed success.
+    verified: bool = False
 
 
 @dataclass
@@ -88,13 +96,23 @@ class RunOptions:
     handoff_hint: str = ""
 
 
+def reason_for(error: SubTerminatorError) -> TaskReason:
+    """The TaskResult reason an error that ended a run maps to."""
+    if isinstance(error, LLMError):
+        return "llm_error"
+    if isinstance(error, ConfigurationError):
+        return "configuration_error"
+    # Connection losses, tool failures the loop could not absorb, unreadable snapshots.
+    return "mcp_error"
+
+
 class Orchestrator:
-    """Runs one cancellation with a pilot, the guard, the gateway and a human gate."""
+    """Runs one cancellation with a pilot, the guard, a browser and a human gate."""
 
     def __init__(
         self,
         service: ServiceConfig,
-        gateway: BrowserGateway,
+        browser: Browser,
         pilot: Pilot,
         gate: HumanGate,
         reporter: Reporter,
@@ -103,21 +121,14 @@ class Orchestrator:
         journal: Journal | None = None,
     ) -> None:
         self.service = service
-        self.gateway = gateway
+        self.browser = browser
         self.pilot = pilot
         self.gate = TimedGate(gate)
         self.reporter = reporter
         self.guard = guard
         self.options = options
-        self.journal = journal
+        self.ledger = RunLedger(service.id, pilot, journal)
         self.scrubber = SecretScrubber()
-        self.turn = 0
-        self.model_calls = 0
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.snapshot: NormalizedSnapshot | None = None
-        self.run_id: int | None = None
-        self.proposed: ToolCall | None = None
         self._unverified_claims = 0
 
     async def run(self) -> TaskResult:
@@ -131,48 +142,40 @@ class Orchestrator:
                 self.guard.checkpoints,
             )
         )
-        if self.journal is not None:
-            self.run_id = self.journal.start_run(
-                self.service.id, self.pilot.model_name, self.pilot.name
-            )
+        self.ledger.start()
         try:
             result = await self._drive()
         except _RunEnded as ended:
-            result = self._result(ended.reason, success=ended.success, message=ended.message)
-        except LLMError as error:
-            result = self._result("llm_error", error=str(error))
-        except MCPConnectionError as error:
-            result = self._result("mcp_error", error=str(error))
+            result = self.ledger.result(ended.reason, success=ended.success, message=ended.message)
+        except SubTerminatorError as error:
+            result = self.ledger.result(reason_for(error), error=str(error))
         except asyncio.CancelledError:
             # Interrupted: the journal still learns how the run ended, then cancellation goes on.
-            self._journal_finish(self._result("interrupted", message="Interrupted by the person."))
+            interrupted = self.ledger.result("interrupted", message="Interrupted by the person.")
+            self.ledger.finish(interrupted)
+            self.reporter.emit(RunFinished(interrupted))
             raise
-        self._journal_finish(result)
+        self.ledger.finish(result)
         self.reporter.emit(RunFinished(result))
         return result
 
-    def _journal_finish(self, result: TaskResult) -> None:
-        if self.journal is not None and self.run_id is not None:
-            self.journal.finish_run(
-                self.run_id, result, model=self.pilot.model_name, pilot=self.pilot.name
-            )
-
     async def _drive(self) -> TaskResult:
-        first = await self.gateway.call("browser_navigate", {"url": self.options.start_url})
+        first = await self.browser.call("browser_navigate", {"url": self.options.start_url})
         snapshot, _note = await self._settle(first.snapshot, allow_handoff=not self.options.dry_run)
         self.pilot.begin(snapshot)
         no_action = 0
-        while self.turn < self.options.max_turns:
-            self.turn += 1
+        while self.ledger.turns < self.options.max_turns:
+            self.ledger.turns += 1
+            turn = self.ledger.turns
             started = time.perf_counter()
-            mcp_before, human_before = self.gateway.mcp_seconds, self.gate.seconds
+            mcp_before, human_before = self.browser.mcp_seconds, self.gate.seconds
             proposal = await self.pilot.next_turn(snapshot)
-            self._count(proposal)
+            self.ledger.count(proposal)
             if proposal.stop is not None:
                 raise _RunEnded("playbook_diverged", proposal.stop)
             if proposal.call is None:
                 no_action += 1
-                self.reporter.emit(NoAction(self.turn, proposal.text, no_action))
+                self.reporter.emit(NoAction(turn, proposal.text, no_action))
                 if no_action >= NO_ACTION_LIMIT:
                     raise _RunEnded(
                         "llm_no_action", "The model answered three times without a tool call."
@@ -182,19 +185,18 @@ class Orchestrator:
             no_action = 0
             call = proposal.call
             target = self.guard.target_of(call, snapshot)
-            self.reporter.emit(TurnStarted(self.turn, call, target, proposal.text, self.pilot.name))
+            self.reporter.emit(TurnStarted(turn, call, target, proposal.text, self.pilot.name))
             if self.options.dry_run:
-                self.proposed = call
-                return self._result("dry_run", message=describe_action(call, target))
-            turn_id = self._journal_intent(call)
+                return self.ledger.result("dry_run", message=describe_action(call, target))
+            record = self.ledger.intent(call)
             step = await self._execute(call, snapshot)
             latency = time.perf_counter() - started
             if step.snapshot is not None:
                 snapshot = step.snapshot
-            self._journal_outcome(turn_id, step, snapshot, latency, proposal)
+            self.ledger.outcome(record, step.outcome, step.message, snapshot, latency, proposal)
             self.reporter.emit(
                 TurnFinished(
-                    self.turn,
+                    turn,
                     call,
                     target,
                     step.outcome,
@@ -203,19 +205,19 @@ class Orchestrator:
                     proposal.usage.input_tokens,
                     proposal.usage.output_tokens,
                     model_seconds=proposal.latency,
-                    mcp_seconds=self.gateway.mcp_seconds - mcp_before,
+                    mcp_seconds=self.browser.mcp_seconds - mcp_before,
                     human_seconds=self.gate.seconds - human_before,
                 )
             )
             if step.outcome == "done":
-                return self._result(
-                    "completed" if step.status.get("verified") else "task_failed",
-                    success=bool(step.status.get("verified")),
+                return self.ledger.result(
+                    "completed" if step.verified else "task_failed",
+                    success=step.verified,
                     message=step.message,
                 )
         raise _RunEnded("max_turns_exceeded", f"No result after {self.options.max_turns} turns.")
 
-    async def _execute(self, call: ToolCall, snapshot: NormalizedSnapshot) -> _Step:
+    async def _execute(self, call: ToolCall, snapshot: NormalizedSnapshot) -> TurnOutcome:
         if call.name == COMPLETE_TASK:
             return await self._complete(call)
         if call.name == REQUEST_HUMAN_APPROVAL:
@@ -241,7 +243,7 @@ class Orchestrator:
                 }
                 return self._tell(call, "guidance", guided, snapshot)
         try:
-            result = await self.gateway.call(call.name, call.arguments)
+            result = await self.browser.call(call.name, call.arguments)
         except MCPToolError as error:
             fresh = error.snapshot if isinstance(error.snapshot, NormalizedSnapshot) else snapshot
             fresh = self.scrubber.snapshot(fresh)
@@ -252,24 +254,24 @@ class Orchestrator:
             status["note"] = note
         return self._tell(call, "ok", status, page)
 
-    async def _complete(self, call: ToolCall) -> _Step:
+    async def _complete(self, call: ToolCall) -> TurnOutcome:
         status = call.arguments.get("status")
         reason = str(call.arguments.get("reason", ""))
         if status == "failed":
             # Seed 000 §2.6.3: the pilot's failure determination is trusted.
-            return _Step("done", reason, status={"verified": False})
-        page = self.scrubber.snapshot(await self.gateway.snapshot())
-        self.snapshot = page
+            return TurnOutcome("done", reason, verified=False)
+        page = self.scrubber.snapshot(await self.browser.snapshot())
+        self.ledger.saw(page)
         verification = verify_completion(self.service, page)
         if verification.verified:
-            return _Step("done", verification.message, page, {"verified": True})
+            return TurnOutcome("done", verification.message, page, verified=True)
         self._unverified_claims += 1
         if self._unverified_claims >= UNVERIFIED_CLAIM_LIMIT:
             raise _RunEnded("verification_failed", verification.message)
         message = unverified_message(page.url)
         return self._tell(call, "unverified", {"error": True, "message": message}, page)
 
-    async def _model_asks(self, call: ToolCall, snapshot: NormalizedSnapshot) -> _Step:
+    async def _model_asks(self, call: ToolCall, snapshot: NormalizedSnapshot) -> TurnOutcome:
         why = str(call.arguments.get("reason", ""))
         action = str(call.arguments.get("action", ""))
         decision = await self._ask("model_request", why, action, snapshot, None)
@@ -292,7 +294,7 @@ class Orchestrator:
         # AC-5.4: the person sees a screenshot of exactly what they approve; while a
         # native dialog is open the browser cannot take one, and the dialog is the page.
         try:
-            screenshot: str | None = str(await self.gateway.screenshot())
+            screenshot: str | None = str(await self.browser.screenshot())
         except MCPToolError:
             screenshot = None
         request = CheckpointRequest(
@@ -330,7 +332,7 @@ class Orchestrator:
             try:
                 snapshot, kinds = await hand_off(
                     self.service,
-                    self.gateway,
+                    self.browser,
                     self.gate,
                     snapshot,
                     self.scrubber,
@@ -343,73 +345,17 @@ class Orchestrator:
                 notes.append(describe_handoff(kinds))
                 self.reporter.emit(Notice(describe_handoff(kinds)))
                 self.reporter.emit(PageSeen(snapshot, self.guard.url_allowed(snapshot.url)))
-        self.snapshot = snapshot
+        self.ledger.saw(snapshot)
         return snapshot, " ".join(notes)
 
     def _tell(
         self,
         call: ToolCall,
         outcome: Outcome,
-        status: dict[str, Any],
+        feedback: dict[str, Any],
         snapshot: NormalizedSnapshot | None,
-    ) -> _Step:
-        self.pilot.observe(call, status, snapshot)
-        message = str(status.get("message") or status.get("note") or "")
-        return _Step(outcome, message, snapshot, status)
-
-    def _count(self, proposal: PilotTurn) -> None:
-        self.model_calls += proposal.model_calls
-        self.input_tokens += proposal.usage.input_tokens
-        self.output_tokens += proposal.usage.output_tokens
-
-    def _journal_intent(self, call: ToolCall) -> int | None:
-        if self.journal is None or self.run_id is None:
-            return None
-        return self.journal.record_intent(
-            self.run_id, self.turn, self.pilot.name, call.name, call.arguments
-        )
-
-    def _journal_outcome(
-        self,
-        turn_id: int | None,
-        step: _Step,
-        snapshot: NormalizedSnapshot,
-        latency: float,
-        proposal: PilotTurn,
-    ) -> None:
-        if self.journal is None or turn_id is None:
-            return
-        self.journal.record_outcome(
-            turn_id,
-            outcome=step.outcome,
-            error=step.message if step.outcome in ("error", "refused", "unverified") else None,
-            url=snapshot.url,
-            title=snapshot.title,
-            snapshot=snapshot.content,
-            latency=latency,
-            input_tokens=proposal.usage.input_tokens,
-            output_tokens=proposal.usage.output_tokens,
-        )
-
-    def _result(
-        self,
-        reason: TaskReason,
-        *,
-        success: bool = False,
-        message: str | None = None,
-        error: str | None = None,
-    ) -> TaskResult:
-        verified = reason in ("completed", "task_failed")
-        return TaskResult(
-            success=success,
-            verified=verified,
-            reason=reason,
-            turns=self.turn,
-            final_url=self.snapshot.url if self.snapshot else None,
-            error=error,
-            message=message,
-            model_calls=self.model_calls,
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
-            run_id=self.run_id,
-        )
+    ) -> TurnOutcome:
+        """Give the pilot the call's feedback (its JSON) and the page; the loop keeps the rest."""
+        self.pilot.observe(call, feedback, snapshot)
+        message = str(feedback.get("message") or feedback.get("note") or "")
+        return TurnOutcome(outcome, message, snapshot)

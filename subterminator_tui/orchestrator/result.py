@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from subterminator_tui import exit_codes
+
 TaskReason = Literal[
     "completed",  # verified success
     "task_failed",  # the pilot called complete_task(failed): trusted, verified=True
@@ -12,7 +14,8 @@ TaskReason = Literal[
     "max_turns_exceeded",
     "llm_no_action",  # three replies in a row without a tool call
     "llm_error",  # the model API failed after retries
-    "mcp_error",  # the browser could not be kept alive
+    "mcp_error",  # the browser could not be kept alive, or answered what cannot be read
+    "configuration_error",  # something to install, set or fix turned up mid-run
     "verification_failed",  # success claimed but the rules never agreed
     "playbook_diverged",  # the playbook's step was not on the page and no model is configured
     "dry_run",  # nothing was executed
@@ -39,12 +42,14 @@ class TaskResult:
 
     @property
     def exit_code(self) -> int:
-        """0 success, 1 failure, 3 connection error (README, exit codes)."""
+        """Success, failure, configuration or connection error (README, exit codes)."""
         if self.reason == "dry_run" or (self.reason == "completed" and self.success):
-            return 0
+            return exit_codes.SUCCESS
         if self.reason in ("llm_error", "mcp_error"):
-            return 3
-        return 1
+            return exit_codes.CONNECTION
+        if self.reason == "configuration_error":
+            return exit_codes.CONFIGURATION
+        return exit_codes.FAILURE
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict, the form ``--json`` prints."""

@@ -14,32 +14,22 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.browser.snapshot import (
-    NormalizedSnapshot,
     normalize_snapshot,
     parse_elements,
 )
 from subterminator_tui.browser.tools import REF_PATTERN
 from subterminator_tui.errors import SnapshotValidationError
+from tests.fixtures.pages import SNAPSHOTS, page
+from tests.fixtures.pages import raw_page as raw
 
-SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots" / "demoflix"
 PAGES = sorted(path.stem for path in SNAPSHOTS.glob("*.md"))
 INTERACTIVE_ROLES = frozenset({"button", "link", "textbox", "radio", "checkbox", "combobox"})
-
-
-def raw(page: str) -> str:
-    """The captured raw ``browser_snapshot`` answer for ``page``."""
-    return (SNAPSHOTS / f"{page}.md").read_text(encoding="utf-8")
 
 
 def meta(page: str) -> dict[str, str]:
     """The captured URL and title for ``page``."""
     data: dict[str, str] = json.loads((SNAPSHOTS / f"{page}.json").read_text(encoding="utf-8"))
     return data
-
-
-def page(name: str, workspace: Path = Path("/nonexistent-workspace")) -> NormalizedSnapshot:
-    """The captured page, normalized."""
-    return normalize_snapshot(raw(name), workspace)
 
 
 def without_line(text: str, prefix: str) -> str:

@@ -7,17 +7,11 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.browser.calls import ToolCall
-from subterminator_tui.browser.snapshot import NormalizedSnapshot, normalize_snapshot
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.tools import ALLOWED_TOOLS, MODEL_TOOL_NAMES
 from subterminator_tui.orchestrator.guard import Guard, describe_action
 from subterminator_tui.rules import ServiceConfig, load_services
-
-SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots" / "demoflix"
-
-
-def page(name: str, tmp_path: Path) -> NormalizedSnapshot:
-    """The captured Demoflix page ``name``, normalized as the gateway does it."""
-    return normalize_snapshot((SNAPSHOTS / f"{name}.md").read_text(encoding="utf-8"), tmp_path)
+from tests.fixtures.pages import page
 
 
 def ref(snapshot: NormalizedSnapshot, role: str, name: str) -> str:

@@ -11,8 +11,11 @@ from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 
 ALL_REASONS: tuple[TaskReason, ...] = get_args(TaskReason)
 CONNECTION_ERRORS = ("llm_error", "mcp_error")
+CONFIGURATION_ERRORS = ("configuration_error",)
 FAILURES = tuple(
-    reason for reason in ALL_REASONS if reason not in ("completed", "dry_run", *CONNECTION_ERRORS)
+    reason
+    for reason in ALL_REASONS
+    if reason not in ("completed", "dry_run", *CONNECTION_ERRORS, *CONFIGURATION_ERRORS)
 )
 
 
@@ -48,6 +51,12 @@ def test_dry_run_exits_0() -> None:
 def test_connection_errors_exit_3(reason: TaskReason) -> None:
     """The model's API or Playwright MCP failing is a connection error."""
     assert result(reason).exit_code == 3
+
+
+@pytest.mark.parametrize("reason", CONFIGURATION_ERRORS)
+def test_configuration_errors_exit_2(reason: TaskReason) -> None:
+    """Something to install, set or fix, found mid-run, exits as it would before the run."""
+    assert result(reason).exit_code == 2
 
 
 @pytest.mark.parametrize("reason", FAILURES)

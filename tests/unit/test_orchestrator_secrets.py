@@ -9,14 +9,9 @@ import pytest
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, normalize_snapshot
 from subterminator_tui.orchestrator.secrets import REDACTED, SecretScrubber
+from tests.fixtures.pages import SNAPSHOTS, page
 
-SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots" / "demoflix"
 SECRET = "hunter2-secret"
-
-
-def page(name: str, tmp_path: Path) -> NormalizedSnapshot:
-    """The captured Demoflix page ``name``, normalized as the gateway does it."""
-    return normalize_snapshot((SNAPSHOTS / f"{name}.md").read_text(encoding="utf-8"), tmp_path)
 
 
 def leaky_login_page(tmp_path: Path) -> NormalizedSnapshot:

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.browser.calls import ToolCall
-from subterminator_tui.browser.snapshot import NormalizedSnapshot, normalize_snapshot
 from subterminator_tui.browser.tools import MODEL_TOOLS
 from subterminator_tui.pilots.ai import AIPilot
 from subterminator_tui.providers.base import (
@@ -29,14 +28,9 @@ from subterminator_tui.providers.base import (
     UserMessage,
 )
 from subterminator_tui.rules import ServiceConfig, load_services
+from tests.fixtures.pages import page
 
-SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots" / "demoflix"
 STUB = "[old page:"
-
-
-def page(name: str, tmp_path: Path) -> NormalizedSnapshot:
-    """The captured Demoflix page ``name``, normalized as the gateway does it."""
-    return normalize_snapshot((SNAPSHOTS / f"{name}.md").read_text(encoding="utf-8"), tmp_path)
 
 
 def click(call_id: str, target: str) -> ToolCall:

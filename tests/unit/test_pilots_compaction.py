@@ -8,18 +8,12 @@ import pytest
 
 from subterminator_tui.browser.snapshot import (
     NormalizedSnapshot,
-    normalize_snapshot,
     parse_elements,
 )
 from subterminator_tui.pilots.compaction import INTERACTIVE_ROLES, compact_snapshot, estimate_tokens
+from tests.fixtures.pages import SNAPSHOTS, page
 
-SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots" / "demoflix"
 PAGES = sorted(path.stem for path in SNAPSHOTS.glob("*.md"))
-
-
-def page(name: str, tmp_path: Path) -> NormalizedSnapshot:
-    """A captured practice page."""
-    return normalize_snapshot((SNAPSHOTS / f"{name}.md").read_text(encoding="utf-8"), tmp_path)
 
 
 @pytest.mark.parametrize("name", PAGES)

@@ -8,17 +8,12 @@ from typing import Any
 
 import pytest
 
-from subterminator_tui.browser.snapshot import NormalizedSnapshot, normalize_snapshot
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.pilots.playbook import PlaybookPilot, matching_elements
 from subterminator_tui.rules import PlaybookStep, ServiceConfig, load_services
+from tests.fixtures.pages import page
 
-SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots" / "demoflix"
 START_URL = "http://127.0.0.1:8000/account"
-
-
-def page(name: str, tmp_path: Path) -> NormalizedSnapshot:
-    """The captured Demoflix page ``name``, normalized as the gateway does it."""
-    return normalize_snapshot((SNAPSHOTS / f"{name}.md").read_text(encoding="utf-8"), tmp_path)
 
 
 def offer_then_survey(tmp_path: Path) -> NormalizedSnapshot:

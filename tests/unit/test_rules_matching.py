@@ -7,14 +7,12 @@ aria-snapshot and ``<name>.json`` its URL and title.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from subterminator_tui.browser.calls import ToolCall
-from subterminator_tui.browser.snapshot import NormalizedSnapshot, parse_elements
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.rules.loader import load_services
 from subterminator_tui.rules.matching import (
     checkpoint_for,
@@ -25,21 +23,9 @@ from subterminator_tui.rules.matching import (
     verify_completion,
 )
 from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConfig
+from tests.fixtures.pages import page_from_parts as page
 
-SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots" / "demoflix"
 UNFINISHED_PAGES = ["login", "account", "survey", "offer", "confirm", "offer_accepted", "error"]
-
-
-def page(name: str) -> NormalizedSnapshot:
-    """The captured Demoflix page ``name`` as the rules see it."""
-    content = (SNAPSHOTS / f"{name}.yml").read_text(encoding="utf-8")
-    meta = json.loads((SNAPSHOTS / f"{name}.json").read_text(encoding="utf-8"))
-    return NormalizedSnapshot(
-        url=meta["url"],
-        title=meta["title"],
-        content=content,
-        elements=tuple(parse_elements(content)),
-    )
 
 
 def ref(snapshot: NormalizedSnapshot, role: str, name: str) -> str:

@@ -1,0 +1,31 @@
+"""What the loop needs of a browser: a protocol, so its policies can be tested without one.
+
+:class:`~subterminator_tui.browser.gateway.BrowserGateway` is the real implementation.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from subterminator_tui.browser.gateway import ActionResult
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+
+
+class Browser(Protocol):
+    """A guarded browser that answers every action with the fresh page."""
+
+    #: Seconds spent waiting for the browser's answers so far (the browser's share of a turn).
+    mcp_seconds: float
+
+    async def call(self, name: str, arguments: dict[str, Any] | None = None) -> ActionResult:
+        """Dispatch one tool call; MCPToolError or MCPConnectionError when it fails."""
+        ...
+
+    async def snapshot(self) -> NormalizedSnapshot:
+        """A fresh snapshot of the current page."""
+        ...
+
+    async def screenshot(self) -> Path:
+        """Save a screenshot of the viewport and return its path."""
+        ...

@@ -1,0 +1,118 @@
+"""A run's bookkeeping: the journal rows, the tokens, the time per turn, and the result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.orchestrator.events import Outcome
+from subterminator_tui.orchestrator.result import TaskReason, TaskResult
+from subterminator_tui.pilots.base import Pilot, PilotTurn
+
+#: Outcomes whose message is an error worth keeping in the journal.
+_ERROR_OUTCOMES: frozenset[Outcome] = frozenset({"error", "refused", "unverified"})
+
+
+@dataclass
+class TurnRecord:
+    """One turn's journal row, from intent to outcome."""
+
+    row: int | None
+    turn: int
+
+
+class RunLedger:
+    """Counts what a run spends and writes what it does, so the loop only decides."""
+
+    def __init__(self, service_id: str, pilot: Pilot, journal: Journal | None) -> None:
+        self.service_id = service_id
+        self.pilot = pilot
+        self.journal = journal
+        self.run_id: int | None = None
+        self.turns = 0
+        self.model_calls = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.final_url: str | None = None
+
+    def start(self) -> None:
+        """The run's row."""
+        if self.journal is not None:
+            self.run_id = self.journal.start_run(
+                self.service_id, self.pilot.model_name, self.pilot.name
+            )
+
+    def count(self, proposal: PilotTurn) -> None:
+        """Add a proposal's model calls and tokens."""
+        self.model_calls += proposal.model_calls
+        self.input_tokens += proposal.usage.input_tokens
+        self.output_tokens += proposal.usage.output_tokens
+
+    def saw(self, snapshot: NormalizedSnapshot) -> None:
+        """The newest page: the result's final URL."""
+        self.final_url = snapshot.url
+
+    def intent(self, call: ToolCall) -> TurnRecord:
+        """Write the call before anything happens, so a crash leaves a record of it."""
+        row = None
+        if self.journal is not None and self.run_id is not None:
+            row = self.journal.record_intent(
+                self.run_id, self.turns, self.pilot.name, call.name, call.arguments
+            )
+        return TurnRecord(row, self.turns)
+
+    def outcome(
+        self,
+        record: TurnRecord,
+        outcome: Outcome,
+        message: str,
+        snapshot: NormalizedSnapshot,
+        latency: float,
+        proposal: PilotTurn,
+    ) -> None:
+        """Complete the turn's row."""
+        if self.journal is None or record.row is None:
+            return
+        self.journal.record_outcome(
+            record.row,
+            outcome=outcome,
+            error=message if outcome in _ERROR_OUTCOMES else None,
+            url=snapshot.url,
+            title=snapshot.title,
+            snapshot=snapshot.content,
+            latency=latency,
+            input_tokens=proposal.usage.input_tokens,
+            output_tokens=proposal.usage.output_tokens,
+        )
+
+    def result(
+        self,
+        reason: TaskReason,
+        *,
+        success: bool = False,
+        message: str | None = None,
+        error: str | None = None,
+    ) -> TaskResult:
+        """The TaskResult of a run that ended for ``reason``."""
+        return TaskResult(
+            success=success,
+            verified=reason in ("completed", "task_failed"),
+            reason=reason,
+            turns=self.turns,
+            final_url=self.final_url,
+            error=error,
+            message=message,
+            model_calls=self.model_calls,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            run_id=self.run_id,
+        )
+
+    def finish(self, result: TaskResult) -> None:
+        """The run's row gets its end."""
+        if self.journal is not None and self.run_id is not None:
+            self.journal.finish_run(
+                self.run_id, result, model=self.pilot.model_name, pilot=self.pilot.name
+            )

@@ -1,0 +1,50 @@
+"""A browser that answers from captured pages: for the loop's fast unit tests.
+
+It implements the loop's Browser protocol, not the gateway: it opens nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from subterminator_tui.browser.gateway import ActionResult
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+
+#: Decides the page after a call (or raises, as the gateway would).
+Answer = Callable[[str, dict[str, Any]], NormalizedSnapshot]
+
+
+@dataclass
+class FakeBrowser:
+    """Every call is recorded; ``answer`` gives the fresh page (or raises)."""
+
+    page: NormalizedSnapshot
+    answer: Answer | None = None
+    snapshot_error: Exception | None = None
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    mcp_seconds: float = 0.0
+
+    async def call(self, name: str, arguments: dict[str, Any] | None = None) -> ActionResult:
+        """Record the call; the page is what ``answer`` says (the same page without one)."""
+        args = dict(arguments or {})
+        self.calls.append((name, args))
+        if self.answer is not None:
+            self.page = self.answer(name, args)
+        return ActionResult(name, args, "", self.page)
+
+    async def snapshot(self) -> NormalizedSnapshot:
+        """The current page, or the configured failure."""
+        if self.snapshot_error is not None:
+            raise self.snapshot_error
+        return self.page
+
+    async def screenshot(self) -> Path:
+        """A path that is never read."""
+        return Path("screenshot.png")
+
+    def dispatched(self) -> list[str]:
+        """The tool names that reached the browser, in order."""
+        return [name for name, _args in self.calls]

@@ -1,0 +1,170 @@
+"""The loop's policies, with a browser that answers from captured pages (no Node, no Chromium).
+
+Whatever ends a run, it ends in a TaskResult, a finished journal row and one RunFinished.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
+from subterminator_tui.errors import (
+    MCPConnectionError,
+    MCPToolError,
+    SnapshotValidationError,
+)
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.orchestrator.events import RunFinished
+from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.orchestrator.loop import (
+    NO_ACTION_LIMIT,
+    UNVERIFIED_CLAIM_LIMIT,
+    Orchestrator,
+    RunOptions,
+)
+from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.rules import load_services
+from tests.fakes.browser import FakeBrowser
+from tests.fakes.human import RecordingReporter, ScriptedHuman
+from tests.fakes.pilot import ScriptedPilot, calls, silence
+from tests.fixtures.pages import page
+
+START = "http://127.0.0.1:8000/account"
+
+
+class LoopRun:
+    """One orchestrated run over a fake browser, with a real journal in ``tmp_path``."""
+
+    def __init__(self, tmp_path: Path, pilot: ScriptedPilot, browser: FakeBrowser) -> None:
+        self.pilot, self.browser = pilot, browser
+        self.human, self.reporter = ScriptedHuman(), RecordingReporter()
+        self.journal = Journal(tmp_path / "journal.sqlite3")
+        service = load_services(user_file=None).get("demoflix")
+        self.orchestrator = Orchestrator(
+            service,
+            browser,
+            pilot,
+            self.human,
+            self.reporter,
+            Guard(service, offered_tools=MODEL_TOOL_NAMES),
+            RunOptions(start_url=START, max_turns=5),
+            self.journal,
+        )
+
+    async def result(self) -> TaskResult:
+        """Run to the end; check the invariants every ending shares."""
+        result = await self.orchestrator.run()
+        finished = [e for e in self.reporter.events if isinstance(e, RunFinished)]
+        assert [e.result for e in finished] == [result], "exactly one RunFinished, this result"
+        assert result.run_id is not None
+        row = self.journal.run(result.run_id)
+        assert row is not None and row.ended_at is not None, "the journal row is finished"
+        assert row.reason == result.reason
+        return result
+
+
+def on_every_call(snapshot: NormalizedSnapshot) -> Any:
+    """An answer that always shows ``snapshot``."""
+    return lambda _name, _args: snapshot
+
+
+async def test_three_replies_without_a_call_end_the_run(tmp_path: Path) -> None:
+    """The model answers three times with no tool call: llm_no_action, after two nudges."""
+    run = LoopRun(tmp_path, ScriptedPilot([silence()]), FakeBrowser(page("account")))
+    result = await run.result()
+    assert result.reason == "llm_no_action"
+    assert run.pilot.nudges == NO_ACTION_LIMIT - 1
+    assert run.browser.dispatched() == ["browser_navigate"]
+
+
+async def test_three_unverified_claims_end_the_run(tmp_path: Path) -> None:
+    """Success claimed on a page no success rule accepts, three times: verification_failed."""
+    claim = calls("complete_task", status="success", reason="Done, trust me.")
+    run = LoopRun(tmp_path, ScriptedPilot([claim]), FakeBrowser(page("offer")))
+    result = await run.result()
+    assert result.reason == "verification_failed" and not result.success
+    assert result.turns == UNVERIFIED_CLAIM_LIMIT
+    assert sum(1 for status in run.pilot.heard if status.get("error")) == UNVERIFIED_CLAIM_LIMIT - 1
+
+
+async def test_a_verified_claim_completes(tmp_path: Path) -> None:
+    """The same claim on the confirmation page is verified by the service's rules."""
+    claim = calls("complete_task", status="success", reason="Cancelled.")
+    run = LoopRun(tmp_path, ScriptedPilot([claim]), FakeBrowser(page("done")))
+    result = await run.result()
+    assert (result.reason, result.success, result.exit_code) == ("completed", True, 0)
+
+
+async def test_the_turn_limit_ends_the_run(tmp_path: Path) -> None:
+    """A pilot that never finishes runs out of turns: max_turns_exceeded after exactly 5."""
+    wait = calls("browser_wait_for", time=1)
+    run = LoopRun(tmp_path, ScriptedPilot([wait]), FakeBrowser(page("account")))
+    result = await run.result()
+    assert (result.reason, result.turns) == ("max_turns_exceeded", 5)
+    assert run.browser.dispatched().count("browser_wait_for") == 5
+
+
+async def test_a_lost_connection_ends_the_run_with_a_connection_error(tmp_path: Path) -> None:
+    """The browser cannot be kept alive mid-run: mcp_error, exit 3, journal finished."""
+
+    def die(name: str, _args: dict[str, Any]) -> NormalizedSnapshot:
+        if name == "browser_navigate":
+            return page("account")
+        raise MCPConnectionError("Playwright MCP stopped again after a restart; giving up.")
+
+    wait = calls("browser_wait_for", time=1)
+    run = LoopRun(tmp_path, ScriptedPilot([wait]), FakeBrowser(page("account"), answer=die))
+    result = await run.result()
+    assert (result.reason, result.exit_code) == ("mcp_error", 3)
+    assert result.error is not None and "giving up" in result.error
+
+
+async def test_a_tool_error_at_the_first_navigation_is_a_result(tmp_path: Path) -> None:
+    """An MCPToolError before the first turn no longer escapes the loop."""
+
+    def refuse(_name: str, _args: dict[str, Any]) -> NormalizedSnapshot:
+        raise MCPToolError("net::ERR_CONNECTION_REFUSED at http://127.0.0.1:8000/account")
+
+    run = LoopRun(tmp_path, ScriptedPilot([silence()]), FakeBrowser(page("account"), answer=refuse))
+    result = await run.result()
+    assert (result.reason, result.exit_code, result.turns) == ("mcp_error", 3, 0)
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        SnapshotValidationError(["title"], "### Page\n- Page URL: about:blank"),
+        MCPToolError("browser_snapshot did not finish within 30 s"),
+    ],
+)
+async def test_a_failed_verification_snapshot_is_a_result(
+    tmp_path: Path, failure: Exception
+) -> None:
+    """The snapshot that would verify a claim fails: a connection error, not a traceback."""
+    claim = calls("complete_task", status="success", reason="Cancelled.")
+    browser = FakeBrowser(page("done"), snapshot_error=failure)
+    result = await LoopRun(tmp_path, ScriptedPilot([claim]), browser).result()
+    assert (result.reason, result.exit_code) == ("mcp_error", 3)
+
+
+async def test_a_refused_call_is_not_dispatched(tmp_path: Path) -> None:
+    """A stale ref is refused by the guard: the pilot hears why, the browser sees nothing."""
+    stale = calls("browser_click", target="e9999")
+    run = LoopRun(tmp_path, ScriptedPilot([stale, silence()]), FakeBrowser(page("account")))
+    await run.result()
+    assert run.browser.dispatched() == ["browser_navigate"]
+    assert "not on the current page" in run.pilot.heard[0]["message"]
+
+
+async def test_the_loop_runs_on_any_browser(tmp_path: Path) -> None:
+    """The fake browser is not a gateway: the loop depends only on the Browser protocol."""
+    from subterminator_tui.browser.gateway import BrowserGateway
+
+    browser = FakeBrowser(page("account"), answer=on_every_call(page("account")))
+    assert not isinstance(browser, BrowserGateway)
+    run = LoopRun(tmp_path, ScriptedPilot([silence()]), browser)
+    assert (await run.result()).reason == "llm_no_action"
