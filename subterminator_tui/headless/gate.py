@@ -7,17 +7,12 @@ from typing import TextIO
 
 from subterminator_tui.headless.console import read_line, read_secret
 from subterminator_tui.orchestrator.gates import (
+    HANDOFF_TITLES,
     CheckpointRequest,
     Decision,
     HandoffAnswer,
     HandoffRequest,
 )
-
-_HANDOFF_TITLES = {
-    "login": "Sign-in needed",
-    "two_factor": "Verification code needed",
-    "captcha": "CAPTCHA needed",
-}
 
 
 class TerminalGate:
@@ -48,7 +43,7 @@ class TerminalGate:
 
     async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
         """Ask the person to finish in the browser or type the values; never echo secrets."""
-        title = _HANDOFF_TITLES.get(request.kind, request.kind)
+        title = HANDOFF_TITLES.get(request.kind, request.kind)
         self._say(f"🔐 {title}: {request.why}")
         self._say(f"    URL: {request.url}")
         if request.attempt > 1:

@@ -16,6 +16,13 @@ from subterminator_tui.browser.snapshot import SnapshotElement
 CheckpointKind = Literal["rule", "model_request", "left_domains"]
 HandoffKind = Literal["login", "two_factor", "captcha"]
 
+#: How each front end titles a hand-off.
+HANDOFF_TITLES: dict[str, str] = {
+    "login": "Sign-in needed",
+    "two_factor": "Verification code needed",
+    "captcha": "CAPTCHA needed",
+}
+
 
 @dataclass(frozen=True)
 class CheckpointRequest:

@@ -70,6 +70,14 @@ class SubTerminatorApp(App[int]):
         Binding(
             "x", "toggle_tree", "Expand/collapse", id="app.toggle-tree", tooltip="The whole tree"
         ),
+        Binding(
+            "escape",
+            "close_search",
+            "Close search",
+            show=False,
+            id="app.close-search",
+            tooltip="Close the search box",
+        ),
     ]
 
     def __init__(
@@ -280,13 +288,16 @@ class SubTerminatorApp(App[int]):
         tree.last_search = event.value
         self.notify(f"{found} match(es) for '{event.value}'" if found else "No match")
 
-    def on_key(self, event: object) -> None:
-        """Esc in the search box closes it."""
-        key = getattr(event, "key", "")
-        search = self.query_one("#search", Input)
-        if key == "escape" and search.display:
-            search.display = False
-            self.query_one(SnapshotTree).focus()
+    def action_close_search(self) -> None:
+        """Close the search box and go back to the tree."""
+        self.query_one("#search", Input).display = False
+        self.query_one(SnapshotTree).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Esc closes the search box only while it is open."""
+        if action == "close_search":
+            return bool(self.query("#search") and self.query_one("#search", Input).display)
+        return True
 
     def action_follow_live(self) -> None:
         """Back to the live page after looking at an older turn."""

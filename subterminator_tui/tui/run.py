@@ -5,11 +5,31 @@ from __future__ import annotations
 from subterminator_tui.session import CancelSession, RunRequest, RunSession
 from subterminator_tui.settings import Settings
 from subterminator_tui.tui.app import SubTerminatorApp
+from subterminator_tui.tui.keymap import binding_ids, check_keymap
+from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
+from subterminator_tui.tui.screens.end import EndScreen
+from subterminator_tui.tui.screens.error import ErrorScreen
+from subterminator_tui.tui.screens.handoff import HandoffScreen
+from subterminator_tui.tui.screens.quit import QuitScreen
 from subterminator_tui.tui.widgets.preview import prepare_terminal_graphics
+
+#: Everything in the app that declares key bindings a keymap may remap.
+BINDING_OWNERS = (
+    SubTerminatorApp,
+    CheckpointScreen,
+    HandoffScreen,
+    EndScreen,
+    ErrorScreen,
+    QuitScreen,
+)
 
 
 def create_app(settings: Settings, session: RunSession) -> SubTerminatorApp:
-    """The app for ``session``, with the person's keymap and preview choice from ``settings``."""
+    """The app for ``session``, with the person's keymap and preview choice from ``settings``.
+
+    An unknown binding id in the keymap is a ConfigurationError before anything starts.
+    """
+    check_keymap(settings.keymap, binding_ids(BINDING_OWNERS))
     return SubTerminatorApp(
         session,
         image_previews=settings.image_previews,

@@ -25,6 +25,7 @@ from subterminator_tui.tui.screens.error import ErrorScreen
 from subterminator_tui.tui.screens.handoff import HandoffScreen
 from subterminator_tui.tui.screens.quit import QuitScreen
 from subterminator_tui.tui.widgets.arguments import ArgumentsPane
+from subterminator_tui.tui.widgets.key_hints import KeyHints
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 from subterminator_tui.tui.widgets.turn_log import TurnLog
 from subterminator_tui.tui.widgets.url_bar import UrlBar
@@ -377,6 +378,38 @@ class TestKeymap:
             await pilot.press("a")
             await wait_until(pilot, lambda: at_end(app), "the end screen", within=10)
         assert session.decisions == [Decision("approve")]
+
+    async def test_the_modal_hint_shows_the_remapped_key(self, isolated_home: Path) -> None:
+        """Remap approve to `a`: the checkpoint's key line says `a approve`, not `y approve`."""
+        (isolated_home / "config.toml").write_text(
+            '[keymap]\n"checkpoint.approve" = "a"\n', encoding="utf-8"
+        )
+        app = scripted_app(ScriptedSession())
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal", within=10)
+            hint = plain(app.screen.query_one(KeyHints))
+        assert hint.startswith("a approve")
+        assert "y approve" not in hint and "n/Esc reject" in hint
+
+    def test_an_unknown_binding_id_is_a_configuration_error(self, isolated_home: Path) -> None:
+        """A typo in a binding id names the id and the file before the app starts."""
+        (isolated_home / "config.toml").write_text(
+            '[keymap]\n"checkpoint.aprove" = "a"\n', encoding="utf-8"
+        )
+        with pytest.raises(ConfigurationError, match=r"'checkpoint\.aprove'.*config\.toml"):
+            scripted_app(ScriptedSession())
+
+    async def test_escape_closes_the_search_box(self) -> None:
+        """`/` opens the search box; Esc closes it and the tree has the focus again."""
+        app = scripted_app(ScriptedSession(hold_at_turn=0))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("slash")
+            search = app.query_one("#search")
+            assert search.display and search.has_focus
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not search.display
+            assert app.query_one(SnapshotTree).has_focus
 
 
 class TestShutdown:

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
+from subterminator_tui.tui.widgets.key_hints import KeyHints
 
 _TITLES = {
     "rule": "Approval required",
@@ -68,7 +69,7 @@ class CheckpointScreen(ModalScreen[Decision]):
                 classes="hidden",
             )
             with Horizontal(classes="keys"):
-                yield Static("[b]y[/b] approve   [b]n[/b]/[b]Esc[/b] reject   [b]g[/b] guidance")
+                yield KeyHints({"approve": "approve", "reject": "reject", "guidance": "guidance"})
 
     def action_approve(self) -> None:
         """Run the step."""

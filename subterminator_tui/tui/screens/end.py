@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.tui.widgets.key_hints import KeyHints
 
 
 class EndScreen(ModalScreen[int]):
@@ -45,7 +46,7 @@ class EndScreen(ModalScreen[int]):
                 rows.insert(3, ("Detail", result.message or result.error or ""))
             for name, value in rows:
                 yield Static(f"[b]{name}:[/b] {value}", classes="row")
-            yield Static("[b]q[/b] quit   [b]Esc[/b] look at the run", classes="keys")
+            yield KeyHints({"quit_run": "quit", "look": "look at the run"}, classes="keys")
 
     def action_quit_run(self) -> None:
         """Quit with the run's exit code."""

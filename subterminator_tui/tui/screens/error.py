@@ -10,6 +10,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from subterminator_tui.tui.widgets.key_hints import KeyHints
+
 
 class ErrorScreen(ModalScreen[int]):
     """What went wrong and what to do; ``q`` quits with the exit code."""
@@ -29,7 +31,7 @@ class ErrorScreen(ModalScreen[int]):
             yield Label("✗ The run could not go on", classes="title")
             yield Static(self.message, id="error-message")
             yield Static(f"Exit code: {self.exit_code}", classes="row")
-            yield Static("[b]q[/b] quit", classes="keys")
+            yield KeyHints({"quit_run": "quit"}, classes="keys")
 
     def action_quit_run(self) -> None:
         """Quit with the exit code."""

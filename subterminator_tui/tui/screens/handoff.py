@@ -15,13 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from subterminator_tui.orchestrator.gates import HandoffAnswer, HandoffRequest
-
-_TITLES = {
-    "login": "Sign-in needed",
-    "two_factor": "Verification code needed",
-    "captcha": "CAPTCHA needed",
-}
+from subterminator_tui.orchestrator.gates import HANDOFF_TITLES, HandoffAnswer, HandoffRequest
 
 
 class HandoffScreen(ModalScreen[HandoffAnswer]):
@@ -39,7 +33,7 @@ class HandoffScreen(ModalScreen[HandoffAnswer]):
         """The dialog."""
         request = self.request
         with Vertical(id="handoff-dialog", classes="dialog"):
-            yield Label(_TITLES.get(request.kind, request.kind), classes="title")
+            yield Label(HANDOFF_TITLES.get(request.kind, request.kind), classes="title")
             yield Static(request.why, id="handoff-why", classes="hint")
             yield Static(f"URL: {request.url}", id="handoff-url")
             if request.attempt > 1:

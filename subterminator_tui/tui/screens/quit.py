@@ -10,6 +10,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from subterminator_tui.tui.widgets.key_hints import KeyHints
+
 
 class QuitScreen(ModalScreen[bool]):
     """``y`` stops the run and closes the browser; ``n`` or Esc goes back."""
@@ -24,7 +26,7 @@ class QuitScreen(ModalScreen[bool]):
         with Vertical(id="quit-dialog", classes="dialog"):
             yield Label("Stop the run?", classes="title")
             yield Static("The browser will be closed. Nothing more will be clicked.")
-            yield Static("[b]y[/b] stop   [b]n[/b]/[b]Esc[/b] keep running", classes="keys")
+            yield KeyHints({"stop": "stop", "stay": "keep running"}, classes="keys")
 
     def action_stop(self) -> None:
         """Stop."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from rich.syntax import Syntax
 from textual.containers import VerticalScroll
+from textual.highlight import highlight
 from textual.widgets import Static
 
 from subterminator_tui.browser.calls import ToolCall
@@ -26,4 +26,5 @@ class ArgumentsPane(VerticalScroll):
             return
         text = json.dumps({"tool": call.name, "arguments": call.arguments}, indent=2)
         self.border_title = title or "Arguments"
-        body.update(Syntax(text, "json", theme="ansi_dark", word_wrap=True))
+        # Textual's highlighter colours with the theme's variables, so the pane follows the theme.
+        body.update(highlight(text, language="json"))

@@ -11,15 +11,15 @@ from textual.widgets import DataTable
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
 
-_OUTCOME_STYLES = {
-    "ok": "green",
-    "done": "bold green",
-    "error": "red",
-    "refused": "red",
-    "rejected": "bold red",
-    "guidance": "yellow",
-    "unverified": "yellow",
-    "running": "dim",
+#: Each outcome's theme colour (a Textual theme variable) and whether it is bold.
+_OUTCOME_COLOURS: dict[str, tuple[str, bool]] = {
+    "ok": ("success", False),
+    "done": ("success", True),
+    "error": ("error", False),
+    "refused": ("error", False),
+    "rejected": ("error", True),
+    "guidance": ("warning", False),
+    "unverified": ("warning", False),
 }
 
 
@@ -103,9 +103,12 @@ class TurnLog(DataTable[Text | str]):
         self.update_cell(str(turn), "outcome", self._outcome(record))
         self.update_cell(str(turn), "latency", f"{latency:.1f}s")
 
-    @staticmethod
-    def _outcome(record: TurnRecord) -> Text:
-        return Text(record.outcome, style=_OUTCOME_STYLES.get(record.outcome, ""))
+    def _outcome(self, record: TurnRecord) -> Text:
+        """The outcome in the theme's colour for it (dim while running)."""
+        variable, bold = _OUTCOME_COLOURS.get(record.outcome, ("", False))
+        colour = self.app.theme_variables.get(variable, "") if variable else ""
+        style = " ".join(part for part in ("bold" if bold else "", colour) if part)
+        return Text(record.outcome, style=style or "dim")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Tell the app which turn to show."""
