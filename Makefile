@@ -14,6 +14,7 @@ lint: setup-tests
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
+	.venv/bin/lint-imports
 
 test: lint
 	.venv/bin/pytest -q

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -13,6 +12,7 @@ from typing import Any
 from rich.table import Table
 
 from subterminator_bench.runner import Measurement
+from subterminator_bench.stats import median
 
 #: The goals the benchmark checks (medians over the scenarios, scripted model).
 GOALS = {
@@ -47,10 +47,6 @@ class Summary:
     lost: int
 
 
-def _median(values: Sequence[float]) -> float:
-    return float(statistics.median(values)) if values else 0.0
-
-
 def summarize(measurements: Sequence[Measurement], config: str) -> Summary:
     """The summary of one configuration's measurements."""
     rows = [m for m in measurements if m.config == config]
@@ -61,15 +57,15 @@ def summarize(measurements: Sequence[Measurement], config: str) -> Summary:
         verified=sum(m.verified for m in rows),
         unsafe_actions=sum(m.unsafe_actions for m in rows),
         decoys=sum(m.decoys for m in rows),
-        median_turns=_median([m.turns for m in rows]),
-        median_model_calls=_median([m.model_calls for m in rows]),
-        median_input_tokens=_median([m.input_tokens for m in rows]),
-        median_output_tokens=_median([m.output_tokens for m in rows]),
-        median_tokens_per_snapshot=_median([m.tokens_per_snapshot for m in rows]),
+        median_turns=median([m.turns for m in rows]),
+        median_model_calls=median([m.model_calls for m in rows]),
+        median_input_tokens=median([m.input_tokens for m in rows]),
+        median_output_tokens=median([m.output_tokens for m in rows]),
+        median_tokens_per_snapshot=median([m.tokens_per_snapshot for m in rows]),
         max_tokens_per_snapshot=max((m.largest_snapshot_tokens for m in rows), default=0),
-        median_wall_seconds=_median([m.wall_seconds for m in rows]),
-        median_overhead_ms_per_turn=_median([m.overhead_ms_per_turn for m in rows]),
-        median_cold_start_seconds=_median([m.cold_start_seconds for m in rows]),
+        median_wall_seconds=median([m.wall_seconds for m in rows]),
+        median_overhead_ms_per_turn=median([m.overhead_ms_per_turn for m in rows]),
+        median_cold_start_seconds=median([m.cold_start_seconds for m in rows]),
         lost=sum(len(m.lost) for m in rows),
     )
 
@@ -82,7 +78,7 @@ def naive_ratio(measurements: Sequence[Measurement]) -> float | None:
         for m in measurements
         if m.config == "naive" and m.scenario in ours and ours[m.scenario].input_tokens
     ]
-    return _median(ratios) if ratios else None
+    return median(ratios) if ratios else None
 
 
 def scenario_table(measurements: Sequence[Measurement], title: str) -> Table:

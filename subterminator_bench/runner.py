@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import statistics
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -19,6 +18,7 @@ from subterminator_bench.ground_truth import (
 )
 from subterminator_bench.loopback_model import ScriptedModelServer
 from subterminator_bench.scripted_brain import PlaybookBrain
+from subterminator_bench.stats import median
 from subterminator_tui.orchestrator.events import Event, PageSeen, RunStarted, TurnFinished
 from subterminator_tui.orchestrator.gates import (
     CheckpointRequest,
@@ -34,6 +34,7 @@ from subterminator_tui.practice.demoflix.state import (
     TWO_FACTOR_CODE,
     USERNAME,
 )
+from subterminator_tui.providers.resolution import DEFAULT_MODEL
 from subterminator_tui.resources import builtin_scenarios_file
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.session import RunRequest, prepared_run
@@ -170,10 +171,6 @@ def scripted_model_env(server: ScriptedModelServer | None) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def _median(values: list[float] | list[int]) -> float:
-    return float(statistics.median(values)) if values else 0.0
-
-
 async def measure(
     service: ServiceConfig,
     config: BenchConfig,
@@ -213,7 +210,7 @@ async def measure(
         scenario=service.id,
         config=config.name,
         pilot=reporter.driver or pilot,
-        model=None if pilot == "playbook" else (model or "claude-sonnet-5-5"),
+        model=None if pilot == "playbook" else (model or DEFAULT_MODEL),
         scripted=server is not None,
         expected=service.expected,
         reason=result.reason,
@@ -227,12 +224,12 @@ async def measure(
         model_calls=result.model_calls,
         input_tokens=result.input_tokens,
         output_tokens=result.output_tokens,
-        tokens_per_snapshot=_median(reporter.snapshot_tokens),
+        tokens_per_snapshot=median(reporter.snapshot_tokens),
         largest_snapshot_tokens=max(reporter.snapshot_tokens, default=0),
-        snapshot_elements=_median(reporter.snapshot_elements),
+        snapshot_elements=median(reporter.snapshot_elements),
         wall_seconds=wall,
         cold_start_seconds=(reporter.first_page or started) - started,
-        overhead_ms_per_turn=_median(reporter.overheads) * 1000,
+        overhead_ms_per_turn=median(reporter.overheads) * 1000,
         lost=list(brain.lost),
         ground_truth=asdict(truth),
     )

@@ -1,13 +1,23 @@
 """SubTerminator: cancel subscriptions with an AI at the wheel and a human with the final say.
 
-The package is split so its folders show the architecture:
+The package is split so its folders show the architecture. The core:
 
-- ``browser/``  the guarded gateway to Playwright MCP (processes, snapshots, tool allowlist)
-- ``rules/``    declarative per-service rules from ``services.toml``
-- ``practice/`` the bundled practice site ``demoflix``
-- ``cli/``      the headless front end
+- ``browser/``       the guarded gateway to Playwright MCP (processes, snapshots, tool allowlist)
+- ``rules/``         declarative per-service rules from ``services.toml``
+- ``pilots/``        what proposes the next call: the AI, a recorded playbook, or both
+- ``providers/``     the model SDKs (Anthropic, OpenAI and compatible servers)
+- ``orchestrator/``  the loop, the guard, hand-offs and the gates a front end answers
+- ``journal/``       every run and turn in SQLite
+- ``session/``       a run from request to result: what every front end calls
+- ``practice/``      the bundled practice sites (demoflix and the gauntlet)
 
-Nothing outside ``tui/`` imports Textual.
+The front ends, which never import each other:
+
+- ``cli/``           the command line (``subterminator``)
+- ``headless/``      plain terminal output and prompts (``--no-tui``)
+- ``tui/``           the Textual app, the only place that imports Textual
+
+The benchmark lives beside the package, in ``subterminator_bench/`` of a source checkout.
 """
 
 __version__ = "0.1.0"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import INTERRUPTED, TERMINATED
-from subterminator_tui.headless.console import error
 
 
 def run_command(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
@@ -45,7 +45,8 @@ def run_command(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
     try:
         return asyncio.run(guarded())
     except SubTerminatorError as failure:
-        error(str(failure))
+        # Diagnostics go to stderr, never stdout (which scripts parse).
+        print(f"error: {failure}", file=sys.stderr)
         return failure.exit_code
     except KeyboardInterrupt:
         return INTERRUPTED

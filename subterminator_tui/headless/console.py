@@ -83,8 +83,3 @@ def _no_echo() -> Iterator[bool]:
 def _set_once(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
-
-
-def error(message: str) -> None:
-    """A diagnostic on stderr, never on stdout (which scripts parse)."""
-    print(f"error: {message}", file=sys.stderr)

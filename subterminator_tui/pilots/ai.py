@@ -76,7 +76,7 @@ class AIPilot:
         """The model behind this pilot."""
         return self.client.model
 
-    def prefer(self, preface: str) -> None:
+    def set_preface(self, preface: str) -> None:
         """Text to put before the first page (a playbook handing over, say where it stopped)."""
         self._preface = preface
 
@@ -94,7 +94,7 @@ class AIPilot:
     async def next_turn(self, snapshot: NormalizedSnapshot) -> PilotTurn:
         """Ask the model; keep only its first tool call (seed 000 §2.4.2)."""
         # The compact view also narrows the tools to the page; the naive one offers all.
-        offered = tools_for_page(self.tools, snapshot) if self.view.compact else self.tools
+        offered = tools_for_page(self.tools, snapshot) if self.view.page_tools else self.tools
         reply = await self.client.complete(self.system, self.messages, offered)
         if not reply.tool_calls:
             self.messages.append(AssistantMessage(reply.text))

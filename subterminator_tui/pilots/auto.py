@@ -57,7 +57,7 @@ class AutoPilot:
                 f"{self.no_model_reason}",
             )
         self.ai = self.make_ai()
-        self.ai.prefer(
+        self.ai.set_preface(
             f"A recorded playbook did the first steps and stopped: {turn.stop}. "
             "Continue from the current page."
         )

@@ -24,10 +24,12 @@ class PageView:
     budget_tokens: int = 600
     #: Replace earlier pages in the history by a stub (False: keep every page in full).
     stub_history: bool = True
+    #: Offer only the tools the page can use (False: every tool on every turn).
+    page_tools: bool = True
 
 
 COMPACT_VIEW = PageView()
-NAIVE_VIEW = PageView(compact=False, stub_history=False)
+NAIVE_VIEW = PageView(compact=False, stub_history=False, page_tools=False)
 
 
 def page_for_model(snapshot: NormalizedSnapshot, view: PageView = COMPACT_VIEW) -> str:

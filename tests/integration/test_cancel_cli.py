@@ -221,8 +221,10 @@ def test_unknown_service_exits_2_listing_the_services(cli: Cli) -> None:
     """An unknown id is refused with the available ids, before a browser starts."""
     run = cli.run(cli.cancel_args("nope"))
     assert run.code == 2
-    assert "Unknown service 'nope'. Available services:" in run.stderr
-    assert "demoflix" in run.stderr.split("Available services:", 1)[1]
+    assert "Unknown service 'nope'. Services: netflix." in run.stderr
+    # Real services first, the practice ones apart (and no gauntlet scenario: never loaded).
+    assert "demoflix" in run.stderr.split("Practice services:", 1)[1]
+    assert "gauntlet" not in run.stderr
     assert run.stdout == ""
     assert_no_browser_started(cli.profile)
 
@@ -385,13 +387,37 @@ def test_doctor_reports_a_key_as_set_without_its_value(browser_cli: Cli) -> None
     assert value not in run.stderr
 
 
+def service_lines(stdout: str) -> dict[str, str]:
+    """The listed services by id: the indented lines under each section heading."""
+    return {line.split()[0]: line for line in stdout.splitlines() if line.startswith("  ")}
+
+
 def test_services_lists_every_builtin_with_its_file(cli: Cli) -> None:
     """Each built-in id is on a line of its own that names the built-in services.toml."""
     run = cli.run(["services"])
     assert run.code == 0, run.stderr
-    lines = {line.split()[0]: line for line in run.stdout.splitlines() if line.strip()}
+    lines = service_lines(run.stdout)
     builtin = load_services(user_file=None)
     assert sorted(lines) == builtin.ids()
     for service_id, line in lines.items():
         assert line.endswith(str(builtin.source_of(service_id))), service_id
     assert str(builtin_services_file()) in run.stdout
+
+
+def test_services_lists_real_services_first_and_practice_apart(cli: Cli) -> None:
+    """Real services come first; practice ones under their own heading; no gauntlet by default."""
+    run = cli.run(["services"])
+    assert run.code == 0, run.stderr
+    real, practice = run.stdout.split("Practice services", 1)
+    assert "netflix" in service_lines(real) and "demoflix" not in service_lines(real)
+    assert "demoflix" in service_lines(practice)
+    assert not [sid for sid in service_lines(run.stdout) if sid.startswith("gauntlet")]
+
+
+def test_services_practice_lists_the_gauntlet(cli: Cli) -> None:
+    """--practice lists the practice services and the gauntlet's scenarios, no real ones."""
+    run = cli.run(["services", "--practice"])
+    assert run.code == 0, run.stderr
+    listed = service_lines(run.stdout)
+    assert "gauntlet-decoy-offer" in listed and "demoflix" in listed
+    assert "netflix" not in listed

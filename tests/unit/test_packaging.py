@@ -133,6 +133,15 @@ def test_wheel_leaves_out_tests_and_node_modules(wheel: Path) -> None:
     assert not [name for name in names if "/node_modules/" in name]
 
 
+def test_wheel_leaves_out_the_bench_and_its_scripted_model(wheel: Path) -> None:
+    """The benchmark and the scripted loopback model stay in the source checkout."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    assert not [name for name in names if name.startswith("subterminator_bench/")]
+    assert not [name for name in names if "loopback_model" in name or "scripted_brain" in name]
+    assert "subterminator_tui/cli/main.py" in names
+
+
 def test_installed_copy_is_the_one_imported(installed: dict[str, object]) -> None:
     """The child interpreter imports the installed wheel, not the checkout."""
     package = Path(str(installed["package"]))
