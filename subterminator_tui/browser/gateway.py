@@ -31,6 +31,12 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from subterminator_tui import __version__
+from subterminator_tui.browser.inspection import (
+    NO_FACTS,
+    PAGE_FACTS_FUNCTION,
+    PageFacts,
+    parse_page_facts,
+)
 from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.browser.processes import kill_browser_processes, pid_alive, process_table
 from subterminator_tui.browser.profile_lock import ensure_profile_free
@@ -277,11 +283,7 @@ class BrowserGateway:
         Raises MCPToolError (refused, invalid or failed; carries the fresh page
         when there is one) or MCPConnectionError (the server cannot be kept alive).
         """
-        check_allowed(name)
-        tool = self.server_tools.get(name)
-        schema = tool.input_schema if tool else None
-        args = with_schema_defaults(arguments or {}, schema)
-        validate_arguments(name, args, schema)
+        args = self.checked_arguments(name, arguments)
         result = await self._dispatch_with_restart(name, args)
         text = _text_of(result)
         if result.is_error:
@@ -298,6 +300,37 @@ class BrowserGateway:
         screenshot = self._save_images(result)
         snapshot = await self._snapshot_from(text, screenshot)
         return ActionResult(name, args, text, snapshot, screenshot)
+
+    def checked_arguments(self, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+        """``arguments`` with the server's defaults, validated; MCPToolError before anything runs.
+
+        The loop calls this before asking the person, so nobody approves a call the
+        browser would then refuse.
+        """
+        check_allowed(name)
+        tool = self.server_tools.get(name)
+        schema = tool.input_schema if tool else None
+        args = with_schema_defaults(arguments or {}, schema)
+        validate_arguments(name, args, schema)
+        return args
+
+    async def inspect(self, ref: str | None = None) -> PageFacts:
+        """Read the target's visible text, the focused element and the forms from the DOM.
+
+        Runs SubTerminator's own fixed function (never a model's) through
+        ``browser_evaluate``, which the allowlist keeps from every model. Empty facts
+        when the page cannot be read (a dialog is open, the ref is gone).
+        """
+        arguments: dict[str, Any] = {"function": PAGE_FACTS_FUNCTION}
+        if ref is not None:
+            arguments["target"] = ref
+        try:
+            result = await self._dispatch_with_restart("browser_evaluate", arguments)
+        except MCPToolError:
+            return NO_FACTS
+        if result.is_error:
+            return NO_FACTS if ref is None else await self.inspect(None)
+        return parse_page_facts(_text_of(result))
 
     async def snapshot(self) -> NormalizedSnapshot:
         """A fresh snapshot of the current page."""

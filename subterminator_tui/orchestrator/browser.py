@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from subterminator_tui.browser.gateway import ActionResult
+from subterminator_tui.browser.inspection import PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 
 
@@ -20,6 +21,14 @@ class Browser(Protocol):
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None) -> ActionResult:
         """Dispatch one tool call; MCPToolError or MCPConnectionError when it fails."""
+        ...
+
+    def checked_arguments(self, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+        """The arguments as they would be sent; MCPToolError when the browser would refuse them."""
+        ...
+
+    async def inspect(self, ref: str | None = None) -> PageFacts:
+        """The target's visible text, the focused element and the forms, read from the DOM."""
         ...
 
     async def snapshot(self) -> NormalizedSnapshot:

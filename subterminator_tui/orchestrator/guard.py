@@ -1,9 +1,11 @@
 """The guard: rules, not the pilot, decide what may reach the browser (seed 001 FR6).
 
 Before each dispatch a call must be on the offered tool list, every ref it
-targets must exist in the latest snapshot (a stale ref would click whatever
-now carries it), navigation must stay inside the service's domains, and the
-service's checkpoint rules decide whether the human is asked first.
+targets must exist in the page the pilot saw and still be the same element on
+the page as it is now (a renamed button is refused, not clicked), navigation
+must stay inside the service's domains, and checkpoint rules judge what the
+call will really do: the elements it activates, whatever tool it uses (see
+rules/effects.py), under the service's rules and the built-in ones.
 """
 
 from __future__ import annotations
@@ -11,10 +13,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.inspection import NO_FACTS, PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
 from subterminator_tui.browser.tools import ALLOWED_TOOLS
-from subterminator_tui.rules import CheckpointRule, ServiceConfig, checkpoint_for, domain_allowed
-from subterminator_tui.rules.matching import target_elements
+from subterminator_tui.rules import CheckpointRule, ServiceConfig, domain_allowed
+from subterminator_tui.rules.defaults import checkpoints_for
+from subterminator_tui.rules.effects import Effects, RunMemory, resolve_effects
+from subterminator_tui.rules.matching import (
+    checkpoint_for_effect,
+    rules_watch_page,
+    target_elements,
+)
 
 # Tools whose arguments carry a URL the browser would open.
 _URL_ARGUMENTS = {"browser_navigate": "url", "browser_tabs": "url"}
@@ -25,6 +34,35 @@ class Refusal:
     """Why a call may not be dispatched; reported to the pilot as an error result."""
 
     message: str
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """The person must be asked first: which rule, and what the call would really do."""
+
+    rule: CheckpointRule
+    effects: Effects
+    #: The effect could not be traced to an element; the page holds something gated.
+    fallback: bool = False
+
+    @property
+    def why(self) -> str:
+        """The rule's reason, and for the fallback why it applies."""
+        if self.fallback:
+            return (
+                "This action's effect cannot be traced to one element, on a page where "
+                f"acting may be irreversible ({self.rule.explain()})"
+            )
+        return self.rule.explain()
+
+    def effect(self) -> str:
+        """``activates button 'Cancel my plan' (the focused element)``, or ""."""
+        parts = [f"{target.describe()} ({target.how})" for target in self.effects.targets]
+        if parts:
+            return "activates " + "; ".join(parts)
+        if self.effects.destination:
+            return f"opens {self.effects.destination}"
+        return ""
 
 
 class Guard:
@@ -40,6 +78,8 @@ class Guard:
         self.service = service
         self.offered_tools = offered_tools & ALLOWED_TOOLS
         self.checkpoints = checkpoints
+        self.rules = checkpoints_for(service.checkpoint, service.default_checkpoints)
+        self.memory = RunMemory()
 
     def refusal(self, call: ToolCall, snapshot: NormalizedSnapshot) -> Refusal | None:
         """A reason to refuse ``call`` outright, or None when it may go on."""
@@ -61,11 +101,52 @@ class Guard:
             )
         return None
 
-    def checkpoint(self, call: ToolCall, snapshot: NormalizedSnapshot) -> CheckpointRule | None:
-        """The checkpoint rule that asks the human before ``call``, when checkpoints are on."""
+    def relabelled(
+        self, call: ToolCall, seen: NormalizedSnapshot, fresh: NormalizedSnapshot
+    ) -> Refusal | None:
+        """Refuse when a target is gone or is no longer what the pilot saw (renamed, re-roled)."""
+        for ref in call.target_refs():
+            before, now = seen.element_by_ref(ref), fresh.element_by_ref(ref)
+            if before is None:
+                continue
+            if now is None:
+                return Refusal(
+                    f"Element {ref} ({before.describe()}) left the page before the call was "
+                    "sent. Nothing was done; read the fresh page below."
+                )
+            if (now.role, now.name) != (before.role, before.name):
+                return Refusal(
+                    f"Element {ref} changed from {before.describe()} to {now.describe()} since "
+                    "you saw it. Nothing was done; read the fresh page below."
+                )
+        return None
+
+    def learn(self, snapshot: NormalizedSnapshot, facts: PageFacts | None = None) -> None:
+        """Remember the page's links (and forms): a navigation to one counts as activating it."""
+        self.memory.learn(snapshot, facts)
+
+    def judge(
+        self, call: ToolCall, fresh: NormalizedSnapshot, facts: PageFacts = NO_FACTS
+    ) -> Checkpoint | None:
+        """The checkpoint ``call`` must pass on the page as it is now, or None to go on."""
         if not self.checkpoints:
             return None
-        return checkpoint_for(self.service.checkpoint, call, snapshot)
+        effects = resolve_effects(call, fresh, facts, self.memory)
+        if not effects.state_changing:
+            return None
+        rule = checkpoint_for_effect(self.rules, call, effects, fresh)
+        if rule is not None:
+            return Checkpoint(rule, effects)
+        if not effects.attributable:
+            watching = rules_watch_page(self.rules, fresh)
+            if watching is not None:
+                return Checkpoint(watching, effects, fallback=True)
+        return None
+
+    def checkpoint(self, call: ToolCall, snapshot: NormalizedSnapshot) -> CheckpointRule | None:
+        """The rule that asks before ``call`` on ``snapshot`` (the tree alone, no DOM facts)."""
+        judged = self.judge(call, snapshot)
+        return judged.rule if judged else None
 
     def url_allowed(self, url: str) -> bool:
         """Whether the service may be at ``url``."""
@@ -85,7 +166,7 @@ def describe_action(call: ToolCall, target: SnapshotElement | None) -> str:
     if call.name == "browser_click":
         return f"Click {what}"
     if call.name == "browser_type":
-        return f"Type into {what}"
+        return f"Type into {what}" + (" and submit" if args.get("submit") else "")
     if call.name == "browser_select_option":
         return f"Choose {args.get('values')} in {what}"
     if call.name == "browser_press_key":

@@ -43,7 +43,7 @@ from subterminator_tui.orchestrator.gates import (
     HumanGate,
     TimedGate,
 )
-from subterminator_tui.orchestrator.guard import Guard, describe_action
+from subterminator_tui.orchestrator.guard import Checkpoint, Guard, describe_action
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
 from subterminator_tui.orchestrator.ledger import RunLedger
 from subterminator_tui.orchestrator.result import TaskReason, TaskResult
@@ -51,6 +51,7 @@ from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK, REQUEST_HUMAN_APPROVAL
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.rules import ServiceConfig, verify_completion
+from subterminator_tui.rules.effects import READ_ONLY_TOOLS
 
 NO_ACTION_LIMIT = 3
 UNVERIFIED_CLAIM_LIMIT = 3
@@ -142,6 +143,15 @@ class Orchestrator:
                 self.guard.checkpoints,
             )
         )
+        if self.guard.checkpoints and not self.service.default_checkpoints:
+            self.reporter.emit(
+                Notice(
+                    f"{self.service.name} turns the built-in checkpoints off "
+                    "(default_checkpoints = false): only its own rules ask before "
+                    "irreversible steps.",
+                    "warning",
+                )
+            )
         self.ledger.start()
         try:
             result = await self._drive()
@@ -224,17 +234,24 @@ class Orchestrator:
             return await self._model_asks(call, snapshot)
         refusal = self.guard.refusal(call, snapshot)
         if refusal is not None:
-            return self._tell(
-                call, "refused", {"error": True, "message": refusal.message}, snapshot
-            )
-        rule = self.guard.checkpoint(call, snapshot)
-        if rule is not None:
+            refused = {"error": True, "message": refusal.message}
+            return self._tell(call, "refused", refused, snapshot)
+        try:
+            # Before anyone is asked: nobody should approve a call the browser would refuse.
+            self.browser.checked_arguments(call.name, call.arguments)
+        except MCPToolError as invalid:
+            return self._tell(call, "refused", {"error": True, "message": str(invalid)}, snapshot)
+        judged = await self._judge(call, snapshot)
+        if isinstance(judged, TurnOutcome):
+            return judged
+        if judged is not None:
             target = self.guard.target_of(call, snapshot)
-            decision = await self._ask(
-                "rule", rule.explain(), describe_action(call, target), snapshot, call
-            )
+            action = describe_action(call, target)
+            if judged.effect():
+                action = f"{action}: {judged.effect()}"
+            decision = await self._ask("rule", judged.why, action, snapshot, call)
             if decision.verdict == "reject":
-                raise _RunEnded("human_rejected", f"You rejected: {describe_action(call, target)}")
+                raise _RunEnded("human_rejected", f"You rejected: {action}")
             if decision.verdict == "guidance":
                 guided = {
                     "error": True,
@@ -253,6 +270,29 @@ class Orchestrator:
         if note:
             status["note"] = note
         return self._tell(call, "ok", status, page)
+
+    async def _judge(
+        self, call: ToolCall, seen: NormalizedSnapshot
+    ) -> Checkpoint | TurnOutcome | None:
+        """Judge ``call`` on the page as it is right before dispatch, not as the pilot saw it.
+
+        A target that changed since the pilot's snapshot is refused with the fresh page;
+        otherwise the checkpoint rules judge the call's effect (None: go on).
+        """
+        if call.name in READ_ONLY_TOOLS:
+            return None
+        fresh = self.scrubber.snapshot(await self.browser.snapshot())
+        changed = self.guard.relabelled(call, seen, fresh)
+        if changed is not None:
+            self.reporter.emit(PageSeen(fresh, self.guard.url_allowed(fresh.url)))
+            refused = {"error": True, "message": changed.message}
+            return self._tell(call, "refused", refused, fresh)
+        if not self.guard.checkpoints:
+            return None
+        refs = call.target_refs()
+        facts = await self.browser.inspect(refs[0] if refs else None)
+        self.guard.learn(fresh, facts)
+        return self.guard.judge(call, fresh, facts)
 
     async def _complete(self, call: ToolCall) -> TurnOutcome:
         status = call.arguments.get("status")
@@ -345,6 +385,7 @@ class Orchestrator:
                 notes.append(describe_handoff(kinds))
                 self.reporter.emit(Notice(describe_handoff(kinds)))
                 self.reporter.emit(PageSeen(snapshot, self.guard.url_allowed(snapshot.url)))
+        self.guard.learn(snapshot)
         self.ledger.saw(snapshot)
         return snapshot, " ".join(notes)
 

@@ -8,6 +8,7 @@ compiled with re.IGNORECASE and are searched, not anchored.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Literal, TypeVar
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
+from subterminator_tui.rules.effects import Effects, EffectTarget
 from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConfig
 
 RuleT = TypeVar("RuleT", bound=PageRule)
@@ -106,6 +108,56 @@ def checkpoint_for(
     return None
 
 
+def checkpoint_for_effect(
+    rules: Sequence[CheckpointRule],
+    call: ToolCall,
+    effects: Effects,
+    snapshot: NormalizedSnapshot,
+) -> CheckpointRule | None:
+    """The first rule that holds for what ``call`` will really do, judged on ``snapshot``.
+
+    Each effect target is judged as if it were clicked: a rule for ``browser_click``
+    on "Cancel my plan" holds for Enter on that focused button, for typing with
+    ``submit`` into its form, and for a navigation to its link. ``target_*`` read
+    every label of the target (accessible name, visible text, value, aria-label).
+    Page conditions hold on the current page, or, for a navigation, on its destination.
+    """
+    pages = [snapshot]
+    if effects.destination:
+        pages.append(dataclasses.replace(snapshot, url=effects.destination))
+    for rule in rules:
+        if not any(rule_holds(rule, page) for page in pages):
+            continue
+        if _effect_matches(rule, call.name, effects):
+            return rule
+    return None
+
+
+def rules_watch_page(
+    rules: Sequence[CheckpointRule], snapshot: NormalizedSnapshot
+) -> CheckpointRule | None:
+    """A rule that marks ``snapshot`` as a page where acting may be irreversible.
+
+    For calls whose effect cannot be attributed (a key a script may bind): a rule
+    whose own page conditions hold here, or a rule whose target conditions match
+    an element on this page (a gated control is present and could be triggered).
+    """
+    for rule in rules:
+        if rule.condition_keys() and set(rule.condition_keys()) - _CALL_KEYS:
+            if rule_holds(rule, snapshot):
+                return rule
+        elif rule.target_any or rule.target_regex or rule.target_role:
+            present = Effects(
+                targets=tuple(
+                    EffectTarget(e.role, tuple(x for x in (e.name, e.text) if x), "on the page")
+                    for e in snapshot.elements
+                )
+            )
+            if _targets_match(rule, present) and rule_holds(rule, snapshot):
+                return rule
+    return None
+
+
 def verify_completion(service: ServiceConfig, snapshot: NormalizedSnapshot) -> Verification:
     """Whether ``snapshot`` proves the cancellation; a failure rule beats any success rule."""
     failure = first_holding(service.failure, snapshot)
@@ -133,6 +185,35 @@ def detect_handoff(service: ServiceConfig, snapshot: NormalizedSnapshot) -> Hand
         if rule is not None:
             return Handoff(kind=kind, rule=rule)
     return None
+
+
+_CALL_KEYS = frozenset({"tool", "target_any", "target_regex", "target_role"})
+
+
+def _effect_matches(rule: CheckpointRule, tool: str, effects: Effects) -> bool:
+    """``tool`` and ``target_*`` of ``rule`` against the call's effect (targets as if clicked)."""
+    tools = {_fold(tool)}
+    if effects.targets:
+        tools.add("browser_click")
+    if rule.tool and not tools & {_fold(name) for name in rule.tool}:
+        return False
+    if not (rule.target_any or rule.target_regex or rule.target_role):
+        return True
+    return _targets_match(rule, effects)
+
+
+def _targets_match(rule: CheckpointRule, effects: Effects) -> bool:
+    wanted = {_fold(role) for role in rule.target_role}
+    for target in effects.targets:
+        if wanted and _fold(target.role) not in wanted:
+            continue
+        if not (rule.target_any or rule.target_regex):
+            return True
+        if any(
+            _strings_match(label, rule.target_any, rule.target_regex) for label in target.labels
+        ):
+            return True
+    return False
 
 
 def _call_matches(rule: CheckpointRule, call: ToolCall, snapshot: NormalizedSnapshot) -> bool:

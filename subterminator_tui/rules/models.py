@@ -323,6 +323,9 @@ class ServiceConfig(BaseModel):
     """The service this one inherited its unset keys from (resolved by the loader)."""
     checkpoint: Annotated[tuple[CheckpointRule, ...], BeforeValidator(_as_tuple)] = ()
     """Ask the human before a matching call runs."""
+    default_checkpoints: bool = True
+    """Also apply the built-in checkpoints (finish, confirm, pay, ... in four languages);
+    false turns them off, and every run says so loudly."""
     success: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
     """Verified success: any rule holding means the cancellation is confirmed."""
     failure: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from subterminator_tui.browser.gateway import ActionResult
+from subterminator_tui.browser.inspection import NO_FACTS, PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 
 #: Decides the page after a call (or raises, as the gateway would).
@@ -24,6 +25,7 @@ class FakeBrowser:
     page: NormalizedSnapshot
     answer: Answer | None = None
     snapshot_error: Exception | None = None
+    facts: PageFacts = NO_FACTS
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     mcp_seconds: float = 0.0
 
@@ -34,6 +36,14 @@ class FakeBrowser:
         if self.answer is not None:
             self.page = self.answer(name, args)
         return ActionResult(name, args, "", self.page)
+
+    def checked_arguments(self, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+        """No schema here: the arguments as given."""
+        return dict(arguments or {})
+
+    async def inspect(self, ref: str | None = None) -> PageFacts:
+        """The configured DOM facts (none by default)."""
+        return self.facts
 
     async def snapshot(self) -> NormalizedSnapshot:
         """The current page, or the configured failure."""

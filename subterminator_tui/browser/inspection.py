@@ -1,0 +1,155 @@
+"""What the guard reads from the page itself, beyond the accessibility tree.
+
+The tree names an element by its accessible name only: a button labelled
+"Continue" by ``aria-label`` that shows "Cancel my plan" reads as "Continue", and
+the tree does not say which buttons submit the form a field belongs to. The
+gateway runs one fixed function (below, never one a model wrote) through
+Playwright MCP's ``browser_evaluate`` to read the visible text of the target,
+the focused element and the page's forms with their submit controls.
+
+A hostile page could patch the DOM prototypes this reads; the guard treats what
+it reads as extra labels to match (more reasons to ask), never as a reason to
+skip a check the tree already triggers.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+#: At most this many characters of any text are read (labels, not page bodies).
+_TEXT_LIMIT = 200
+
+# One function for both cases: with a target ref Playwright passes the element,
+# without one the page is read alone.
+PAGE_FACTS_FUNCTION = """(target) => {
+  const limit = (s) => String(s || '').replace(/\\s+/g, ' ').trim().slice(0, LIMIT);
+  const control = (el) => ({
+    tag: el.tagName.toLowerCase(),
+    type: limit(el.getAttribute('type')),
+    text: limit(el.innerText || el.textContent),
+    value: el.tagName === 'INPUT' ? limit(el.value) : '',
+    label: limit(el.getAttribute('aria-label')),
+    title: limit(el.getAttribute('title')),
+    href: el.href ? String(el.href) : '',
+    form: el.form ? Array.prototype.indexOf.call(document.forms, el.form) : -1,
+  });
+  const submits = (form) => Array.from(form.elements).filter((el) =>
+    (el.tagName === 'BUTTON' && (el.getAttribute('type') || 'submit').toLowerCase() === 'submit')
+    || (el.tagName === 'INPUT' && ['submit', 'image'].includes((el.type || '').toLowerCase()))
+  ).map(control);
+  const forms = Array.from(document.forms).map((form) => ({
+    action: form.action ? String(form.action) : String(location.href),
+    method: limit(form.getAttribute('method') || 'get').toLowerCase(),
+    submits: submits(form),
+    autosubmit: Array.from(form.elements).some((el) => el.hasAttribute('onchange')
+      || el.hasAttribute('oninput')) || form.hasAttribute('onchange'),
+  }));
+  const active = document.activeElement && document.activeElement !== document.body
+    ? control(document.activeElement) : null;
+  return { target: target ? control(target) : null, active, forms };
+}""".replace("LIMIT", str(_TEXT_LIMIT))
+
+
+@dataclass(frozen=True)
+class ControlFacts:
+    """One control as the DOM has it: its visible text and the form it belongs to."""
+
+    tag: str
+    type: str = ""
+    text: str = ""
+    value: str = ""
+    label: str = ""
+    title: str = ""
+    href: str = ""
+    #: Index into PageFacts.forms, or -1.
+    form: int = -1
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Every label a person might read on it (visible text, value, aria-label, title)."""
+        seen: list[str] = []
+        for label in (self.text, self.value, self.label, self.title):
+            if label and label not in seen:
+                seen.append(label)
+        return tuple(seen)
+
+    @property
+    def is_text_entry(self) -> bool:
+        """A field Enter submits from (a text input, not a button or a checkbox)."""
+        if self.tag == "textarea":
+            return False
+        if self.tag != "input":
+            return False
+        return self.type.lower() not in {"button", "submit", "image", "checkbox", "radio", "reset"}
+
+
+@dataclass(frozen=True)
+class FormFacts:
+    """A form: where it goes, and the controls that submit it."""
+
+    action: str
+    method: str
+    submits: tuple[ControlFacts, ...] = ()
+    #: A control carries an inline change handler (a page can submit on change).
+    autosubmit: bool = False
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    """The target, the focused element and the forms of the page, from the DOM."""
+
+    target: ControlFacts | None = None
+    active: ControlFacts | None = None
+    forms: tuple[FormFacts, ...] = field(default=())
+
+    def form_of(self, control: ControlFacts | None) -> FormFacts | None:
+        """The form ``control`` belongs to, if any."""
+        if control is None or not 0 <= control.form < len(self.forms):
+            return None
+        return self.forms[control.form]
+
+
+NO_FACTS = PageFacts()
+
+
+def parse_page_facts(text: str) -> PageFacts:
+    """PageFacts from ``browser_evaluate``'s ``### Result`` JSON; empty when unreadable."""
+    body = text.split("### Result", 1)[-1].split("\n### ", 1)[0].strip()
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError:
+        return NO_FACTS
+    if not isinstance(data, dict):
+        return NO_FACTS
+    forms = tuple(
+        FormFacts(
+            action=str(form.get("action", "")),
+            method=str(form.get("method", "get")),
+            submits=tuple(
+                control for item in form.get("submits", []) if (control := _control(item))
+            ),
+            autosubmit=bool(form.get("autosubmit")),
+        )
+        for form in data.get("forms", [])
+        if isinstance(form, dict)
+    )
+    return PageFacts(
+        target=_control(data.get("target")), active=_control(data.get("active")), forms=forms
+    )
+
+
+def _control(data: Any) -> ControlFacts | None:
+    if not isinstance(data, dict):
+        return None
+    return ControlFacts(
+        tag=str(data.get("tag", "")),
+        type=str(data.get("type", "")),
+        text=str(data.get("text", "")),
+        value=str(data.get("value", "")),
+        label=str(data.get("label", "")),
+        title=str(data.get("title", "")),
+        href=str(data.get("href", "")),
+        form=int(data.get("form", -1)) if isinstance(data.get("form", -1), int) else -1,
+    )
