@@ -56,8 +56,13 @@ class Checkpoint:
         return self.rule.explain()
 
     def effect(self) -> str:
-        """``activates button 'Cancel my plan' (the focused element)``, or ""."""
-        parts = [f"{target.describe()} ({target.how})" for target in self.effects.targets]
+        """``activates button 'Cancel my plan' (the focused element)``, or "" when a click's
+        target says it all already."""
+        parts = [
+            f"{target.describe()} ({target.how})"
+            for target in self.effects.targets
+            if target.how != "the target" or len(target.labels) > 1
+        ]
         if parts:
             return "activates " + "; ".join(parts)
         if self.effects.destination:
