@@ -61,6 +61,14 @@ _REPEATABLE = frozenset(
     {"browser_snapshot", "browser_navigate", "browser_wait_for", "browser_take_screenshot"}
 )
 _WATCHDOG_INTERVAL = 0.2
+#: A page still loading after an action gets this many waits of this long to settle.
+_SETTLE_ATTEMPTS = 3
+_SETTLE_SECONDS = 0.5
+_FILE_CHOOSER = "[File chooser]"
+_FILE_CHOOSER_NOTE = (
+    "That action opened a file chooser. SubTerminator never uploads files, so it was "
+    "closed; this task does not need a file. Choose another way forward."
+)
 
 
 @dataclass(frozen=True)
@@ -298,8 +306,38 @@ class BrowserGateway:
             fresh = await self._fresh_snapshot_or_none()
             raise MCPToolError(_error_message(text), snapshot=fresh)
         screenshot = self._save_images(result)
-        snapshot = await self._snapshot_from(text, screenshot)
+        snapshot = await self._settled_snapshot(text, screenshot)
+        if _FILE_CHOOSER in snapshot.notes.get("Modal state", ""):
+            snapshot = await self._close_file_chooser()
         return ActionResult(name, args, text, snapshot, screenshot)
+
+    async def _settled_snapshot(self, text: str, screenshot: Path | None) -> NormalizedSnapshot:
+        """The page after an action; a page still loading (no title yet) gets time to settle.
+
+        A key press or a click that starts a navigation can answer before the new page
+        has a title; the page is given up to three short waits before that is an error.
+        """
+        for _attempt in range(_SETTLE_ATTEMPTS):
+            try:
+                return await self._snapshot_from(text, screenshot)
+            except SnapshotValidationError:
+                await self._dispatch("browser_wait_for", {"time": _SETTLE_SECONDS})
+                text = _text_of(await self._dispatch("browser_snapshot", {}))
+        return await self._snapshot_from(text, screenshot)
+
+    async def _close_file_chooser(self) -> NormalizedSnapshot:
+        """Close a file chooser the action opened: SubTerminator never uploads files.
+
+        ``browser_file_upload`` without paths only cancels the chooser; the tool itself
+        stays off the allowlist, so no model can ever call it.
+        """
+        await self._dispatch("browser_file_upload", {})
+        fresh = await self._snapshot_from(
+            _text_of(await self._dispatch("browser_snapshot", {})), None
+        )
+        notes = {**fresh.notes, "Note": _FILE_CHOOSER_NOTE}
+        self.last_snapshot = dataclasses.replace(fresh, notes=notes)
+        return self.last_snapshot
 
     def checked_arguments(self, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
         """``arguments`` with the server's defaults, validated; MCPToolError before anything runs.

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import (
-    ConfigurationError,
-    LLMError,
     MCPToolError,
     SubTerminatorError,
 )
@@ -46,65 +43,23 @@ from subterminator_tui.orchestrator.gates import (
 from subterminator_tui.orchestrator.guard import Checkpoint, Guard, describe_action
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
 from subterminator_tui.orchestrator.ledger import RunLedger
-from subterminator_tui.orchestrator.result import TaskReason, TaskResult
+from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.orchestrator.tabs import contain_tabs
+from subterminator_tui.orchestrator.turns import (
+    NO_ACTION_LIMIT,
+    NUDGE,
+    UNVERIFIED_CLAIM_LIMIT,
+    RunEnded,
+    RunOptions,
+    TurnOutcome,
+    reason_for,
+    unverified_message,
+)
 from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK, REQUEST_HUMAN_APPROVAL
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.rules import ServiceConfig, verify_completion
 from subterminator_tui.rules.effects import READ_ONLY_TOOLS
-
-NO_ACTION_LIMIT = 3
-UNVERIFIED_CLAIM_LIMIT = 3
-NUDGE = "Call a tool or complete_task."
-
-
-def unverified_message(url: str) -> str:
-    """Seed 000 §2.6.3: what the pilot hears when its success claim is not confirmed."""
-    return (
-        "Cannot verify success. Page does not show expected cancellation confirmation. "
-        f"Current URL: {url}. Check page state and retry, or call "
-        "complete_task(status='failed') if cancellation is not possible."
-    )
-
-
-class _RunEnded(Exception):
-    def __init__(self, reason: TaskReason, message: str, *, success: bool = False) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.message = message
-        self.success = success
-
-
-@dataclass(frozen=True)
-class TurnOutcome:
-    """How one turn went: for the event and the journal, and whether the run is over."""
-
-    outcome: Outcome
-    message: str = ""
-    snapshot: NormalizedSnapshot | None = None
-    #: complete_task ended the run: True when the rules confirmed success.
-    verified: bool = False
-
-
-@dataclass
-class RunOptions:
-    """Knobs of one run."""
-
-    start_url: str
-    max_turns: int = 20
-    headed: bool = False
-    dry_run: bool = False
-    handoff_hint: str = ""
-
-
-def reason_for(error: SubTerminatorError) -> TaskReason:
-    """The TaskResult reason an error that ended a run maps to."""
-    if isinstance(error, LLMError):
-        return "llm_error"
-    if isinstance(error, ConfigurationError):
-        return "configuration_error"
-    # Connection losses, tool failures the loop could not absorb, unreadable snapshots.
-    return "mcp_error"
 
 
 class Orchestrator:
@@ -155,7 +110,7 @@ class Orchestrator:
         self.ledger.start()
         try:
             result = await self._drive()
-        except _RunEnded as ended:
+        except RunEnded as ended:
             result = self.ledger.result(ended.reason, success=ended.success, message=ended.message)
         except SubTerminatorError as error:
             result = self.ledger.result(reason_for(error), error=str(error))
@@ -182,12 +137,12 @@ class Orchestrator:
             proposal = await self.pilot.next_turn(snapshot)
             self.ledger.count(proposal)
             if proposal.stop is not None:
-                raise _RunEnded("playbook_diverged", proposal.stop)
+                raise RunEnded("playbook_diverged", proposal.stop)
             if proposal.call is None:
                 no_action += 1
                 self.reporter.emit(NoAction(turn, proposal.text, no_action))
                 if no_action >= NO_ACTION_LIMIT:
-                    raise _RunEnded(
+                    raise RunEnded(
                         "llm_no_action", "The model answered three times without a tool call."
                     )
                 self.pilot.nudge(NUDGE)
@@ -225,7 +180,7 @@ class Orchestrator:
                     success=step.verified,
                     message=step.message,
                 )
-        raise _RunEnded("max_turns_exceeded", f"No result after {self.options.max_turns} turns.")
+        raise RunEnded("max_turns_exceeded", f"No result after {self.options.max_turns} turns.")
 
     async def _execute(self, call: ToolCall, snapshot: NormalizedSnapshot) -> TurnOutcome:
         if call.name == COMPLETE_TASK:
@@ -251,7 +206,7 @@ class Orchestrator:
                 action = f"{action}: {judged.effect()}"
             decision = await self._ask("rule", judged.why, action, snapshot, call)
             if decision.verdict == "reject":
-                raise _RunEnded("human_rejected", f"You rejected: {action}")
+                raise RunEnded("human_rejected", f"You rejected: {action}")
             if decision.verdict == "guidance":
                 guided = {
                     "error": True,
@@ -307,7 +262,7 @@ class Orchestrator:
             return TurnOutcome("done", verification.message, page, verified=True)
         self._unverified_claims += 1
         if self._unverified_claims >= UNVERIFIED_CLAIM_LIMIT:
-            raise _RunEnded("verification_failed", verification.message)
+            raise RunEnded("verification_failed", verification.message)
         message = unverified_message(page.url)
         return self._tell(call, "unverified", {"error": True, "message": message}, page)
 
@@ -316,7 +271,7 @@ class Orchestrator:
         action = str(call.arguments.get("action", ""))
         decision = await self._ask("model_request", why, action, snapshot, None)
         if decision.verdict == "reject":
-            raise _RunEnded("human_rejected", f"You rejected: {action}")
+            raise RunEnded("human_rejected", f"You rejected: {action}")
         status: dict[str, Any] = {"approved": decision.verdict == "approve"}
         if decision.verdict == "guidance":
             status["human_guidance"] = decision.guidance
@@ -354,18 +309,25 @@ class Orchestrator:
         """Scrub the fresh page, check its domain, and hand off when it needs the human."""
         snapshot = self.scrubber.snapshot(raw)
         notes: list[str] = []
-        allowed = snapshot.url == "about:blank" or self.guard.url_allowed(snapshot.url)
-        self.reporter.emit(PageSeen(snapshot, allowed))
-        if not allowed:
+        # Off-domain tabs are closed and the current tab brought back before anyone reads them.
+        contained, removed = await contain_tabs(self.browser, snapshot, self.guard.url_allowed)
+        snapshot = self.scrubber.snapshot(contained)
+        self.reporter.emit(PageSeen(snapshot, True))
+        if removed:
+            left = ", ".join(removed)
             decision = await self._ask(
                 "left_domains",
-                f"The page is outside {self.service.name}'s allowed domains",
-                f"Continue on {snapshot.url}",
+                f"A page tried to leave {self.service.name}'s allowed domains ({left}); "
+                "SubTerminator closed it before anything read it",
+                f"Continue the run on {snapshot.url}",
                 snapshot,
                 None,
             )
             if decision.verdict == "reject":
-                raise _RunEnded("human_rejected", f"You stopped the run at {snapshot.url}")
+                raise RunEnded("human_rejected", f"You stopped the run after it reached {left}")
+            notes.append(
+                "A page outside the allowed domains was closed; the run goes on from this page."
+            )
             if decision.verdict == "guidance":
                 notes.append(f"The person says: {decision.guidance}")
         if allow_handoff:
@@ -380,7 +342,7 @@ class Orchestrator:
                     hint=self.options.handoff_hint,
                 )
             except HandoffCancelled as cancelled:
-                raise _RunEnded("human_rejected", str(cancelled)) from None
+                raise RunEnded("human_rejected", str(cancelled)) from None
             if kinds:
                 notes.append(describe_handoff(kinds))
                 self.reporter.emit(Notice(describe_handoff(kinds)))

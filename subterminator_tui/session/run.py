@@ -15,8 +15,9 @@ from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Reporter
 from subterminator_tui.orchestrator.gates import HumanGate
 from subterminator_tui.orchestrator.guard import Guard
-from subterminator_tui.orchestrator.loop import Orchestrator, RunOptions
+from subterminator_tui.orchestrator.loop import Orchestrator
 from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.orchestrator.turns import RunOptions
 from subterminator_tui.practice.sites import practice_hint
 from subterminator_tui.providers.base import ToolSpec
 from subterminator_tui.session.browser import ServiceBrowser, open_service_browser

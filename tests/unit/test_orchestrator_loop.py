@@ -20,13 +20,9 @@ from subterminator_tui.errors import (
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import RunFinished
 from subterminator_tui.orchestrator.guard import Guard
-from subterminator_tui.orchestrator.loop import (
-    NO_ACTION_LIMIT,
-    UNVERIFIED_CLAIM_LIMIT,
-    Orchestrator,
-    RunOptions,
-)
+from subterminator_tui.orchestrator.loop import Orchestrator
 from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.orchestrator.turns import NO_ACTION_LIMIT, UNVERIFIED_CLAIM_LIMIT, RunOptions
 from subterminator_tui.rules import load_services
 from tests.fakes.browser import FakeBrowser
 from tests.fakes.human import RecordingReporter, ScriptedHuman

@@ -1,0 +1,65 @@
+"""The pieces of a turn and a run's end that the loop passes around."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.errors import ConfigurationError, LLMError, SubTerminatorError
+from subterminator_tui.orchestrator.events import Outcome
+from subterminator_tui.orchestrator.result import TaskReason
+
+NO_ACTION_LIMIT = 3
+UNVERIFIED_CLAIM_LIMIT = 3
+NUDGE = "Call a tool or complete_task."
+
+
+def unverified_message(url: str) -> str:
+    """Seed 000 §2.6.3: what the pilot hears when its success claim is not confirmed."""
+    return (
+        "Cannot verify success. Page does not show expected cancellation confirmation. "
+        f"Current URL: {url}. Check page state and retry, or call "
+        "complete_task(status='failed') if cancellation is not possible."
+    )
+
+
+class RunEnded(Exception):
+    """The run is over for ``reason``; the loop turns this into its TaskResult."""
+
+    def __init__(self, reason: TaskReason, message: str, *, success: bool = False) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.success = success
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """How one turn went: for the event and the journal, and whether the run is over."""
+
+    outcome: Outcome
+    message: str = ""
+    snapshot: NormalizedSnapshot | None = None
+    #: complete_task ended the run: True when the rules confirmed success.
+    verified: bool = False
+
+
+@dataclass
+class RunOptions:
+    """Knobs of one run."""
+
+    start_url: str
+    max_turns: int = 20
+    headed: bool = False
+    dry_run: bool = False
+    handoff_hint: str = ""
+
+
+def reason_for(error: SubTerminatorError) -> TaskReason:
+    """The TaskResult reason an error that ended a run maps to."""
+    if isinstance(error, LLMError):
+        return "llm_error"
+    if isinstance(error, ConfigurationError):
+        return "configuration_error"
+    # Connection losses, tool failures the loop could not absorb, unreadable snapshots.
+    return "mcp_error"
