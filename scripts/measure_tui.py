@@ -107,7 +107,9 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         # The person's own config (a keymap, say) must not change what is measured.
-        os.environ["SUBTERMINATOR_CONFIG"] = str(Path(home) / "config.toml")
+        config = Path(home) / "config.toml"
+        config.write_text("", encoding="utf-8")
+        os.environ["SUBTERMINATOR_CONFIG"] = str(config)
         asyncio.run(measure(args.elements, args.repeats, args.keys))
 
 

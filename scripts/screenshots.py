@@ -49,7 +49,9 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         # The person's own config (a keymap changes the footer) must not leak into the images.
-        os.environ["SUBTERMINATOR_CONFIG"] = str(Path(home) / "config.toml")
+        config = Path(home) / "config.toml"
+        config.write_text("", encoding="utf-8")
+        os.environ["SUBTERMINATOR_CONFIG"] = str(config)
         freeze_header_clock()
         images = asyncio.run(render_all())
     out_dir: Path = args.out.resolve()

@@ -68,6 +68,8 @@ class MCPToolError(SubTerminatorError):
 class SnapshotValidationError(SubTerminatorError):
     """Playwright MCP output lacked a required snapshot field (url, title or content)."""
 
+    exit_code = exit_codes.CONNECTION
+
     def __init__(self, missing: list[str], raw_output: str) -> None:
         self.missing = missing
         self.raw_output = raw_output

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -82,6 +82,15 @@ class Settings(BaseSettings):
     openai_compatible_base_url: str | None = None
     """Base URL of an OpenAI-compatible server (Ollama, llama.cpp, vLLM) for ``openai:<name>``."""
 
+    @field_validator("browser", "node", "profile_dir", "journal", mode="before")
+    @classmethod
+    def _no_empty_path(cls, value: Any) -> Any:
+        # Path("") is the current directory: an empty value would put the browser
+        # profile, cookies included, or the journal wherever the command ran.
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("is empty; give a path, or unset it to use the default")
+        return value
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -112,7 +121,17 @@ def _describe_problem(item: Any) -> str:
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Settings with CLI overrides applied; a bad file or value names it."""
+    """Settings with CLI overrides applied; a bad file or value names it.
+
+    A config file that ``SUBTERMINATOR_CONFIG`` names must exist: a typo there would
+    otherwise drop every setting in silence.
+    """
+    named = os.environ.get("SUBTERMINATOR_CONFIG")
+    if named is not None and (not named.strip() or not Path(named).is_file()):
+        raise ConfigurationError(
+            f"SUBTERMINATOR_CONFIG names {named!r}, which is not a file. Create it, fix the "
+            "path, or unset the variable to use the default config file."
+        )
     clean = {key: value for key, value in overrides.items() if value is not None}
     try:
         return Settings(**clean)

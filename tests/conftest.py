@@ -26,6 +26,8 @@ def isolated_home(
     home = tmp_path_factory.mktemp("home")
     for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(variable, str(home / variable.lower()))
+    # An empty file: SUBTERMINATOR_CONFIG must name one that exists.
+    (home / "config.toml").write_text("", encoding="utf-8")
     monkeypatch.setenv("SUBTERMINATOR_CONFIG", str(home / "config.toml"))
     for variable in [name for name in os.environ if name.startswith("SUBTERMINATOR_")]:
         if variable != "SUBTERMINATOR_CONFIG":

@@ -20,6 +20,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import re
 import signal
 import time
 from dataclasses import dataclass
@@ -61,6 +62,8 @@ _REPEATABLE = frozenset(
     {"browser_snapshot", "browser_navigate", "browser_wait_for", "browser_take_screenshot"}
 )
 _WATCHDOG_INTERVAL = 0.2
+#: Terminal colour codes in Playwright's messages: never shown to a person or a model.
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: A page still loading after an action gets this many waits of this long to settle.
 _SETTLE_ATTEMPTS = 3
 _SETTLE_SECONDS = 0.5
@@ -156,7 +159,8 @@ class BrowserGateway:
             if isinstance(error, asyncio.CancelledError):
                 raise
             raise MCPConnectionError(
-                f"Failed to connect to Playwright MCP ({error}). " + self._diagnostics()
+                f"Failed to connect to Playwright MCP ({_root_cause(error)}). "
+                + self._diagnostics()
             ) from error
         self.server_tools = {tool.name: tool for tool in listing.tools}
         missing = REQUIRED_TOOLS - self.server_tools.keys()
@@ -304,7 +308,7 @@ class BrowserGateway:
                     return ActionResult(name, args, text, blocked, None)
                 raise MCPToolError(_error_message(text), snapshot=blocked)
             fresh = await self._fresh_snapshot_or_none()
-            raise MCPToolError(_error_message(text), snapshot=fresh)
+            raise MCPToolError(self._explain_error(text), snapshot=fresh)
         screenshot = self._save_images(result)
         snapshot = await self._settled_snapshot(text, screenshot)
         if _FILE_CHOOSER in snapshot.notes.get("Modal state", ""):
@@ -369,6 +373,21 @@ class BrowserGateway:
         if result.is_error:
             return NO_FACTS if ref is None else await self.inspect(None)
         return parse_page_facts(_text_of(result))
+
+    def _explain_error(self, text: str) -> str:
+        """The tool's error in a line or two; the browser's launch log goes to the server log."""
+        message = _error_message(text)
+        if "Browser logs:" not in message:
+            return message
+        head = message.split("Browser logs:", 1)[0].strip()
+        if self._errlog is not None:
+            self._errlog.write(_ANSI.sub("", message) + "\n")
+            self._errlog.flush()
+        return (
+            f"{head}. The browser {self.plan.browser} did not start or closed at once: check "
+            f"SUBTERMINATOR_BROWSER and run `subterminator doctor`. Browser log: "
+            f"{self.plan.server_log}"
+        )
 
     async def snapshot(self) -> NormalizedSnapshot:
         """A fresh snapshot of the current page."""
@@ -461,8 +480,15 @@ def _text_of(result: types.CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
+def _root_cause(error: BaseException) -> str:
+    """The innermost errors' messages: a TaskGroup's "unhandled errors" says nothing useful."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(_root_cause(inner) for inner in error.exceptions)
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
 def _error_message(text: str) -> str:
-    body = text.split("### Error", 1)[-1].split("\n### ", 1)[0].strip()
+    body = _ANSI.sub("", text.split("### Error", 1)[-1].split("\n### ", 1)[0]).strip()
     return body.removeprefix("Error: ").strip() or "The browser reported an error"
 
 

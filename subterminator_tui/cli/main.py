@@ -10,9 +10,27 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from subterminator_tui import __version__
-from subterminator_tui.exit_codes import CONFIGURATION, FAILURE, describe_exit_codes
+from subterminator_tui.exit_codes import CONFIGURATION, FAILURE, INTERRUPTED, describe_exit_codes
 
 EPILOG = describe_exit_codes()
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a turn limit of 0 means nothing)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (got {value})")
+    return value
+
+
+def non_empty_path(text: str) -> Path:
+    """An argparse type: a path that is not empty (``Path("")`` is the current directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty; give a directory path, or leave the option out")
+    return Path(text)
 
 
 def _add_browser_options(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +42,9 @@ def _add_browser_options(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="extra services.toml (repeatable; later files override earlier ones)",
     )
-    parser.add_argument("--profile-dir", type=Path, help="persistent browser profile directory")
+    parser.add_argument(
+        "--profile-dir", type=non_empty_path, help="persistent browser profile directory"
+    )
     headed = parser.add_mutually_exclusive_group()
     headed.add_argument(
         "--headless",
@@ -62,7 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     cancel.add_argument(
         "--model", help="model: claude-*, gpt-*, o<digit>*, or openai:<name> (local server)"
     )
-    cancel.add_argument("--max-turns", type=int, help="turns before giving up (default 20)")
+    cancel.add_argument(
+        "--max-turns", type=positive_int, help="turns before giving up (default 20)"
+    )
     cancel.add_argument(
         "--pilot",
         choices=("auto", "ai", "playbook"),
@@ -165,7 +187,14 @@ _RUNNERS: dict[str, tuple[str, str]] = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``subterminator`` console script."""
+    """Entry point of the ``subterminator`` console script; Ctrl+C anywhere exits 130 quietly."""
+    try:
+        return _dispatch(argv)
+    except KeyboardInterrupt:
+        return INTERRUPTED
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     target = _RUNNERS.get(args.command or "")

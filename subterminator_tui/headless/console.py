@@ -36,13 +36,21 @@ async def _read_stdin_line() -> str | None:
     loop = asyncio.get_running_loop()
     fd = sys.stdin.fileno()
     buffer = bytearray()
+    pollable = True
     while True:
-        readable: asyncio.Future[None] = loop.create_future()
-        loop.add_reader(fd, _set_once, readable)
-        try:
-            await readable
-        finally:
-            loop.remove_reader(fd)
+        if pollable:
+            readable: asyncio.Future[None] = loop.create_future()
+            try:
+                loop.add_reader(fd, _set_once, readable)
+            except PermissionError:
+                # A regular file or /dev/null (answers from a file, cron, CI): epoll
+                # cannot watch it, and reading it never blocks.
+                pollable = False
+            else:
+                try:
+                    await readable
+                finally:
+                    loop.remove_reader(fd)
         chunk = os.read(fd, 1)
         if not chunk:
             return buffer.decode(errors="replace") if buffer else None

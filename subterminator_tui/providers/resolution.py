@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from typing import Literal
+from urllib.parse import urlsplit
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.providers.base import ModelClient
@@ -97,10 +98,43 @@ def missing_model_reason(cli_model: str | None, settings: Settings) -> str | Non
 
 def _missing_for(model: str, provider: Provider, settings: Settings) -> str | None:
     if provider == "anthropic":
-        return None if _env("ANTHROPIC_API_KEY") else _MISSING_ANTHROPIC
+        missing = None if _env("ANTHROPIC_API_KEY") else _MISSING_ANTHROPIC
+        return missing or _bad_url("ANTHROPIC_BASE_URL", _env("ANTHROPIC_BASE_URL"))
     if provider == "openai":
-        return None if _env("OPENAI_API_KEY") else _MISSING_OPENAI
-    return None if compatible_base_url(settings) else _MISSING_BASE_URL.format(model=model)
+        missing = None if _env("OPENAI_API_KEY") else _MISSING_OPENAI
+        return missing or _bad_url("OPENAI_BASE_URL", _env("OPENAI_BASE_URL"))
+    base = compatible_base_url(settings)
+    if not base:
+        return _MISSING_BASE_URL.format(model=model)
+    return _bad_url("the OpenAI-compatible base URL", base)
+
+
+def _bad_url(name: str, url: str | None) -> str | None:
+    """Why ``url`` cannot be a model API's base URL, found before any browser starts."""
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return (
+            f"{name} is {url!r}, which is not an http(s) URL such as "
+            "https://api.example.com or http://localhost:11434/v1. Fix or unset it."
+        )
+    return None
+
+
+def configured_model_problem(settings: Settings) -> str | None:
+    """A model named in the settings (SUBTERMINATOR_MODEL or the config file) no provider takes.
+
+    Checked on every run, as ``--model`` is: a bad name should not wait until a
+    playbook hands over to the AI.
+    """
+    if settings.model is None or not settings.model.strip():
+        return None
+    try:
+        provider_for(settings.model.strip())
+    except ConfigurationError as error:
+        return f"SUBTERMINATOR_MODEL / model in the config file: {error}"
+    return None
 
 
 def create_model_client(

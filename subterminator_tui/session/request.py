@@ -6,7 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from subterminator_tui.errors import ConfigurationError
-from subterminator_tui.providers.resolution import missing_model_reason
+from subterminator_tui.providers.resolution import (
+    configured_model_problem,
+    missing_model_reason,
+)
 from subterminator_tui.rules import ServiceConfig, load_services
 from subterminator_tui.settings import Settings, load_settings
 
@@ -67,6 +70,9 @@ def check_request(request: RunRequest) -> CheckedRequest:
             "(or leave it out to use the default profile)."
         )
     settings = load_settings()
+    problem = configured_model_problem(settings)
+    if problem:
+        raise ConfigurationError(problem)
     service = load_services([Path(p) for p in request.services]).get(request.service)
     needs_model = (
         request.pilot == "ai"

@@ -46,6 +46,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> tuple[Captured, Path]:
         home = tmp_path_factory.mktemp("walk-home")
         for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
             patch.setenv(variable, str(home / variable.lower()))
+        (home / "config.toml").write_text("", encoding="utf-8")
         patch.setenv("SUBTERMINATOR_CONFIG", str(home / "config.toml"))
         for variable in [name for name in os.environ if name.startswith("SUBTERMINATOR_")]:
             if variable != "SUBTERMINATOR_CONFIG":

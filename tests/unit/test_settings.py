@@ -12,7 +12,7 @@ from subterminator_tui.settings import config_file, load_settings, user_data_dir
 
 @pytest.fixture
 def config(isolated_home: Path) -> Path:
-    """The config file the isolated home points SUBTERMINATOR_CONFIG at (not yet written)."""
+    """The config file the isolated home points SUBTERMINATOR_CONFIG at (empty so far)."""
     return isolated_home / "config.toml"
 
 
@@ -28,7 +28,7 @@ def test_config_file_is_the_one_subterminator_config_names(config: Path) -> None
 
 
 def test_defaults_apply_without_file_or_environment(config: Path) -> None:
-    """No config file and no variables: the documented defaults."""
+    """An empty config file and no variables: the documented defaults."""
     settings = load_settings()
     assert settings.max_turns == 20
     assert (settings.browser, settings.node, settings.headless, settings.model) == (
