@@ -15,141 +15,25 @@ import json
 import os
 import re
 import secrets
-import selectors
 import signal
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from subterminator_tui.browser.processes import kill_browser_processes, processes_using_profile
+from subterminator_tui.browser.processes import processes_using_profile
 from subterminator_tui.resources import builtin_services_file
 from subterminator_tui.rules import load_services
-from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
+from tests.conftest import wait_until_no_profile_processes
 from tests.fakes.demoflix_brain import DemoflixBrain
 from tests.fakes.fake_model import FakeModelServer
-from tests.fakes.provider_env import PROVIDER_VARIABLES
+from tests.integration.cli_children import (
+    PROMPT,
+    Cli,
+    assert_no_browser_started,
+    read_until,
+)
 
 pytestmark = pytest.mark.browser
-
-PROMPT = "Approve? [y/N, g = send guidance instead]: "
-#: A whole run takes seconds; this only stops a hung child from hanging the suite.
-RUN_TIMEOUT = 120.0
-
-
-@dataclass(frozen=True)
-class Finished:
-    """A child that ran to its end."""
-
-    code: int
-    stdout: str
-    stderr: str
-
-
-@dataclass
-class Cli:
-    """Starts ``python -m subterminator_tui`` children that share one private profile."""
-
-    profile: Path
-    home: Path
-    children: list[subprocess.Popen[bytes]] = field(default_factory=list)
-
-    def env(self, **extra: str) -> dict[str, str]:
-        """The isolated environment without the developer's provider keys, plus ``extra``."""
-        env = {k: v for k, v in os.environ.items() if k not in PROVIDER_VARIABLES}
-        env.update(extra)
-        return env
-
-    def cancel_args(self, service: str, *more: str) -> list[str]:
-        """``cancel SERVICE --headless --profile-dir PROFILE ...``."""
-        return ["cancel", service, "--headless", "--profile-dir", str(self.profile), *more]
-
-    def start(self, args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        """A running child with stdin, stdout and stderr piped."""
-        child = subprocess.Popen(
-            [sys.executable, "-m", "subterminator_tui", *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env if env is not None else self.env(),
-        )
-        self.children.append(child)
-        return child
-
-    def run(
-        self, args: list[str], *, stdin: bytes = b"", env: dict[str, str] | None = None
-    ) -> Finished:
-        """Run a child to its end; ``stdin`` is written and then closed (end of input)."""
-        child = self.start(args, env)
-        stdout, stderr = child.communicate(stdin, timeout=RUN_TIMEOUT)
-        return Finished(child.returncode, stdout.decode(), stderr.decode())
-
-    def journal_files(self) -> list[Path]:
-        """The journal database and its WAL/SHM companions in the isolated state dir."""
-        state = self.home / "xdg_state_home" / "subterminator"
-        return sorted(state.glob("journal.sqlite3*"))
-
-
-def read_until(child: subprocess.Popen[bytes], marker: str, timeout: float = 60.0) -> str:
-    """Read the child's stdout until ``marker`` appears; fail after ``timeout`` seconds."""
-    assert child.stdout is not None
-    output = b""
-    deadline = time.monotonic() + timeout
-    with selectors.DefaultSelector() as selector:
-        selector.register(child.stdout, selectors.EVENT_READ)
-        while marker.encode() not in output:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not selector.select(remaining):
-                raise AssertionError(f"no {marker!r} within {timeout} s; got {output!r}")
-            chunk = os.read(child.stdout.fileno(), 4096)
-            if not chunk:
-                stderr = child.stderr.read() if child.stderr else b""
-                raise AssertionError(f"the child ended early: {output!r} {stderr!r}")
-            output += chunk
-    return output.decode()
-
-
-def assert_no_browser_started(profile: Path) -> None:
-    """Nothing uses the profile, and no browser ever wrote to it (it may not even exist)."""
-    assert processes_using_profile(profile) == []
-    assert not profile.exists() or not any(profile.iterdir())
-
-
-@pytest.fixture
-def cli(tmp_path: Path, isolated_home: Path) -> Iterator[Cli]:
-    """Children with a private profile; killed if still running, profile checked after."""
-    runner = Cli(profile=tmp_path / "profile", home=isolated_home)
-    try:
-        yield runner
-    finally:
-        killed = False
-        for child in runner.children:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
-                killed = True
-            for stream in (child.stdin, child.stdout, child.stderr):
-                if stream is not None:
-                    stream.close()
-        left = wait_until_no_profile_processes(runner.profile)
-        if left:
-            kill_browser_processes(runner.profile)
-            if not killed:
-                pytest.fail(f"processes still use the profile after the run: {left}")
-
-
-@pytest.fixture
-def browser_cli(cli: Cli) -> Cli:
-    """``cli``, for tests that start the real browser."""
-    missing = browser_parts_missing()
-    if missing:
-        pytest.skip(missing)
-    return cli
-
 
 # --- the demo -------------------------------------------------------------------------
 

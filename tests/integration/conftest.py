@@ -1,0 +1,44 @@
+"""Fixtures shared by the integration tests: CLI children with a private profile."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.browser.processes import kill_browser_processes
+from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
+from tests.integration.cli_children import Cli
+
+
+@pytest.fixture
+def cli(tmp_path: Path, isolated_home: Path) -> Iterator[Cli]:
+    """Children with a private profile; killed if still running, profile checked after."""
+    runner = Cli(profile=tmp_path / "profile", home=isolated_home)
+    try:
+        yield runner
+    finally:
+        killed = False
+        for child in runner.children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+                killed = True
+            for stream in (child.stdin, child.stdout, child.stderr):
+                if stream is not None:
+                    stream.close()
+        left = wait_until_no_profile_processes(runner.profile)
+        if left:
+            kill_browser_processes(runner.profile)
+            if not killed:
+                pytest.fail(f"processes still use the profile after the run: {left}")
+
+
+@pytest.fixture
+def browser_cli(cli: Cli) -> Cli:
+    """``cli``, for tests that start the real browser."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    return cli
