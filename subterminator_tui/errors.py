@@ -65,6 +65,14 @@ class MCPToolError(SubTerminatorError):
         self.snapshot = snapshot
 
 
+class OutcomeUnknownError(MCPToolError):
+    """A call was sent and no answer came (the server hung or died): it may have run.
+
+    The loop never asks the pilot to repeat such a call when it was irreversible;
+    it looks at the page instead.
+    """
+
+
 class SnapshotValidationError(SubTerminatorError):
     """Playwright MCP output lacked a required snapshot field (url, title or content)."""
 

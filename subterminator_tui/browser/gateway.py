@@ -52,7 +52,12 @@ from subterminator_tui.browser.tools import (
     validate_arguments,
     with_schema_defaults,
 )
-from subterminator_tui.errors import MCPConnectionError, MCPToolError, SnapshotValidationError
+from subterminator_tui.errors import (
+    MCPConnectionError,
+    MCPToolError,
+    OutcomeUnknownError,
+    SnapshotValidationError,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +109,7 @@ class BrowserGateway:
         plan: LaunchPlan,
         *,
         connect_timeout: float = 10.0,
-        call_timeout: float = 90.0,
+        call_timeout: float = 30.0,
         max_restarts: int = 1,
     ) -> None:
         self.plan = plan
@@ -410,7 +415,8 @@ class BrowserGateway:
         except _ServerStopped:
             reopened = await self._restart()
             if name not in _REPEATABLE:
-                raise MCPToolError(
+                # The call was sent and the server died before answering: it may have run.
+                raise OutcomeUnknownError(
                     _restart_message(reopened), snapshot=self.last_snapshot
                 ) from None
             return await self._dispatch(name, args)
@@ -424,7 +430,13 @@ class BrowserGateway:
         try:
             return await asyncio.wait_for(asyncio.shield(reply), self.call_timeout)
         except TimeoutError:
-            raise MCPToolError(f"{name} did not finish within {self.call_timeout:.0f} s") from None
+            # A hung server: the next call starts a new one. What this call did is unknown.
+            self._server_died = True
+            raise OutcomeUnknownError(
+                f"{name} did not finish within {self.call_timeout:.0f} s; the browser was "
+                "restarted and what the call did is not known",
+                snapshot=self.last_snapshot,
+            ) from None
         finally:
             self.mcp_seconds += time.perf_counter() - started
 

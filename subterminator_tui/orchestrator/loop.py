@@ -17,7 +17,9 @@ from typing import Any
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import (
+    MCPConnectionError,
     MCPToolError,
+    OutcomeUnknownError,
     SubTerminatorError,
 )
 from subterminator_tui.journal.store import Journal
@@ -216,6 +218,14 @@ class Orchestrator:
                 return self._tell(call, "guidance", guided, snapshot)
         try:
             result = await self.browser.call(call.name, call.arguments)
+        except (OutcomeUnknownError, MCPConnectionError) as lost:
+            if judged is None:
+                if isinstance(lost, MCPConnectionError):
+                    raise
+                fresh = lost.snapshot if isinstance(lost.snapshot, NormalizedSnapshot) else snapshot
+                return self._tell(call, "error", {"error": True, "message": str(lost)}, fresh)
+            # An approved irreversible step may have run: look, never repeat it.
+            return await self._after_lost_answer(call, snapshot, str(lost))
         except MCPToolError as error:
             fresh = error.snapshot if isinstance(error.snapshot, NormalizedSnapshot) else snapshot
             fresh = self.scrubber.snapshot(fresh)
@@ -225,6 +235,37 @@ class Orchestrator:
         if note:
             status["note"] = note
         return self._tell(call, "ok", status, page)
+
+    async def _after_lost_answer(
+        self, call: ToolCall, seen: NormalizedSnapshot, why: str
+    ) -> TurnOutcome:
+        """The browser stopped answering during an approved irreversible step: what happened?
+
+        The page decides, by the service's success and failure rules, on the page the
+        browser reopens and then on the service's start page. Neither tells: the run
+        ends as ``outcome_unknown`` and the pilot is never asked to try again.
+        """
+        action = describe_action(call, self.guard.target_of(call, seen))
+        for url in (None, self.options.start_url):
+            try:
+                if url is not None:
+                    await self.browser.call("browser_navigate", {"url": url})
+                page = self.scrubber.snapshot(await self.browser.snapshot())
+            except SubTerminatorError:
+                continue
+            self.ledger.saw(page)
+            self.reporter.emit(PageSeen(page, self.guard.url_allowed(page.url)))
+            verification = verify_completion(self.service, page)
+            if verification.verified:
+                return TurnOutcome("done", verification.message, page, verified=True)
+            if verification.failure_rule is not None:
+                raise RunEnded("task_failed", verification.message)
+        raise RunEnded(
+            "outcome_unknown",
+            f"The browser stopped answering right after you approved: {action} ({why}). The "
+            f"cancellation may have gone through: check {self.options.start_url} yourself "
+            "before running again; SubTerminator did not repeat the step.",
+        )
 
     async def _judge(
         self, call: ToolCall, seen: NormalizedSnapshot

@@ -16,6 +16,7 @@ TaskReason = Literal[
     "llm_error",  # the model API failed after retries
     "mcp_error",  # the browser could not be kept alive, or answered what cannot be read
     "configuration_error",  # something to install, set or fix turned up mid-run
+    "outcome_unknown",  # the browser stopped answering during an approved irreversible step
     "verification_failed",  # success claimed but the rules never agreed
     "playbook_diverged",  # the playbook's step was not on the page and no model is configured
     "dry_run",  # nothing was executed
@@ -45,7 +46,7 @@ class TaskResult:
         """Success, failure, configuration or connection error (README, exit codes)."""
         if self.reason == "dry_run" or (self.reason == "completed" and self.success):
             return exit_codes.SUCCESS
-        if self.reason in ("llm_error", "mcp_error"):
+        if self.reason in ("llm_error", "mcp_error", "outcome_unknown"):
             return exit_codes.CONNECTION
         if self.reason == "configuration_error":
             return exit_codes.CONFIGURATION

@@ -15,10 +15,12 @@ from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
 from subterminator_tui.errors import (
     MCPConnectionError,
     MCPToolError,
+    OutcomeUnknownError,
     SnapshotValidationError,
 )
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import RunFinished
+from subterminator_tui.orchestrator.gates import Decision
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.loop import Orchestrator
 from subterminator_tui.orchestrator.result import TaskResult
@@ -164,3 +166,71 @@ async def test_the_loop_runs_on_any_browser(tmp_path: Path) -> None:
     assert not isinstance(browser, BrowserGateway)
     run = LoopRun(tmp_path, ScriptedPilot([silence()]), browser)
     assert (await run.result()).reason == "llm_no_action"
+
+
+class LosesTheAnswer:
+    """A browser whose click is sent but never answered; afterwards it shows ``after``."""
+
+    def __init__(self, after: NormalizedSnapshot, error: Exception) -> None:
+        self.after, self.error = after, error
+        self.browser = FakeBrowser(page("confirm"), answer=self.answer)
+
+    def answer(self, name: str, _args: dict[str, Any]) -> NormalizedSnapshot:
+        if name == "browser_click":
+            self.browser.page = self.after
+            raise self.error
+        return self.browser.page
+
+
+def finish_click() -> Any:
+    """The pilot clicks the real "Finish cancellation" ref of the captured confirm page."""
+    return calls("browser_click", target=page("confirm").ref_of("button", "Finish cancellation"))
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        OutcomeUnknownError("browser_click did not finish within 30 s"),
+        MCPConnectionError("Playwright MCP stopped again after a restart; giving up."),
+    ],
+)
+async def test_a_lost_answer_on_an_approved_step_that_went_through_is_verified(
+    tmp_path: Path, error: Exception
+) -> None:
+    """The approved final click hangs, the page then shows the confirmation: completed."""
+    lost = LosesTheAnswer(page("done"), error)
+    run = LoopRun(tmp_path, ScriptedPilot([finish_click()]), lost.browser)
+    run.human.decisions = [Decision("approve")]
+    result = await run.result()
+    assert (result.reason, result.success, result.exit_code) == ("completed", True, 0)
+    assert lost.browser.dispatched().count("browser_click") == 1
+
+
+async def test_a_lost_answer_that_the_page_cannot_settle_is_outcome_unknown(
+    tmp_path: Path,
+) -> None:
+    """No rule tells what happened: outcome_unknown, exit 3, and the click is never repeated."""
+    lost = LosesTheAnswer(page("confirm"), OutcomeUnknownError("no answer within 30 s"))
+    run = LoopRun(tmp_path, ScriptedPilot([finish_click()]), lost.browser)
+    run.human.decisions = [Decision("approve"), Decision("approve")]
+    result = await run.result()
+    assert (result.reason, result.exit_code) == ("outcome_unknown", 3)
+    assert result.message is not None and "may have gone through" in result.message
+    assert lost.browser.dispatched().count("browser_click") == 1
+    assert len(run.human.approvals) == 1
+
+
+async def test_a_lost_answer_on_an_ordinary_step_goes_back_to_the_pilot(tmp_path: Path) -> None:
+    """An unanswered click nobody had to approve is an error the pilot hears, not the end."""
+
+    def hang(name: str, _args: dict[str, Any]) -> NormalizedSnapshot:
+        if name == "browser_click":
+            raise OutcomeUnknownError("browser_click did not finish within 30 s")
+        return page("account")
+
+    target = page("account").ref_of("button", "Cancel membership")
+    pilot = ScriptedPilot([calls("browser_click", target=target), silence()])
+    run = LoopRun(tmp_path, pilot, FakeBrowser(page("account"), answer=hang))
+    result = await run.result()
+    assert result.reason == "llm_no_action"
+    assert "did not finish" in pilot.heard[0]["message"]
