@@ -70,6 +70,9 @@ class Settings(BaseSettings):
     max_turns: int = Field(default=20, gt=0)
     """Turns before a run gives up with ``max_turns_exceeded``."""
 
+    call_timeout: float = Field(default=30.0, gt=0)
+    """Seconds a browser action may take before the browser counts as hung (and is restarted)."""
+
     journal: Path | None = None
     """The SQLite journal of runs; ``<user state dir>/journal.sqlite3`` when unset."""
 

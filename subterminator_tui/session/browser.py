@@ -39,7 +39,7 @@ async def open_service_browser(
     plan = plan_launch(settings, headless=headless, profile_dir=profile_dir, runs_root=runs_root)
     try:
         base_url = site.start() if site else None
-        async with BrowserGateway(plan) as gateway:
+        async with BrowserGateway(plan, call_timeout=settings.call_timeout) as gateway:
             yield ServiceBrowser(service, gateway, resolve_start_url(service, base_url), site)
     finally:
         if site:
