@@ -20,7 +20,6 @@ import contextlib
 import dataclasses
 import logging
 import os
-import re
 import signal
 import time
 from dataclasses import dataclass
@@ -32,6 +31,13 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from subterminator_tui import __version__
+from subterminator_tui.browser.answers import (
+    ANSI,
+    error_message,
+    restart_message,
+    root_cause,
+    text_of,
+)
 from subterminator_tui.browser.inspection import (
     NO_FACTS,
     PAGE_FACTS_FUNCTION,
@@ -41,6 +47,13 @@ from subterminator_tui.browser.inspection import (
 from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.browser.processes import kill_browser_processes, pid_alive, process_table
 from subterminator_tui.browser.profile_lock import ensure_profile_free
+from subterminator_tui.browser.sign_in import (
+    SAVE_STATE_CODE,
+    SIGN_IN_FILE,
+    add_cookies_code,
+    parse_saved_state,
+    write_private_json,
+)
 from subterminator_tui.browser.snapshot import (
     NormalizedSnapshot,
     normalize_snapshot,
@@ -67,8 +80,6 @@ _REPEATABLE = frozenset(
     {"browser_snapshot", "browser_navigate", "browser_wait_for", "browser_take_screenshot"}
 )
 _WATCHDOG_INTERVAL = 0.2
-#: Terminal colour codes in Playwright's messages: never shown to a person or a model.
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: A page still loading after an action gets this many waits of this long to settle.
 _SETTLE_ATTEMPTS = 3
 _SETTLE_SECONDS = 0.5
@@ -140,9 +151,32 @@ class BrowserGateway:
         await self.close()
 
     async def start(self) -> None:
-        """Check the profile, start the server, handshake and cache ``tools/list``."""
+        """Check the profile, start the server, handshake, cache tools/list, restore sign-ins."""
         ensure_profile_free(self.plan.profile_dir)
         await self._start_server()
+        await self._restore_sign_in()
+
+    async def keep_sign_in(self) -> None:
+        """Save the browser's cookies and local storage beside the profile, now.
+
+        Chromium writes its cookie store lazily; a run killed with SIGKILL (or a
+        power cut) would lose a sign-in made moments before. The copy is restored
+        when the next browser starts. It lives in the profile directory, which
+        holds the same cookies already, and only the person can read it (0600).
+        """
+        try:
+            result = await self._dispatch("browser_run_code_unsafe", {"code": SAVE_STATE_CODE})
+        except (MCPToolError, _ServerStopped):
+            return
+        state = parse_saved_state(text_of(result))
+        if state is not None:
+            await asyncio.to_thread(write_private_json, self.plan.profile_dir / SIGN_IN_FILE, state)
+
+    async def _restore_sign_in(self) -> None:
+        code = add_cookies_code(self.plan.profile_dir / SIGN_IN_FILE)
+        if code is not None:
+            with contextlib.suppress(MCPToolError, _ServerStopped):
+                await self._dispatch("browser_run_code_unsafe", {"code": code})
 
     async def _start_server(self) -> None:
         self._server_died = False
@@ -164,8 +198,7 @@ class BrowserGateway:
             if isinstance(error, asyncio.CancelledError):
                 raise
             raise MCPConnectionError(
-                f"Failed to connect to Playwright MCP ({_root_cause(error)}). "
-                + self._diagnostics()
+                f"Failed to connect to Playwright MCP ({root_cause(error)}). " + self._diagnostics()
             ) from error
         self.server_tools = {tool.name: tool for tool in listing.tools}
         missing = REQUIRED_TOOLS - self.server_tools.keys()
@@ -302,7 +335,7 @@ class BrowserGateway:
         """
         args = self.checked_arguments(name, arguments)
         result = await self._dispatch_with_restart(name, args)
-        text = _text_of(result)
+        text = text_of(result)
         if result.is_error:
             modal = split_sections(text).get("Modal state")
             if modal is not None and self.last_snapshot is not None:
@@ -311,7 +344,7 @@ class BrowserGateway:
                 blocked = dataclasses.replace(self.last_snapshot, notes=notes)
                 if name == "browser_snapshot":
                     return ActionResult(name, args, text, blocked, None)
-                raise MCPToolError(_error_message(text), snapshot=blocked)
+                raise MCPToolError(error_message(text), snapshot=blocked)
             fresh = await self._fresh_snapshot_or_none()
             raise MCPToolError(self._explain_error(text), snapshot=fresh)
         screenshot = self._save_images(result)
@@ -331,7 +364,7 @@ class BrowserGateway:
                 return await self._snapshot_from(text, screenshot)
             except SnapshotValidationError:
                 await self._dispatch("browser_wait_for", {"time": _SETTLE_SECONDS})
-                text = _text_of(await self._dispatch("browser_snapshot", {}))
+                text = text_of(await self._dispatch("browser_snapshot", {}))
         return await self._snapshot_from(text, screenshot)
 
     async def _close_file_chooser(self) -> NormalizedSnapshot:
@@ -342,7 +375,7 @@ class BrowserGateway:
         """
         await self._dispatch("browser_file_upload", {})
         fresh = await self._snapshot_from(
-            _text_of(await self._dispatch("browser_snapshot", {})), None
+            text_of(await self._dispatch("browser_snapshot", {})), None
         )
         notes = {**fresh.notes, "Note": _FILE_CHOOSER_NOTE}
         self.last_snapshot = dataclasses.replace(fresh, notes=notes)
@@ -377,16 +410,16 @@ class BrowserGateway:
             return NO_FACTS
         if result.is_error:
             return NO_FACTS if ref is None else await self.inspect(None)
-        return parse_page_facts(_text_of(result))
+        return parse_page_facts(text_of(result))
 
     def _explain_error(self, text: str) -> str:
         """The tool's error in a line or two; the browser's launch log goes to the server log."""
-        message = _error_message(text)
+        message = error_message(text)
         if "Browser logs:" not in message:
             return message
         head = message.split("Browser logs:", 1)[0].strip()
         if self._errlog is not None:
-            self._errlog.write(_ANSI.sub("", message) + "\n")
+            self._errlog.write(ANSI.sub("", message) + "\n")
             self._errlog.flush()
         return (
             f"{head}. The browser {self.plan.browser} did not start or closed at once: check "
@@ -409,7 +442,7 @@ class BrowserGateway:
         if self._server_died or (self._owner is not None and self._owner.done()):
             reopened = await self._restart()
             if name not in _REPEATABLE:
-                raise MCPToolError(_restart_message(reopened), snapshot=self.last_snapshot)
+                raise MCPToolError(restart_message(reopened), snapshot=self.last_snapshot)
         try:
             return await self._dispatch(name, args)
         except _ServerStopped:
@@ -417,7 +450,7 @@ class BrowserGateway:
             if name not in _REPEATABLE:
                 # The call was sent and the server died before answering: it may have run.
                 raise OutcomeUnknownError(
-                    _restart_message(reopened), snapshot=self.last_snapshot
+                    restart_message(reopened), snapshot=self.last_snapshot
                 ) from None
             return await self._dispatch(name, args)
 
@@ -450,16 +483,17 @@ class BrowserGateway:
         await self._stop_server()
         ensure_profile_free(self.plan.profile_dir)
         await self._start_server()
+        await self._restore_sign_in()
         last_url = self.last_snapshot.url if self.last_snapshot else None
         if last_url and last_url != "about:blank":
             result = await self._dispatch("browser_navigate", {"url": last_url})
-            self.last_snapshot = await self._snapshot_from(_text_of(result), None)
+            self.last_snapshot = await self._snapshot_from(text_of(result), None)
         return last_url
 
     async def _snapshot_from(self, text: str, screenshot: Path | None) -> NormalizedSnapshot:
         if "### Snapshot" not in text:
             # Some answers (a screenshot, a key press, a wait) carry no tree: ask for one.
-            text = _text_of(await self._dispatch("browser_snapshot", {}))
+            text = text_of(await self._dispatch("browser_snapshot", {}))
         snapshot = normalize_snapshot(
             text,
             self.plan.run_dir,
@@ -471,7 +505,7 @@ class BrowserGateway:
     async def _fresh_snapshot_or_none(self) -> NormalizedSnapshot | None:
         try:
             result = await self._dispatch("browser_snapshot", {})
-            return await self._snapshot_from(_text_of(result), None)
+            return await self._snapshot_from(text_of(result), None)
         except (MCPToolError, SnapshotValidationError, _ServerStopped):
             return None
 
@@ -486,27 +520,3 @@ class BrowserGateway:
                 saved = folder / f"screenshot-{self._screenshots:03d}{suffix}"
                 saved.write_bytes(base64.b64decode(block.data))
         return saved
-
-
-def _text_of(result: types.CallToolResult) -> str:
-    return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
-
-
-def _root_cause(error: BaseException) -> str:
-    """The innermost errors' messages: a TaskGroup's "unhandled errors" says nothing useful."""
-    if isinstance(error, BaseExceptionGroup):
-        return "; ".join(_root_cause(inner) for inner in error.exceptions)
-    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-
-
-def _error_message(text: str) -> str:
-    body = _ANSI.sub("", text.split("### Error", 1)[-1].split("\n### ", 1)[0]).strip()
-    return body.removeprefix("Error: ").strip() or "The browser reported an error"
-
-
-def _restart_message(reopened: str | None) -> str:
-    where = f" and reopened {reopened}" if reopened else ""
-    return (
-        f"The browser stopped and was restarted{where}. Element refs changed: "
-        "read the fresh snapshot and retry."
-    )

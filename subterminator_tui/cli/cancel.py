@@ -25,6 +25,7 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
         headless=args.headless,
         profile_dir=None if args.profile_dir is None else str(args.profile_dir),
         services=tuple(str(path) for path in args.services),
+        practice_url=args.practice_url,
     )
 
 

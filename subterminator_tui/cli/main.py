@@ -102,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cancel.add_argument("--json", action="store_true", help="print the TaskResult as JSON")
     cancel.add_argument(
+        "--practice-url",
+        metavar="URL",
+        help="a practice site already running here (subterminator practice ... --port N), "
+        "so its state outlives the run",
+    )
+    cancel.add_argument(
         "--no-tui",
         action="store_true",
         help="plain terminal output (the default when stdout is not a terminal)",

@@ -31,6 +31,10 @@ class Browser(Protocol):
         """The target's visible text, the focused element and the forms, read from the DOM."""
         ...
 
+    async def keep_sign_in(self) -> None:
+        """Save the browser's sign-ins now, so a crash cannot log the person out."""
+        ...
+
     async def snapshot(self) -> NormalizedSnapshot:
         """A fresh snapshot of the current page."""
         ...

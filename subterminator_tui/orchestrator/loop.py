@@ -129,6 +129,7 @@ class Orchestrator:
     async def _drive(self) -> TaskResult:
         first = await self.browser.call("browser_navigate", {"url": self.options.start_url})
         snapshot, _note = await self._settle(first.snapshot, allow_handoff=not self.options.dry_run)
+        await self.browser.keep_sign_in()
         self.pilot.begin(snapshot)
         no_action = 0
         while self.ledger.turns < self.options.max_turns:
@@ -206,6 +207,8 @@ class Orchestrator:
             action = describe_action(call, target)
             if judged.effect():
                 action = f"{action}: {judged.effect()}"
+            # The person may take a while, or the run may die right after: keep the sign-in.
+            await self.browser.keep_sign_in()
             decision = await self._ask("rule", judged.why, action, snapshot, call)
             if decision.verdict == "reject":
                 raise RunEnded("human_rejected", f"You rejected: {action}")
@@ -385,6 +388,7 @@ class Orchestrator:
             except HandoffCancelled as cancelled:
                 raise RunEnded("human_rejected", str(cancelled)) from None
             if kinds:
+                await self.browser.keep_sign_in()
                 notes.append(describe_handoff(kinds))
                 self.reporter.emit(Notice(describe_handoff(kinds)))
                 self.reporter.emit(PageSeen(snapshot, self.guard.url_allowed(snapshot.url)))

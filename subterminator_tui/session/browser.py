@@ -33,12 +33,22 @@ async def open_service_browser(
     headless: bool | None = None,
     profile_dir: Path | None = None,
     runs_root: Path | None = None,
+    practice_url: str | None = None,
 ) -> AsyncIterator[ServiceBrowser]:
-    """Start what ``service`` needs; everything is stopped again on exit, however it ends."""
-    site = practice_site(service.practice, service.practice_variants) if service.practice else None
+    """Start what ``service`` needs; everything is stopped again on exit, however it ends.
+
+    ``practice_url`` points a practice service at a site already running there (say
+    ``subterminator practice demoflix --port 8000`` in another terminal, whose state
+    then outlives the run) instead of starting one for the run.
+    """
+    site = (
+        practice_site(service.practice, service.practice_variants)
+        if service.practice and not practice_url
+        else None
+    )
     plan = plan_launch(settings, headless=headless, profile_dir=profile_dir, runs_root=runs_root)
     try:
-        base_url = site.start() if site else None
+        base_url = site.start() if site else practice_url
         async with BrowserGateway(plan, call_timeout=settings.call_timeout) as gateway:
             yield ServiceBrowser(service, gateway, resolve_start_url(service, base_url), site)
     finally:

@@ -31,6 +31,8 @@ class RunRequest:
     services: tuple[str, ...] = ()
     #: The benchmark's baseline: every server tool, full snapshots, full history.
     naive: bool = False
+    #: A practice site already running at this URL, instead of one started for the run.
+    practice_url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,13 @@ def check_request(request: RunRequest) -> CheckedRequest:
             "The browser profile directory is empty; pass a directory path to --profile-dir "
             "(or leave it out to use the default profile)."
         )
+    if request.practice_url is not None and not request.practice_url.startswith(
+        ("http://127.0.0.1", "http://localhost")
+    ):
+        raise ConfigurationError(
+            f"--practice-url must be a practice site on this computer, such as "
+            f"http://127.0.0.1:8000 (got {request.practice_url!r})."
+        )
     settings = load_settings()
     problem = configured_model_problem(settings)
     if problem:
@@ -84,4 +93,8 @@ def check_request(request: RunRequest) -> CheckedRequest:
         raise ConfigurationError(missing)
     if request.pilot == "playbook" and not service.playbook:
         raise ConfigurationError(f"Service '{service.id}' has no playbook; use --pilot ai.")
+    if request.practice_url is not None and not service.practice:
+        raise ConfigurationError(
+            f"--practice-url applies to practice services; '{service.id}' is not one."
+        )
     return CheckedRequest(request, settings, service)

@@ -80,6 +80,7 @@ async def prepared_run(request: RunRequest | CheckedRequest) -> AsyncIterator[Pr
             checked.settings,
             headless=checked.request.headless,
             profile_dir=checked.profile_dir,
+            practice_url=checked.request.practice_url,
         ) as opened:
             yield PreparedRun(checked, opened, journal)
 

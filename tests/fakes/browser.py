@@ -26,6 +26,7 @@ class FakeBrowser:
     answer: Answer | None = None
     snapshot_error: Exception | None = None
     facts: PageFacts = NO_FACTS
+    sign_ins_kept: int = 0
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     mcp_seconds: float = 0.0
 
@@ -44,6 +45,10 @@ class FakeBrowser:
     async def inspect(self, ref: str | None = None) -> PageFacts:
         """The configured DOM facts (none by default)."""
         return self.facts
+
+    async def keep_sign_in(self) -> None:
+        """Counted, nothing saved."""
+        self.sign_ins_kept += 1
 
     async def snapshot(self) -> NormalizedSnapshot:
         """The current page, or the configured failure."""
