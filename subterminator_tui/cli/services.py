@@ -3,9 +3,23 @@
 from __future__ import annotations
 
 import argparse
+from typing import get_args
 
 from subterminator_tui.cli.running import run_command
-from subterminator_tui.rules import load_services
+from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.rules.models import Category
+
+
+def listing_order(services: list[ServiceConfig]) -> list[ServiceConfig]:
+    """Catalog services first, grouped by category in the catalog's order, then the rest by id."""
+    categories = list(get_args(Category))
+    return sorted(
+        services,
+        key=lambda service: (
+            categories.index(service.category) if service.category else len(categories),
+            service.id,
+        ),
+    )
 
 
 def run_services(args: argparse.Namespace) -> int:
@@ -14,8 +28,8 @@ def run_services(args: argparse.Namespace) -> int:
     async def list_services() -> int:
         registry = load_services(args.services)
         rows = []
-        for service in registry.all():
-            notes = []
+        for service in listing_order(registry.all()):
+            notes: list[str] = [service.category] if service.category else []
             if service.practice:
                 notes.append(f"practice: {service.practice}")
             if service.unverified:
