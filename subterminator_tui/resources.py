@@ -29,6 +29,16 @@ def builtin_services_file() -> Path:
     return bundled_path("services.toml")
 
 
+def builtin_catalog_file() -> Path:
+    """The built-in ``catalog.toml``: widely used services, researched from their help pages."""
+    return bundled_path("catalog.toml")
+
+
+def builtin_generic_rules_file() -> Path:
+    """The built-in ``generic.toml``: success, failure and hand-off rules for any site."""
+    return bundled_path("generic.toml")
+
+
 def builtin_scenarios_file() -> Path:
     """The built-in ``scenarios.toml``: the practice gauntlet's services."""
     return bundled_path("scenarios.toml")

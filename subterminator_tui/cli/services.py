@@ -4,13 +4,27 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import get_args
 
 from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.rules.models import Category
 from subterminator_tui.running import run_command
 
 
+def listing_order(services: Sequence[ServiceConfig]) -> list[ServiceConfig]:
+    """Catalog services first, grouped by category in the catalog's order, then the rest by id."""
+    categories = list(get_args(Category))
+    return sorted(
+        services,
+        key=lambda service: (
+            categories.index(service.category) if service.category else len(categories),
+            service.id,
+        ),
+    )
+
+
 def _row(service: ServiceConfig) -> tuple[str, str, str, str]:
-    notes = []
+    notes: list[str] = [service.category] if service.category else []
     if service.practice:
         notes.append(f"practice: {service.practice}")
     if service.unverified:
@@ -23,7 +37,7 @@ def _row(service: ServiceConfig) -> tuple[str, str, str, str]:
 def _print_section(title: str, services: Sequence[ServiceConfig]) -> None:
     if not services:
         return
-    rows = [_row(service) for service in services]
+    rows = [_row(service) for service in listing_order(services)]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     print(f"{title}:")
     for row in rows:
@@ -31,7 +45,7 @@ def _print_section(title: str, services: Sequence[ServiceConfig]) -> None:
 
 
 def run_services(args: argparse.Namespace) -> int:
-    """Real services, then practice services; the gauntlet only with --practice or --all."""
+    """Real services (the catalog by category), then practice services; the gauntlet on request."""
 
     async def list_services() -> int:
         with_gauntlet = args.all or args.practice

@@ -4,9 +4,12 @@
 - ``loader``    built-in, user and ``--services`` files merged into a ServiceRegistry
 - ``matching``  rules judged against snapshots and pending tool calls
 - ``domains``   where the browser may go, and where a run starts
+- ``sites``     a typed site's full URL and registrable domain (Public Suffix List)
+- ``generic``   rules for any site (``generic.toml``) and services built from an address
 """
 
 from subterminator_tui.rules.domains import domain_allowed, resolve_start_url
+from subterminator_tui.rules.generic import generic_service
 from subterminator_tui.rules.loader import load_services, user_services_file
 from subterminator_tui.rules.matching import (
     Handoff,
@@ -20,6 +23,7 @@ from subterminator_tui.rules.matching import (
 )
 from subterminator_tui.rules.models import CheckpointRule, PageRule, PlaybookStep, ServiceConfig
 from subterminator_tui.rules.registry import ServiceRegistry
+from subterminator_tui.rules.sites import SiteAddressError, registrable_domain, site_url
 
 __all__ = [
     "CheckpointRule",
@@ -28,14 +32,18 @@ __all__ = [
     "PlaybookStep",
     "ServiceConfig",
     "ServiceRegistry",
+    "SiteAddressError",
     "Verification",
     "checkpoint_for",
     "detect_handoff",
     "domain_allowed",
     "first_holding",
+    "generic_service",
     "load_services",
+    "registrable_domain",
     "resolve_start_url",
     "rule_holds",
+    "site_url",
     "target_elements",
     "user_services_file",
     "verify_completion",

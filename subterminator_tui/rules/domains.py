@@ -62,19 +62,20 @@ def web_host(url: str) -> str | None:
 
 def is_bare_host(text: str) -> bool:
     """Whether ``text`` is a host name or IP literal with nothing else (no scheme, path, port)."""
-    return _ip_address(text) is not None or _HOST_NAME.fullmatch(text) is not None
+    return ip_address(text) is not None or _HOST_NAME.fullmatch(text) is not None
 
 
 def _host_matches(host: str, domain: str) -> bool:
     domain = domain.strip().lower().strip(".")
-    host_ip, domain_ip = _ip_address(host), _ip_address(domain)
+    host_ip, domain_ip = ip_address(host), ip_address(domain)
     if host_ip is not None or domain_ip is not None:
         # "Subdomains" of an address mean nothing; 10.0.0.1 must not admit x.10.0.0.1.
         return host_ip is not None and host_ip == domain_ip
     return host == domain or host.endswith("." + domain)
 
 
-def _ip_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+def ip_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``text`` as an IP address (brackets allowed), or None when it is a host name."""
     try:
         return ipaddress.ip_address(text.strip("[]"))
     except ValueError:

@@ -2,7 +2,8 @@
 
 Files load in this order: the built-in ``services.toml``, the built-in
 ``scenarios.toml`` (the practice gauntlet's services, only when asked for: the
-bench, the tests and ``services --practice``), the user's own
+bench, the tests and ``services --practice``), the built-in ``catalog.toml``
+(widely used services researched from their help pages), the user's own
 ``services.toml`` in the platform config directory (when it exists), then every
 ``--services PATH`` in the order given. A later file replaces an earlier
 definition SERVICE BY SERVICE: a whole ``[services.<id>]`` table wins, keys are
@@ -29,7 +30,12 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from subterminator_tui.errors import ServiceConfigError
-from subterminator_tui.resources import builtin_scenarios_file, builtin_services_file
+from subterminator_tui.resources import (
+    builtin_catalog_file,
+    builtin_scenarios_file,
+    builtin_services_file,
+)
+from subterminator_tui.rules.generic import with_generic_rules
 from subterminator_tui.rules.models import (
     LOADER_KEYS,
     CheckpointRule,
@@ -104,6 +110,7 @@ def _files_to_load(
         files = [builtin_services_file()]
         if practice_scenarios:
             files.append(builtin_scenarios_file())
+        files.append(builtin_catalog_file())
     except FileNotFoundError as error:
         raise ServiceConfigError(str(error)) from None
     chosen_user_file = user_services_file() if user_file is USER_CONFIG_DIR else user_file
@@ -241,6 +248,7 @@ class _Resolver:
         except ValidationError as error:
             self._report(definition, merged, error, parent_failed=parent_failed)
             return None
+        service = with_generic_rules(service)
         self._validated[service_id] = service
         return service
 

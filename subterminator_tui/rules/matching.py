@@ -17,6 +17,7 @@ from typing import Literal, TypeVar
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
 from subterminator_tui.rules.effects import Effects, EffectTarget
+from subterminator_tui.rules.generic import is_generic_rule
 from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConfig
 
 RuleT = TypeVar("RuleT", bound=PageRule)
@@ -164,6 +165,9 @@ def verify_completion(service: ServiceConfig, snapshot: NormalizedSnapshot) -> V
     success = first_holding(service.success, snapshot)
     if failure is not None:
         message = f"Not verified: the page shows a failure ({failure.explain()})."
+    elif success is not None and is_generic_rule(success):
+        # No rule written for this service held: say so rather than imply one did.
+        message = f"Verified by generic rules: {success.explain()}."
     elif success is not None:
         message = f"Verified: {success.explain()}."
     elif not service.success:

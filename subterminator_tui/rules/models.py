@@ -9,6 +9,7 @@ file, the service and the key.
 
 from __future__ import annotations
 
+import datetime
 import re
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
@@ -100,6 +101,27 @@ Needles = Annotated[
 #: Regular expressions compiled with re.IGNORECASE at load time.
 Patterns = Annotated[tuple[re.Pattern[str], ...], BeforeValidator(_compile_patterns)]
 NonBlank = Annotated[str, AfterValidator(_reject_blank)]
+
+#: The groups ``subterminator services`` lists catalog services under.
+Category = Literal["streaming", "music", "news", "software", "fitness", "delivery", "cloud"]
+
+
+def _iso_date(value: object) -> object:
+    """TOML has dates (``2026-11-22``); a quoted ``"2026-11-22"`` is accepted too."""
+    if isinstance(value, str):
+        try:
+            return datetime.date.fromisoformat(value)
+        except ValueError:
+            raise PydanticCustomError(
+                "date_format", "Input should be a date such as 2026-11-22"
+            ) from None
+    return value
+
+
+def _https_address(value: str) -> str:
+    if not value.startswith("https://") or len(value) <= len("https://"):
+        raise ValueError(f"'{value}' is not an https:// address")
+    return value
 
 
 class PageRule(BaseModel):
@@ -319,6 +341,14 @@ class ServiceConfig(BaseModel):
     """A tighter turn budget than the global default."""
     unverified: bool = False
     """The rules have not been checked against the real site yet."""
+    category: Category | None = None
+    """What kind of service this is (streaming, music, news, software, fitness, ...)."""
+    help_url: Annotated[str, AfterValidator(_https_address)] | None = None
+    """The service's own help page these rules were researched from (https)."""
+    researched: Annotated[datetime.date, BeforeValidator(_iso_date)] | None = None
+    """The day ``help_url`` was read."""
+    generic_rules: bool = False
+    """The built-in generic rules (``generic.toml``) apply after this service's own."""
     extends: str | None = None
     """The service this one inherited its unset keys from (resolved by the loader)."""
     checkpoint: Annotated[tuple[CheckpointRule, ...], BeforeValidator(_as_tuple)] = ()

@@ -10,7 +10,7 @@ import pytest
 from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 
 ALL_REASONS: tuple[TaskReason, ...] = get_args(TaskReason)
-CONNECTION_ERRORS = ("llm_error", "mcp_error")
+CONNECTION_ERRORS = ("llm_error", "mcp_error", "outcome_unknown")
 CONFIGURATION_ERRORS = ("configuration_error",)
 FAILURES = tuple(
     reason

@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 BUNDLED = (
     "subterminator_tui/_bundled/services.toml",
+    "subterminator_tui/_bundled/catalog.toml",
+    "subterminator_tui/_bundled/generic.toml",
     "subterminator_tui/_bundled/styles/app.tcss",
     "subterminator_tui/_bundled/node/package.json",
     "subterminator_tui/_bundled/node/package-lock.json",
@@ -31,6 +33,7 @@ import subterminator_tui
 from subterminator_tui import resources
 from subterminator_tui.browser import node
 from subterminator_tui.rules import load_services
+from subterminator_tui.rules.generic import generic_service
 
 registry = load_services(user_file=None)
 print(json.dumps({
@@ -41,6 +44,9 @@ print(json.dumps({
     "pinned": node.pinned_version(),
     "has_demoflix": "demoflix" in registry,
     "demoflix_source": str(registry.source_of("demoflix")),
+    "catalog_file": str(resources.builtin_catalog_file()),
+    "dropbox_source": str(registry.source_of("dropbox")),
+    "generic_success_rules": len(generic_service("example.com").success),
 }))
 """
 
@@ -116,6 +122,8 @@ def test_bundled_files_are_copies_of_the_checkout(wheel: Path) -> None:
     """What the wheel carries is byte for byte what the repository root has."""
     sources = {
         "subterminator_tui/_bundled/services.toml": ROOT / "services.toml",
+        "subterminator_tui/_bundled/catalog.toml": ROOT / "catalog.toml",
+        "subterminator_tui/_bundled/generic.toml": ROOT / "generic.toml",
         "subterminator_tui/_bundled/styles/app.tcss": ROOT / "styles" / "app.tcss",
         "subterminator_tui/_bundled/node/package.json": ROOT / "package.json",
         "subterminator_tui/_bundled/node/package-lock.json": ROOT / "package-lock.json",
@@ -175,3 +183,16 @@ def test_installed_wheel_loads_the_builtin_services(installed: dict[str, object]
     """``load_services(user_file=None)`` finds demoflix in the wheel's services.toml."""
     assert installed["has_demoflix"] is True
     assert installed["demoflix_source"] == installed["services_file"]
+
+
+def test_installed_wheel_loads_the_catalog(installed: dict[str, object]) -> None:
+    """The catalog ships in the wheel and its services load from the wheel's copy."""
+    path = Path(str(installed["catalog_file"]))
+    assert path == Path(str(installed["site"])) / "subterminator_tui/_bundled/catalog.toml"
+    assert installed["dropbox_source"] == installed["catalog_file"]
+
+
+def test_installed_wheel_has_the_generic_rules(installed: dict[str, object]) -> None:
+    """generic_service() finds generic.toml in the wheel."""
+    assert isinstance(installed["generic_success_rules"], int)
+    assert installed["generic_success_rules"] > 0

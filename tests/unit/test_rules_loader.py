@@ -430,3 +430,40 @@ def test_child_error_in_an_inherited_key_says_where_it_came_from(tmp_path: Path)
     message = _load_error(path)
     assert "service 'acme-trial', key 'start_url'" in message
     assert "inherited from service 'acme'" in message
+
+
+# --- catalog keys: category, help_url, researched, generic_rules ---------------------
+
+
+def test_catalog_keys_load(tmp_path: Path) -> None:
+    """category, help_url, researched (a TOML date or an ISO string) and generic_rules."""
+    path = _write(
+        tmp_path,
+        ACME
+        + 'category = "music"\nhelp_url = "https://help.acme.test/cancel"\n'
+        + 'researched = "2026-11-22"\ngeneric_rules = true\n',
+    )
+    acme = load_services([path], user_file=None).get("acme")
+    assert (acme.category, acme.help_url) == ("music", "https://help.acme.test/cancel")
+    assert str(acme.researched) == "2026-11-22"
+    assert acme.generic_rules and acme.success
+
+
+def test_unknown_category_is_an_error(tmp_path: Path) -> None:
+    """The category comes from a fixed list."""
+    path = _write(tmp_path, ACME + 'category = "gaming"\n')
+    assert "key 'category': Input should be 'streaming', 'music'" in _load_error(path)
+
+
+def test_help_url_must_be_https(tmp_path: Path) -> None:
+    """A help page address is an https:// URL."""
+    path = _write(tmp_path, ACME + 'help_url = "http://help.acme.test/"\n')
+    assert "key 'help_url': 'http://help.acme.test/' is not an https:// address" in (
+        _load_error(path)
+    )
+
+
+def test_researched_must_be_a_date(tmp_path: Path) -> None:
+    """``researched`` is a date such as 2026-11-22."""
+    path = _write(tmp_path, ACME + 'researched = "last week"\n')
+    assert "key 'researched': Input should be a date such as 2026-11-22" in _load_error(path)

@@ -1,0 +1,154 @@
+"""Rules for any site: the built-in ``generic.toml``, and a service built from a bare address.
+
+``subterminator cancel example.com`` has no service entry to go by. It still gets
+everything a run needs: the site's registrable domain as the only allowed domain,
+a goal named after the site, and generic success, failure, sign-in,
+verification-code and CAPTCHA rules in English, German, French and Spanish. A
+catalog service that could not source its own phrases sets ``generic_rules = true``
+and gets the same rules after its own. Verification by these rules is reported as
+such ("Verified by generic rules: ..."), never as if a service-specific rule held.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import tomllib
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+
+from subterminator_tui.errors import ServiceConfigError
+from subterminator_tui.resources import builtin_generic_rules_file
+from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConfig
+from subterminator_tui.rules.sites import registrable_domain, site_url
+
+#: The rule lists generic.toml fills, in the order ServiceConfig declares them.
+RULE_LISTS: tuple[str, ...] = ("checkpoint", "success", "failure", "login", "two_factor", "captcha")
+
+
+def _as_tuple(value: object) -> object:
+    return tuple(value) if isinstance(value, list) else value
+
+
+class GenericRules(BaseModel):
+    """The contents of ``generic.toml``: rule lists that hold for any site."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    checkpoint: Annotated[tuple[CheckpointRule, ...], BeforeValidator(_as_tuple)] = ()
+    """Built-in checkpoints (none yet; the guard's defaults may move here)."""
+    success: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
+    """Pages that state the cancellation happened."""
+    failure: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
+    """Error pages, and pages that still offer to cancel."""
+    login: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
+    """Sign-in pages."""
+    two_factor: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
+    """Pages asking for a verification code."""
+    captcha: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
+    """CAPTCHA widgets and bot checks."""
+
+
+def read_generic_rules(path: Path) -> GenericRules:
+    """Parse and validate a generic rules file; ServiceConfigError names the file and key."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ServiceConfigError(f"{path}: cannot be read: {error}") from None
+    try:
+        return GenericRules.model_validate(data)
+    except ValidationError as error:
+        # Imported here: the loader imports this module for with_generic_rules().
+        from subterminator_tui.rules.loader import describe_error, key_path
+
+        problems = [
+            f"{path}: key '{key_path(detail['loc'])}': {describe_error(detail)}"
+            for detail in error.errors(include_url=False)
+        ]
+        raise ServiceConfigError("\n".join(problems)) from None
+
+
+@functools.cache
+def generic_rules() -> GenericRules:
+    """The built-in ``generic.toml``, read once."""
+    try:
+        path = builtin_generic_rules_file()
+    except FileNotFoundError as error:
+        raise ServiceConfigError(str(error)) from None
+    return read_generic_rules(path)
+
+
+def is_generic_rule(rule: PageRule) -> bool:
+    """Whether ``rule`` is one of the built-in generic rules (of any list)."""
+    rules = generic_rules()
+    return any(rule in getattr(rules, name) for name in RULE_LISTS)
+
+
+def with_generic_rules(service: ServiceConfig) -> ServiceConfig:
+    """``service`` with the generic rules appended after its own, list by list.
+
+    The service's own rules come first, so when both hold the specific one is
+    reported. Services without ``generic_rules`` are returned unchanged.
+    """
+    if not service.generic_rules:
+        return service
+    rules = generic_rules()
+    extended = {
+        name: (*getattr(service, name), *getattr(rules, name))
+        for name in RULE_LISTS
+        if getattr(rules, name)
+    }
+    # The parts were validated where they were read; copying keeps the frozen model.
+    return service.model_copy(update=extended)
+
+
+def site_name(domain: str) -> str:
+    """A display name from a registrable domain: ``example.co.uk`` -> ``Example``."""
+    label = domain.split(".", 1)[0]
+    if label.startswith("xn--"):
+        # A label that is not valid punycode keeps its ASCII form.
+        with contextlib.suppress(UnicodeError):
+            label = label.encode("ascii").decode("idna")
+    return label[:1].upper() + label[1:] if label else domain
+
+
+def default_goal(name: str) -> str:
+    """The task given to the model for a site without its own goal."""
+    return (
+        f"Cancel the {name} subscription. Find the account, billing or subscription "
+        "settings, start the cancellation and complete every step of it. Decline retention "
+        "offers, discounts, pauses and plan changes. Call complete_task when the page "
+        "confirms the cancellation, for example with a confirmation message or the date "
+        "the subscription ends."
+    )
+
+
+def generic_service(url: str, *, goal: str | None = None, name: str | None = None) -> ServiceConfig:
+    """A complete service for any site, from its address (``example.com`` or a full URL).
+
+    The id is the registrable domain and the only allowed domain; the name comes
+    from it unless ``name`` is given; the goal is :func:`default_goal` unless
+    ``goal`` is given. Every rule list holds the generic rules. Raises
+    SiteAddressError (a ConfigurationError) for an address that cannot be opened.
+    """
+    start_url = site_url(url)
+    domain = registrable_domain(start_url)
+    display_name = name or site_name(domain)
+    try:
+        rules_file = builtin_generic_rules_file()
+    except FileNotFoundError as error:
+        raise ServiceConfigError(str(error)) from None
+    service = ServiceConfig.model_validate(
+        {
+            "id": domain,
+            "source": rules_file,
+            "name": display_name,
+            "start_url": start_url,
+            "allowed_domains": [domain],
+            "goal": goal or default_goal(display_name),
+            "generic_rules": True,
+        }
+    )
+    return with_generic_rules(service)
