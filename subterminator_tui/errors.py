@@ -35,6 +35,16 @@ class ServiceNotFoundError(ConfigurationError):
         super().__init__(message)
 
 
+class JournalError(ConfigurationError):
+    """The journal cannot be opened or read: the message names the file and what to do."""
+
+
+class JournalWriteError(SubTerminatorError):
+    """A journal write failed mid-run (disk full, I/O error): nothing more is dispatched."""
+
+    exit_code = exit_codes.CONFIGURATION
+
+
 class MCPConnectionError(SubTerminatorError):
     """The Playwright MCP server could not be started, reached or kept alive."""
 

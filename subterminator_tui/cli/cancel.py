@@ -6,11 +6,14 @@ import argparse
 import json
 import sys
 
-from subterminator_tui.errors import SubTerminatorError
+from subterminator_tui.errors import ConfigurationError, SubTerminatorError
+from subterminator_tui.exit_codes import CONFIGURATION
 from subterminator_tui.headless.gate import TerminalGate
 from subterminator_tui.headless.reporter import TerminalReporter
+from subterminator_tui.journal.store import Journal
 from subterminator_tui.running import run_command
 from subterminator_tui.session import RunRequest, check_request, prepared_run
+from subterminator_tui.settings import load_settings
 
 
 def request_from_args(args: argparse.Namespace) -> RunRequest:
@@ -27,6 +30,28 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
         services=tuple(str(path) for path in args.services),
         practice_url=args.practice_url,
     )
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    """``resume RUN``: a new run for the interrupted run's service (it looks at the page first)."""
+    try:
+        with Journal(load_settings().resolved_journal()) as journal:
+            run = journal.run(args.run)
+            if run is None:
+                raise ConfigurationError(f"No run {args.run} in the journal ({journal.path}).")
+            interrupted = {r.id for r in journal.interrupted_runs(run.service)}
+    except SubTerminatorError as failure:
+        print(f"error: {failure}", file=sys.stderr)
+        return failure.exit_code
+    if run.id not in interrupted:
+        state = run.reason or "still running"
+        print(
+            f"error: run {run.id} was not interrupted ({state}); nothing to resume.",
+            file=sys.stderr,
+        )
+        return CONFIGURATION
+    args.service = run.service
+    return run_cancel(args)
 
 
 def wants_tui(args: argparse.Namespace) -> bool:

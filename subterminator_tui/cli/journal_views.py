@@ -18,11 +18,16 @@ def _when(timestamp: float | None) -> str:
     return datetime.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _outcome(run: RunRow) -> str:
+def _outcome(run: RunRow, interrupted: set[int]) -> str:
     if run.reason is None:
-        return "unfinished"
+        return "interrupted" if run.id in interrupted else "running"
     mark = "verified" if run.success and run.verified else "not verified"
     return f"{run.reason} ({mark})" if run.success else run.reason
+
+
+def _last_step(journal: Journal, run_id: int) -> str:
+    steps = journal.steps(run_id)
+    return steps[-1].state.replace("_", " ") if steps else ""
 
 
 def run_runs(args: argparse.Namespace) -> int:
@@ -31,14 +36,22 @@ def run_runs(args: argparse.Namespace) -> int:
     async def runs() -> int:
         with Journal(load_settings().resolved_journal()) as journal:
             rows = journal.recent_runs(args.limit)
+            interrupted = {
+                run.id
+                for service in {r.service for r in rows}
+                for run in journal.interrupted_runs(service)
+            }
+            last_step = {run.id: _last_step(journal, run.id) for run in rows}
         if not rows:
             print("No runs yet.")
             return 0
         print(f"{'RUN':>5}  {'STARTED':19}  {'SERVICE':20}  {'PILOT':8}  {'TURNS':>5}  OUTCOME")
         for run in rows:
+            step = f"; last irreversible step: {last_step[run.id]}" if last_step[run.id] else ""
             print(
                 f"{run.id:>5}  {_when(run.started_at):19}  {run.service:20}  {run.pilot:8}  "
-                f"{run.turns if run.turns is not None else '-':>5}  {_outcome(run)}"
+                f"{run.turns if run.turns is not None else '-':>5}  "
+                f"{_outcome(run, interrupted)}{step}"
             )
         return 0
 
@@ -54,11 +67,14 @@ def run_show(args: argparse.Namespace) -> int:
             if run is None:
                 raise ConfigurationError(f"No run {args.run} in the journal ({journal.path}).")
             turns = journal.turns(args.run)
+            steps = journal.steps(args.run)
+            interrupted = {r.id for r in journal.interrupted_runs(run.service)}
         print(
             f"Run {run.id}: {run.service} with the {run.pilot} pilot"
             + (f" (model {run.model})" if run.model else "")
         )
-        print(f"Started {_when(run.started_at)}, ended {_when(run.ended_at)}: {_outcome(run)}")
+        ended = _when(run.ended_at)
+        print(f"Started {_when(run.started_at)}, ended {ended}: {_outcome(run, interrupted)}")
         if run.message or run.error:
             print(f"  {run.message or run.error}")
         print(f"Tokens: {run.input_tokens or 0} in, {run.output_tokens or 0} out")
@@ -74,6 +90,10 @@ def run_show(args: argparse.Namespace) -> int:
                     f"  latency: {turn.latency:.2f} s, tokens: {turn.input_tokens} in, "
                     f"{turn.output_tokens} out"
                 )
+            for step in (s for s in steps if s.turn == turn.turn):
+                print(f"  irreversible step: {step.action}")
+                print(f"    asked because: {step.why}")
+                print(f"    state: {step.state.replace('_', ' ')}")
             if args.snapshots and turn.snapshot:
                 print(turn.snapshot)
         return 0

@@ -58,6 +58,44 @@ def _add_browser_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options a run takes (cancel and resume)."""
+    parser.add_argument(
+        "--model", help="model: claude-*, gpt-*, o<digit>*, or openai:<name> (local server)"
+    )
+    parser.add_argument(
+        "--max-turns", type=positive_int, help="turns before giving up (default 20)"
+    )
+    parser.add_argument(
+        "--pilot",
+        choices=("auto", "ai", "playbook"),
+        default="auto",
+        help="auto: the playbook while it fits, then the AI (default)",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="show the first proposed action; run nothing"
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="show pages and arguments")
+    parser.add_argument(
+        "--no-checkpoint",
+        action="store_true",
+        help="TESTING ONLY: do not ask before irreversible steps",
+    )
+    parser.add_argument("--json", action="store_true", help="print the TaskResult as JSON")
+    parser.add_argument(
+        "--practice-url",
+        metavar="URL",
+        help="a practice site already running here (subterminator practice ... --port N), "
+        "so its state outlives the run",
+    )
+    parser.add_argument(
+        "--no-tui",
+        action="store_true",
+        help="plain terminal output (the default when stdout is not a terminal)",
+    )
+    _add_browser_options(parser)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = argparse.ArgumentParser(
@@ -79,40 +117,19 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cancel.add_argument("service", help="service id, e.g. netflix or demoflix")
-    cancel.add_argument(
-        "--model", help="model: claude-*, gpt-*, o<digit>*, or openai:<name> (local server)"
+    _add_run_options(cancel)
+
+    resume = commands.add_parser(
+        "resume",
+        help="take over an interrupted run: the page is looked at first, nothing is repeated",
+        description="Start a new run for the service of interrupted run RUN (see: subterminator "
+        "runs). It looks at the page first and ends at once when the cancellation already went "
+        "through; an irreversible step is never repeated blindly, every one asks you again.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    cancel.add_argument(
-        "--max-turns", type=positive_int, help="turns before giving up (default 20)"
-    )
-    cancel.add_argument(
-        "--pilot",
-        choices=("auto", "ai", "playbook"),
-        default="auto",
-        help="auto: the playbook while it fits, then the AI (default)",
-    )
-    cancel.add_argument(
-        "--dry-run", action="store_true", help="show the first proposed action; run nothing"
-    )
-    cancel.add_argument("-v", "--verbose", action="store_true", help="show pages and arguments")
-    cancel.add_argument(
-        "--no-checkpoint",
-        action="store_true",
-        help="TESTING ONLY: do not ask before irreversible steps",
-    )
-    cancel.add_argument("--json", action="store_true", help="print the TaskResult as JSON")
-    cancel.add_argument(
-        "--practice-url",
-        metavar="URL",
-        help="a practice site already running here (subterminator practice ... --port N), "
-        "so its state outlives the run",
-    )
-    cancel.add_argument(
-        "--no-tui",
-        action="store_true",
-        help="plain terminal output (the default when stdout is not a terminal)",
-    )
-    _add_browser_options(cancel)
+    resume.add_argument("run", type=int, help="the interrupted run's number")
+    _add_run_options(resume)
 
     bench = commands.add_parser(
         "bench",
@@ -182,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
 # lives beside the package (subterminator_bench/), in a source checkout only.
 _RUNNERS: dict[str, tuple[str, str]] = {
     "cancel": ("subterminator_tui.cli.cancel", "run_cancel"),
+    "resume": ("subterminator_tui.cli.cancel", "run_resume"),
     "bench": ("subterminator_bench.command", "run_bench"),
     "runs": ("subterminator_tui.cli.journal_views", "run_runs"),
     "show": ("subterminator_tui.cli.journal_views", "run_show"),

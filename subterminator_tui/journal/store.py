@@ -1,114 +1,86 @@
-"""The journal: every run and every turn in one SQLite database.
+"""The journal: every run, turn and irreversible step in one SQLite database.
 
 A turn's row is written before dispatch (the intent: tool and arguments) and
 completed after (outcome, page, latency, tokens), so a crash mid-action
-leaves a record of what was about to happen. What a person types during a
-hand-off never reaches this file: hand-offs are not turns, and every
+leaves a record of what was about to happen. An irreversible step's facts (the
+question, the person's decision, the dispatch, the outcome) are each written,
+durably, when they happen. What a person types never reaches this file:
+hand-offs are not turns, guidance is recorded as a decision only, and every
 snapshot is scrubbed before it gets here.
+
+The database is opened with apsw, which bundles a current SQLite: the system's
+3.40 is inside the range of SQLite's WAL-reset bug (3.7.0-3.51.2), whose conditions
+(two connections to one WAL database, as a run and ``runs`` have) arise here.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
+import os
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import apsw
+
+from subterminator_tui.errors import JournalError, JournalWriteError
+from subterminator_tui.journal.processes import process_started, still_running
+from subterminator_tui.journal.rows import RunRow, StepRow, StepState, TurnRow, run_row
+
+__all__ = ["Journal", "RunRow", "StepRow", "StepState", "TurnRow"]
+from subterminator_tui.journal.schema import migrate
 from subterminator_tui.orchestrator.result import TaskResult
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY,
-    service TEXT NOT NULL,
-    model TEXT,
-    pilot TEXT NOT NULL,
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    success INTEGER,
-    verified INTEGER,
-    reason TEXT,
-    turns INTEGER,
-    final_url TEXT,
-    error TEXT,
-    message TEXT,
-    model_calls INTEGER,
-    input_tokens INTEGER,
-    output_tokens INTEGER
-);
-CREATE TABLE IF NOT EXISTS turns (
-    id INTEGER PRIMARY KEY,
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    turn INTEGER NOT NULL,
-    pilot TEXT NOT NULL,
-    tool TEXT NOT NULL,
-    arguments TEXT NOT NULL,
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    outcome TEXT,
-    error TEXT,
-    url TEXT,
-    title TEXT,
-    snapshot TEXT,
-    latency REAL,
-    input_tokens INTEGER,
-    output_tokens INTEGER
-);
-CREATE INDEX IF NOT EXISTS turns_by_run ON turns(run_id, turn);
-"""
-
-
-@dataclass(frozen=True)
-class RunRow:
-    """One run as the journal recorded it."""
-
-    id: int
-    service: str
-    model: str | None
-    pilot: str
-    started_at: float
-    ended_at: float | None
-    success: bool | None
-    verified: bool | None
-    reason: str | None
-    turns: int | None
-    final_url: str | None
-    error: str | None
-    message: str | None
-    input_tokens: int | None
-    output_tokens: int | None
-
-
-@dataclass(frozen=True)
-class TurnRow:
-    """One turn as the journal recorded it."""
-
-    turn: int
-    pilot: str
-    tool: str
-    arguments: dict[str, Any]
-    outcome: str | None
-    error: str | None
-    url: str | None
-    title: str | None
-    snapshot: str | None
-    latency: float | None
-    input_tokens: int | None
-    output_tokens: int | None
+#: A run's columns; a run that never finished counts its turns from the turn rows.
+_RUN_COLUMNS = (
+    "id, service, model, pilot, started_at, ended_at, success, verified, reason, "
+    "COALESCE(turns, (SELECT COUNT(DISTINCT t.turn) FROM turns t WHERE t.run_id = runs.id)), "
+    "final_url, error, message, input_tokens, output_tokens"
+)
+#: Milliseconds a writer waits for another process's lock before it counts as a failure.
+_BUSY_MS = 5_000
 
 
 class Journal:
-    """One connection to the journal database (WAL, synchronous=FULL)."""
+    """One connection to the journal database (WAL, synchronous=FULL, a current SQLite).
+
+    Opening problems are JournalError (exit 2) naming the file and what to do; a
+    failed write during a run is JournalWriteError, after which nothing more is sent
+    to the browser.
+    """
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._db = sqlite3.connect(path, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(_SCHEMA)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise JournalError(
+                f"Cannot create the journal's folder {path.parent}: {error.strerror or error}. "
+                "Point SUBTERMINATOR_JOURNAL at a file in a folder you can write."
+            ) from None
+        if path.is_dir():
+            raise JournalError(f"The journal path {path} is a folder; name a file instead.")
+        try:
+            self._db = apsw.Connection(str(path))
+            self._db.set_busy_timeout(_BUSY_MS)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            migrate(self._db, str(path))
+        except (apsw.NotADBError, apsw.CorruptError) as error:
+            raise JournalError(
+                f"The journal {path} is damaged or not a SubTerminator journal ({error}). Move "
+                "it aside (e.g. mv it to journal.sqlite3.broken) and run again; a new one is made."
+            ) from None
+        except (apsw.ReadOnlyError, apsw.CantOpenError, apsw.PermissionsError) as error:
+            raise JournalError(
+                f"Cannot write the journal {path} ({error}). Make it and its folder writable, "
+                "or point SUBTERMINATOR_JOURNAL at another file."
+            ) from None
+        except apsw.Error as error:
+            raise JournalError(f"Cannot open the journal {path}: {error}.") from None
 
     def close(self) -> None:
         """Close the connection."""
@@ -120,17 +92,43 @@ class Journal:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    @contextmanager
+    def _writing(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except apsw.Error as error:
+            raise JournalWriteError(
+                f"The journal {self.path} could not record {what} ({error}); nothing more was "
+                "sent to the browser. Free some disk space or fix the file's permissions."
+            ) from None
+
+    def _select(self, sql: str, values: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Rows as plain tuples (apsw's own row types are narrower than the columns)."""
+        return [tuple(row) for row in self._db.execute(sql, values).fetchall()]
+
+    def _insert(self, what: str, sql: str, values: tuple[Any, ...]) -> int:
+        with self._writing(what):
+            self._db.execute(sql, values)
+            return int(self._db.last_insert_rowid())
+
+    def _update(self, what: str, sql: str, values: tuple[Any, ...]) -> None:
+        with self._writing(what):
+            self._db.execute(sql, values)
+
     def start_run(self, service: str, model: str | None, pilot: str) -> int:
-        """A new run row; returns its id."""
-        cursor = self._db.execute(
-            "INSERT INTO runs (service, model, pilot, started_at) VALUES (?, ?, ?, ?)",
-            (service, model, pilot, time.time()),
+        """A new run row, with the process running it; returns its id."""
+        pid = os.getpid()
+        return self._insert(
+            "the start of the run",
+            "INSERT INTO runs (service, model, pilot, started_at, pid, pid_started) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (service, model, pilot, time.time(), pid, process_started(pid)),
         )
-        return int(cursor.lastrowid or 0)
 
     def finish_run(self, run_id: int, result: TaskResult, *, model: str | None, pilot: str) -> None:
         """Record how the run ended."""
-        self._db.execute(
+        self._update(
+            "the end of the run",
             """UPDATE runs SET ended_at=?, success=?, verified=?, reason=?, turns=?, final_url=?,
                error=?, message=?, model_calls=?, input_tokens=?, output_tokens=?, model=?, pilot=?
                WHERE id=?""",
@@ -156,12 +154,12 @@ class Journal:
         self, run_id: int, turn: int, pilot: str, tool: str, arguments: dict[str, Any]
     ) -> int:
         """Before dispatch: what is about to happen. Returns the turn row's id."""
-        cursor = self._db.execute(
+        return self._insert(
+            "the intended call",
             "INSERT INTO turns (run_id, turn, pilot, tool, arguments, started_at) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (run_id, turn, pilot, tool, json.dumps(arguments, sort_keys=True), time.time()),
         )
-        return int(cursor.lastrowid or 0)
 
     def record_outcome(
         self,
@@ -177,7 +175,8 @@ class Journal:
         output_tokens: int,
     ) -> None:
         """After dispatch: what happened."""
-        self._db.execute(
+        self._update(
+            "the call's outcome",
             """UPDATE turns SET ended_at=?, outcome=?, error=?, url=?, title=?, snapshot=?,
                latency=?, input_tokens=?, output_tokens=? WHERE id=?""",
             (
@@ -194,33 +193,83 @@ class Journal:
             ),
         )
 
+    # --- an irreversible step, fact by fact -----------------------------------------------
+
+    def record_question(self, run_id: int, turn: int, why: str, action: str, url: str) -> int:
+        """The person is about to be asked before an irreversible step; returns the step's id."""
+        return self._insert(
+            "the checkpoint question",
+            "INSERT INTO steps (run_id, turn, asked_at, why, action, url) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (run_id, turn, time.time(), why, action, url),
+        )
+
+    def record_decision(self, step_id: int, verdict: str) -> None:
+        """approve, reject or guidance: the decision only, never what the person typed."""
+        self._update(
+            "your decision",
+            "UPDATE steps SET decision=?, decided_at=? WHERE id=?",
+            (verdict, time.time(), step_id),
+        )
+
+    def record_dispatch(self, step_id: int) -> None:
+        """The approved step is being sent to the browser, now (written first)."""
+        self._update(
+            "the dispatch", "UPDATE steps SET dispatched_at=? WHERE id=?", (time.time(), step_id)
+        )
+
+    def record_step_outcome(self, step_id: int, outcome: str) -> None:
+        """done, failed or unknown: what became of the dispatched step."""
+        self._update(
+            "the step's outcome",
+            "UPDATE steps SET outcome=?, finished_at=? WHERE id=?",
+            (outcome, time.time(), step_id),
+        )
+
+    def steps(self, run_id: int) -> list[StepRow]:
+        """A run's irreversible steps in order, each with its state."""
+        rows = self._select(
+            "SELECT id, turn, why, action, url, decision, dispatched_at, outcome FROM steps "
+            "WHERE run_id=? ORDER BY id",
+            (run_id,),
+        )
+        return [StepRow(*row) for row in rows]
+
+    def interrupted_runs(self, service: str) -> list[RunRow]:
+        """Unfinished runs of ``service`` whose process is gone (killed, crashed), newest first."""
+        rows = self._select(
+            f"SELECT {_RUN_COLUMNS}, pid, pid_started FROM runs "
+            "WHERE service=? AND ended_at IS NULL ORDER BY id DESC",
+            (service,),
+        )
+        return [run_row(row[:-2]) for row in rows if not still_running(row[-2], row[-1])]
+
+    def close_interrupted(self, run_id: int, by_run: int) -> None:
+        """Mark an interrupted run as ended: its history stays, a later run took over."""
+        self._update(
+            "the interrupted run's end",
+            "UPDATE runs SET ended_at=?, reason='interrupted', success=0, verified=0, "
+            "message=? WHERE id=? AND ended_at IS NULL",
+            (time.time(), f"The process stopped mid-run; run {by_run} took over.", run_id),
+        )
+
     def recent_runs(self, limit: int = 20) -> list[RunRow]:
         """The newest runs first."""
-        rows = self._db.execute(
-            """SELECT id, service, model, pilot, started_at, ended_at, success, verified, reason,
-               turns, final_url, error, message, input_tokens, output_tokens
-               FROM runs ORDER BY id DESC LIMIT ?""",
-            (limit,),
-        ).fetchall()
-        return [_run_row(row) for row in rows]
+        rows = self._select(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT ?", (limit,))
+        return [run_row(row) for row in rows]
 
     def run(self, run_id: int) -> RunRow | None:
         """One run, or None."""
-        row = self._db.execute(
-            """SELECT id, service, model, pilot, started_at, ended_at, success, verified, reason,
-               turns, final_url, error, message, input_tokens, output_tokens
-               FROM runs WHERE id=?""",
-            (run_id,),
-        ).fetchone()
-        return _run_row(row) if row else None
+        rows = self._select(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id=?", (run_id,))
+        return run_row(rows[0]) if rows else None
 
     def turns(self, run_id: int) -> list[TurnRow]:
         """A run's turns in order."""
-        rows = self._db.execute(
+        rows = self._select(
             """SELECT turn, pilot, tool, arguments, outcome, error, url, title, snapshot, latency,
                input_tokens, output_tokens FROM turns WHERE run_id=? ORDER BY turn, id""",
             (run_id,),
-        ).fetchall()
+        )
         return [
             TurnRow(
                 turn=row[0],
@@ -238,23 +287,3 @@ class Journal:
             )
             for row in rows
         ]
-
-
-def _run_row(row: tuple[Any, ...]) -> RunRow:
-    return RunRow(
-        id=row[0],
-        service=row[1],
-        model=row[2],
-        pilot=row[3],
-        started_at=row[4],
-        ended_at=row[5],
-        success=None if row[6] is None else bool(row[6]),
-        verified=None if row[7] is None else bool(row[7]),
-        reason=row[8],
-        turns=row[9],
-        final_url=row[10],
-        error=row[11],
-        message=row[12],
-        input_tokens=row[13],
-        output_tokens=row[14],
-    )

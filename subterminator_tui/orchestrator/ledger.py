@@ -36,6 +36,8 @@ class RunLedger:
         self.input_tokens = 0
         self.output_tokens = 0
         self.final_url: str | None = None
+        #: The turn whose row has an intent but no outcome yet.
+        self.open_turn: TurnRecord | None = None
 
     def start(self) -> None:
         """The run's row."""
@@ -61,7 +63,46 @@ class RunLedger:
             row = self.journal.record_intent(
                 self.run_id, self.turns, self.pilot.name, call.name, call.arguments
             )
-        return TurnRecord(row, self.turns)
+        self.open_turn = TurnRecord(row, self.turns)
+        return self.open_turn
+
+    def question(self, why: str, action: str, url: str) -> int | None:
+        """The person is about to be asked before an irreversible step (written first)."""
+        if self.journal is None or self.run_id is None:
+            return None
+        return self.journal.record_question(self.run_id, self.turns, why, action, url)
+
+    def decision(self, step: int | None, verdict: str) -> None:
+        """The person's decision on ``step``: the verdict, never their words."""
+        if self.journal is not None and step is not None:
+            self.journal.record_decision(step, verdict)
+
+    def dispatch(self, step: int | None) -> None:
+        """The approved step goes to the browser now; if this cannot be written, it does not."""
+        if self.journal is not None and step is not None:
+            self.journal.record_dispatch(step)
+
+    def step_outcome(self, step: int | None, outcome: str) -> None:
+        """done, failed or unknown."""
+        if self.journal is not None and step is not None:
+            self.journal.record_step_outcome(step, outcome)
+
+    def close_open_turn(self, outcome: str, message: str) -> None:
+        """A run that ended mid-turn (rejected, stopped, failed) gives the turn its outcome."""
+        record, self.open_turn = self.open_turn, None
+        if self.journal is None or record is None or record.row is None:
+            return
+        self.journal.record_outcome(
+            record.row,
+            outcome=outcome,
+            error=message,
+            url=self.final_url,
+            title=None,
+            snapshot=None,
+            latency=0.0,
+            input_tokens=0,
+            output_tokens=0,
+        )
 
     def outcome(
         self,
@@ -73,6 +114,7 @@ class RunLedger:
         proposal: PilotTurn,
     ) -> None:
         """Complete the turn's row."""
+        self.open_turn = None
         if self.journal is None or record.row is None:
             return
         self.journal.record_outcome(

@@ -17,6 +17,7 @@ from typing import Any
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import (
+    JournalWriteError,
     MCPConnectionError,
     MCPToolError,
     OutcomeUnknownError,
@@ -119,17 +120,29 @@ class Orchestrator:
         except asyncio.CancelledError:
             # Interrupted: the journal still learns how the run ended, then cancellation goes on.
             interrupted = self.ledger.result("interrupted", message="Interrupted by the person.")
-            self.ledger.finish(interrupted)
-            self.reporter.emit(RunFinished(interrupted))
+            self._finish(interrupted)
             raise
-        self.ledger.finish(result)
-        self.reporter.emit(RunFinished(result))
+        self._finish(result)
         return result
+
+    def _finish(self, result: TaskResult) -> None:
+        """The open turn and the run get their ends; a journal that cannot be written is said."""
+        try:
+            outcome = "rejected" if result.reason == "human_rejected" else result.reason
+            self.ledger.close_open_turn(outcome, result.message or result.error or "")
+            self.ledger.finish(result)
+        except JournalWriteError as error:
+            self.reporter.emit(Notice(str(error), "warning"))
+        self.reporter.emit(RunFinished(result))
 
     async def _drive(self) -> TaskResult:
         first = await self.browser.call("browser_navigate", {"url": self.options.start_url})
         snapshot, _note = await self._settle(first.snapshot, allow_handoff=not self.options.dry_run)
         await self.browser.keep_sign_in()
+        if self.options.verify_first:
+            verification = verify_completion(self.service, snapshot)
+            if verification.verified:
+                return self.ledger.result("completed", success=True, message=verification.message)
         self.pilot.begin(snapshot)
         no_action = 0
         while self.ledger.turns < self.options.max_turns:
@@ -209,7 +222,9 @@ class Orchestrator:
                 action = f"{action}: {judged.effect()}"
             # The person may take a while, or the run may die right after: keep the sign-in.
             await self.browser.keep_sign_in()
+            step = self.ledger.question(judged.why, action, snapshot.url)
             decision = await self._ask("rule", judged.why, action, snapshot, call)
+            self.ledger.decision(step, decision.verdict)
             if decision.verdict == "reject":
                 raise RunEnded("human_rejected", f"You rejected: {action}")
             if decision.verdict == "guidance":
@@ -219,20 +234,27 @@ class Orchestrator:
                     "human_guidance": decision.guidance,
                 }
                 return self._tell(call, "guidance", guided, snapshot)
+            # Written before the call goes out: a crash now reads "dispatched, outcome unknown".
+            self.ledger.dispatch(step)
+        else:
+            step = None
         try:
             result = await self.browser.call(call.name, call.arguments)
         except (OutcomeUnknownError, MCPConnectionError) as lost:
+            self.ledger.step_outcome(step, "unknown")
             if judged is None:
                 if isinstance(lost, MCPConnectionError):
                     raise
                 fresh = lost.snapshot if isinstance(lost.snapshot, NormalizedSnapshot) else snapshot
                 return self._tell(call, "error", {"error": True, "message": str(lost)}, fresh)
             # An approved irreversible step may have run: look, never repeat it.
-            return await self._after_lost_answer(call, snapshot, str(lost))
+            return await self._after_lost_answer(call, snapshot, str(lost), step)
         except MCPToolError as error:
+            self.ledger.step_outcome(step, "failed")
             fresh = error.snapshot if isinstance(error.snapshot, NormalizedSnapshot) else snapshot
             fresh = self.scrubber.snapshot(fresh)
             return self._tell(call, "error", {"error": True, "message": str(error)}, fresh)
+        self.ledger.step_outcome(step, "done")
         page, note = await self._settle(result.snapshot)
         status: dict[str, Any] = {"error": False}
         if note:
@@ -240,7 +262,7 @@ class Orchestrator:
         return self._tell(call, "ok", status, page)
 
     async def _after_lost_answer(
-        self, call: ToolCall, seen: NormalizedSnapshot, why: str
+        self, call: ToolCall, seen: NormalizedSnapshot, why: str, step: int | None
     ) -> TurnOutcome:
         """The browser stopped answering during an approved irreversible step: what happened?
 
@@ -260,8 +282,10 @@ class Orchestrator:
             self.reporter.emit(PageSeen(page, self.guard.url_allowed(page.url)))
             verification = verify_completion(self.service, page)
             if verification.verified:
+                self.ledger.step_outcome(step, "done")
                 return TurnOutcome("done", verification.message, page, verified=True)
             if verification.failure_rule is not None:
+                self.ledger.step_outcome(step, "failed")
                 raise RunEnded("task_failed", verification.message)
         raise RunEnded(
             "outcome_unknown",

@@ -17,6 +17,7 @@ TaskReason = Literal[
     "mcp_error",  # the browser could not be kept alive, or answered what cannot be read
     "configuration_error",  # something to install, set or fix turned up mid-run
     "outcome_unknown",  # the browser stopped answering during an approved irreversible step
+    "journal_error",  # the journal could not record a step: nothing more was dispatched
     "verification_failed",  # success claimed but the rules never agreed
     "playbook_diverged",  # the playbook's step was not on the page and no model is configured
     "dry_run",  # nothing was executed
@@ -48,7 +49,7 @@ class TaskResult:
             return exit_codes.SUCCESS
         if self.reason in ("llm_error", "mcp_error", "outcome_unknown"):
             return exit_codes.CONNECTION
-        if self.reason == "configuration_error":
+        if self.reason in ("configuration_error", "journal_error"):
             return exit_codes.CONFIGURATION
         return exit_codes.FAILURE
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.errors import ConfigurationError, LLMError, SubTerminatorError
+from subterminator_tui.errors import (
+    ConfigurationError,
+    JournalWriteError,
+    LLMError,
+    SubTerminatorError,
+)
 from subterminator_tui.orchestrator.events import Outcome
 from subterminator_tui.orchestrator.result import TaskReason
 
@@ -53,12 +58,16 @@ class RunOptions:
     headed: bool = False
     dry_run: bool = False
     handoff_hint: str = ""
+    #: Verify the first page before any turn (after an interrupted run: it may be done).
+    verify_first: bool = False
 
 
 def reason_for(error: SubTerminatorError) -> TaskReason:
     """The TaskResult reason an error that ended a run maps to."""
     if isinstance(error, LLMError):
         return "llm_error"
+    if isinstance(error, JournalWriteError):
+        return "journal_error"
     if isinstance(error, ConfigurationError):
         return "configuration_error"
     # Connection losses, tool failures the loop could not absorb, unreadable snapshots.

@@ -6,13 +6,15 @@ starts runs through here and nowhere else.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from subterminator_tui.browser.tools import ALLOWED_TOOLS, MODEL_TOOL_NAMES
-from subterminator_tui.journal.store import Journal
-from subterminator_tui.orchestrator.events import Reporter
+from subterminator_tui.errors import JournalWriteError
+from subterminator_tui.journal.store import Journal, RunRow
+from subterminator_tui.orchestrator.events import Notice, Reporter
 from subterminator_tui.orchestrator.gates import HumanGate
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.loop import Orchestrator
@@ -35,14 +37,23 @@ class PreparedRun:
     checked: CheckedRequest
     browser: ServiceBrowser
     journal: Journal
+    #: Earlier runs of this service that a crash or a kill left unfinished.
+    interrupted: tuple[RunRow, ...] = ()
 
     async def run(self, gate: HumanGate, reporter: Reporter) -> TaskResult:
         """Build the pilot and the loop for ``gate`` and ``reporter``, and drive the run."""
+        for earlier in self.interrupted:
+            reporter.emit(Notice(interrupted_notice(self.journal, earlier), "warning"))
         orchestrator = self.orchestrator(gate, reporter)
         try:
-            return await orchestrator.run()
+            result = await orchestrator.run()
         finally:
             await orchestrator.pilot.aclose()
+        if result.run_id is not None:
+            for earlier in self.interrupted:
+                with contextlib.suppress(JournalWriteError):
+                    self.journal.close_interrupted(earlier.id, by_run=result.run_id)
+        return result
 
     def orchestrator(self, gate: HumanGate, reporter: Reporter) -> Orchestrator:
         """The loop for this run (the pilot's model client is created here)."""
@@ -64,6 +75,8 @@ class PreparedRun:
             headed=not opened.gateway.plan.headless,
             dry_run=checked.request.dry_run,
             handoff_hint=practice_hint() if opened.practice is not None else "",
+            # After an interrupted run the page is looked at first: it may be done already.
+            verify_first=bool(self.interrupted),
         )
         return Orchestrator(
             checked.service, opened.gateway, pilot, gate, reporter, guard, options, self.journal
@@ -82,7 +95,19 @@ async def prepared_run(request: RunRequest | CheckedRequest) -> AsyncIterator[Pr
             profile_dir=checked.profile_dir,
             practice_url=checked.request.practice_url,
         ) as opened:
-            yield PreparedRun(checked, opened, journal)
+            interrupted = tuple(journal.interrupted_runs(checked.service.id))
+            yield PreparedRun(checked, opened, journal, interrupted)
+
+
+def interrupted_notice(journal: Journal, run: RunRow) -> str:
+    """What the person hears about an interrupted run of the same service."""
+    steps = journal.steps(run.id)
+    last = f"; its last irreversible step: {steps[-1].state.replace('_', ' ')}" if steps else ""
+    return (
+        f"Run {run.id} of {run.service} was interrupted after {run.turns or 0} turn(s){last}. "
+        "This run looks at the page first and repeats nothing blindly: any irreversible step "
+        "asks you again."
+    )
 
 
 class CancelSession:

@@ -11,7 +11,7 @@ from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 
 ALL_REASONS: tuple[TaskReason, ...] = get_args(TaskReason)
 CONNECTION_ERRORS = ("llm_error", "mcp_error", "outcome_unknown")
-CONFIGURATION_ERRORS = ("configuration_error",)
+CONFIGURATION_ERRORS = ("configuration_error", "journal_error")
 FAILURES = tuple(
     reason
     for reason in ALL_REASONS

@@ -1,0 +1,100 @@
+"""The journal's rows as the views and the loop read them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+#: How an irreversible step stands, from its durable facts.
+StepState = Literal[
+    "asked", "rejected", "guided", "approved_not_dispatched", "dispatched_outcome_unknown", "done"
+]
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One run as the journal recorded it."""
+
+    id: int
+    service: str
+    model: str | None
+    pilot: str
+    started_at: float
+    ended_at: float | None
+    success: bool | None
+    verified: bool | None
+    reason: str | None
+    turns: int | None
+    final_url: str | None
+    error: str | None
+    message: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+
+
+@dataclass(frozen=True)
+class StepRow:
+    """One irreversible step's facts."""
+
+    id: int
+    turn: int
+    why: str
+    action: str
+    url: str | None
+    decision: str | None
+    dispatched_at: float | None
+    outcome: str | None
+
+    @property
+    def state(self) -> StepState:
+        """asked, rejected, guided, approved-not-dispatched, dispatched-outcome-unknown or done."""
+        if self.decision is None:
+            return "asked"
+        if self.decision == "reject":
+            return "rejected"
+        if self.decision == "guidance":
+            return "guided"
+        if self.dispatched_at is None:
+            return "approved_not_dispatched"
+        if self.outcome in (None, "unknown"):
+            return "dispatched_outcome_unknown"
+        return "done"
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    """One turn as the journal recorded it."""
+
+    turn: int
+    pilot: str
+    tool: str
+    arguments: dict[str, Any]
+    outcome: str | None
+    error: str | None
+    url: str | None
+    title: str | None
+    snapshot: str | None
+    latency: float | None
+    input_tokens: int | None
+    output_tokens: int | None
+
+
+def run_row(row: tuple[Any, ...]) -> RunRow:
+    """A RunRow from the columns of _RUN_COLUMNS, in order."""
+    return RunRow(
+        id=row[0],
+        service=row[1],
+        model=row[2],
+        pilot=row[3],
+        started_at=row[4],
+        ended_at=row[5],
+        success=None if row[6] is None else bool(row[6]),
+        verified=None if row[7] is None else bool(row[7]),
+        reason=row[8],
+        turns=row[9],
+        final_url=row[10],
+        error=row[11],
+        message=row[12],
+        input_tokens=row[13],
+        output_tokens=row[14],
+    )

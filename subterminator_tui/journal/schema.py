@@ -1,0 +1,118 @@
+"""The journal's tables, its schema version and the migrations between versions.
+
+Version 1 (runs, turns) had no version number; version 2 adds the facts of every
+irreversible step (question, decision, dispatch, outcome, each written when it
+happens) and the process that ran each run, so an interrupted run can be told
+from a live one. Files are migrated in place, in one transaction.
+"""
+
+from __future__ import annotations
+
+import apsw
+
+from subterminator_tui.errors import JournalError
+
+SCHEMA_VERSION = 2
+
+_VERSION_1 = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    service TEXT NOT NULL,
+    model TEXT,
+    pilot TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    success INTEGER,
+    verified INTEGER,
+    reason TEXT,
+    turns INTEGER,
+    final_url TEXT,
+    error TEXT,
+    message TEXT,
+    model_calls INTEGER,
+    input_tokens INTEGER,
+    output_tokens INTEGER
+);
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    turn INTEGER NOT NULL,
+    pilot TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    outcome TEXT,
+    error TEXT,
+    url TEXT,
+    title TEXT,
+    snapshot TEXT,
+    latency REAL,
+    input_tokens INTEGER,
+    output_tokens INTEGER
+);
+CREATE INDEX IF NOT EXISTS turns_by_run ON turns(run_id, turn);
+"""
+
+#: Each version's changes from the one before, applied in order.
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: (
+        "ALTER TABLE runs ADD COLUMN pid INTEGER",
+        "ALTER TABLE runs ADD COLUMN pid_started REAL",
+        """CREATE TABLE steps (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            turn INTEGER NOT NULL,
+            asked_at REAL NOT NULL,
+            why TEXT NOT NULL,
+            action TEXT NOT NULL,
+            url TEXT,
+            decision TEXT,
+            decided_at REAL,
+            dispatched_at REAL,
+            outcome TEXT,
+            finished_at REAL
+        )""",
+        "CREATE INDEX steps_by_run ON steps(run_id, id)",
+    ),
+}
+
+
+def schema_version(db: apsw.Connection) -> int:
+    """The file's version: ``user_version``, or 1 for a version-1 file that never set it."""
+    found = db.execute("PRAGMA user_version").fetchone()
+    version = int(found[0]) if found else 0
+    if version == 0:
+        has_runs = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='runs'"
+        ).fetchone()
+        return 1 if has_runs else 0
+    return version
+
+
+def migrate(db: apsw.Connection, path: str) -> None:
+    """Bring the file to SCHEMA_VERSION in one transaction; a newer file is refused."""
+    version = schema_version(db)
+    if version > SCHEMA_VERSION:
+        raise JournalError(
+            f"The journal {path} was written by a newer SubTerminator (schema {version}, this "
+            f"one knows {SCHEMA_VERSION}). Upgrade SubTerminator, or point SUBTERMINATOR_JOURNAL "
+            "at another file."
+        )
+    if version == SCHEMA_VERSION:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if version == 0:
+            for statement in _VERSION_1.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            version = 1
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in _MIGRATIONS[target]:
+                db.execute(statement)
+        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
