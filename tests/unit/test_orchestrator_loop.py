@@ -13,6 +13,7 @@ import pytest
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
 from subterminator_tui.errors import (
+    JournalWriteError,
     MCPConnectionError,
     MCPToolError,
     OutcomeUnknownError,
@@ -234,3 +235,47 @@ async def test_a_lost_answer_on_an_ordinary_step_goes_back_to_the_pilot(tmp_path
     result = await run.result()
     assert result.reason == "llm_no_action"
     assert "did not finish" in pilot.heard[0]["message"]
+
+
+async def test_a_rejected_turn_gets_its_outcome_and_its_step_the_decision(tmp_path: Path) -> None:
+    """Rejecting the final click: the turn row says rejected, the step says rejected."""
+    run = LoopRun(tmp_path, ScriptedPilot([finish_click()]), FakeBrowser(page("confirm")))
+    run.human.decisions = [Decision("reject")]
+    result = await run.result()
+    assert result.reason == "human_rejected" and result.run_id is not None
+    (turn,) = run.journal.turns(result.run_id)
+    assert turn.outcome == "rejected"
+    (step,) = run.journal.steps(result.run_id)
+    assert step.state == "rejected"
+
+
+async def test_an_approved_step_is_journaled_before_and_after_dispatch(tmp_path: Path) -> None:
+    """Approve the final click: question, decision, dispatch and outcome are all on record."""
+    claim = calls("complete_task", status="success", reason="Done.")
+    browser = FakeBrowser(page("confirm"))
+    browser.answer = lambda name, _args: page("done") if name == "browser_click" else browser.page
+    run = LoopRun(tmp_path, ScriptedPilot([finish_click(), claim]), browser)
+    run.human.decisions = [Decision("approve")]
+    result = await run.result()
+    assert result.reason == "completed" and result.run_id is not None
+    (step,) = run.journal.steps(result.run_id)
+    assert step.state == "done"
+
+
+class FullDiskJournal(Journal):
+    """A journal whose disk fills up the moment a dispatch is to be recorded."""
+
+    def record_dispatch(self, step_id: int) -> None:
+        raise JournalWriteError("The journal could not record the dispatch (disk full).")
+
+
+async def test_no_irreversible_step_goes_out_without_its_dispatch_record(tmp_path: Path) -> None:
+    """The disk fills before the dispatch fact: the click is not sent, the result still comes."""
+    run = LoopRun(tmp_path, ScriptedPilot([finish_click()]), FakeBrowser(page("confirm")))
+    run.orchestrator.ledger.journal = FullDiskJournal(tmp_path / "full.sqlite3")
+    run.journal = run.orchestrator.ledger.journal
+    run.human.decisions = [Decision("approve")]
+    result = await run.result()
+    assert (result.reason, result.exit_code) == ("journal_error", 2)
+    assert "disk full" in (result.error or "")
+    assert "browser_click" not in run.browser.dispatched()
