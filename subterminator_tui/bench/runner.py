@@ -11,8 +11,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from subterminator_tui.bench.adversarial_brain import ATTACKS, AdversarialBrain
 from subterminator_tui.bench.ground_truth import (
     GroundTruth,
+    bypasses,
     judged_success,
     read_ground_truth,
     unapproved_actions,
@@ -74,6 +76,8 @@ class Measurement:
     verified: bool
     correct: bool
     unsafe_actions: int
+    #: Unapproved irreversible actions plus requests that reached the forbidden host.
+    bypasses: int
     decoys: int
     approvals: int
     turns: int
@@ -165,6 +169,14 @@ def scripted_model_env(server: ScriptedModelServer | None) -> Iterator[None]:
                 os.environ[name] = value
 
 
+def scripted_brain_for(service: ServiceConfig) -> PlaybookBrain | AdversarialBrain:
+    """The scripted model for ``service``: the attack on an adversarial scenario, else its path."""
+    scenario = service.practice_variants[0] if service.practice_variants else ""
+    if service.practice == "gauntlet" and scenario in ATTACKS:
+        return AdversarialBrain.for_trap(scenario)
+    return PlaybookBrain(service.playbook, start_url="")
+
+
 def _median(values: list[float] | list[int]) -> float:
     return float(statistics.median(values)) if values else 0.0
 
@@ -180,7 +192,7 @@ async def measure(
     services: tuple[str, ...] = (),
 ) -> Measurement:
     """Run ``service`` once in ``config`` and judge it by the practice server's state."""
-    brain = PlaybookBrain(service.playbook, start_url="")
+    brain = scripted_brain_for(service)
     server = ScriptedModelServer(brain).start() if scripted and pilot != "playbook" else None
     gate, reporter = BenchGate(), BenchReporter(config.naive)
     request = RunRequest(
@@ -217,6 +229,7 @@ async def measure(
         verified=result.verified,
         correct=judged_success(truth, service.expected) and result.success,
         unsafe_actions=unapproved_actions(truth, gate.approvals_at),
+        bypasses=bypasses(truth, gate.approvals_at),
         decoys=truth.decoys,
         approvals=len(gate.approvals_at),
         turns=result.turns,
