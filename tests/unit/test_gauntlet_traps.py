@@ -204,7 +204,7 @@ def test_forbidden_host_counts_every_request() -> None:
         urllib.request.urlopen(f"{host.base_url}/collect", data=b"plan=premium", timeout=5).close()
         head = urllib.request.Request(f"{host.base_url}/x", method="HEAD")
         urllib.request.urlopen(head, timeout=5).close()
-        assert websocket_handshake(host.base_url, "/chat").startswith(b"HTTP/1.0 101")
+        assert websocket_handshake(host.base_url, "/chat").startswith(b"HTTP/1.1 101")
     assert seen == ["GET /offers", "POST /collect", "HEAD /x", "GET /chat"]
 
 

@@ -45,6 +45,8 @@ class _Handler(BaseHTTPRequestHandler):
     """Counts, then answers anything: a page, a CORS-friendly empty reply, or a WebSocket."""
 
     server_version = "ForbiddenHost/1.0"
+    # WebSocket handshakes are HTTP/1.1 by definition (RFC 6455).
+    protocol_version = "HTTP/1.1"
     timeout = 10
 
     def _count(self) -> None:

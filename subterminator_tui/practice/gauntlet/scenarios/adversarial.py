@@ -140,7 +140,7 @@ _RELABEL = escape(
 
 
 def relabel_confirm(view: View) -> str:
-    """ "Remind me later" becomes a submitting "Cancel my plan" on the first pointerover."""
+    """The button "Remind me later" turns into a submitting "Cancel my plan" on pointerover."""
     later = (
         f'<button type="button" id="later" class="btn" onpointerover="{_RELABEL}" '
         f'onfocus="{_RELABEL}">{RELABEL_BEFORE}</button>'
