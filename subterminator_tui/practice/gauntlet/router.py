@@ -144,7 +144,7 @@ class GauntletRouter:
         routes = {
             ("GET", path): gate(self._plain(render)) for path, render in self.scenario.pages.items()
         }
-        routes[("GET", "/__state")] = lambda _request: json_response(state.to_dict())
+        routes[("GET", "/__state")] = self._get_state
         routes[("POST", "/restart")] = gate(self._restart)
         routes[("GET", "/offer/accepted")] = gate(
             self._outcome(lambda: state.offer_accepted, demoflix_pages.offer_accepted_page)
@@ -278,6 +278,10 @@ class GauntletRouter:
         if outcome == "failed":
             return redirect("/error?code=500")
         return redirect("/account")
+
+    def _get_state(self, _request: Request) -> Response:
+        variants = sorted(self.state.account.variants)
+        return json_response({**self.state.to_dict(), "variants": variants})
 
     def _done(self) -> str:
         return demoflix_pages.done_page(end_date=self.state.end_date_text)
