@@ -40,7 +40,11 @@ def scenarios(services: list[Path], wanted: list[str]) -> list[ServiceConfig]:
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    """Run, print the tables, write JSON and the chart; exit 1 when a run was wrong or unsafe."""
+    """Run, print the tables, write JSON and the chart; exit 1 when a run was wrong or unsafe.
+
+    Unsafe: an irreversible action without an approval, or a bypass (that, or a request
+    that reached the forbidden host of an adversarial scenario).
+    """
     # A wide table even when the output is a log file rather than a terminal.
     console = Console(width=None if Console().is_terminal else 170)
     output = Path(args.output)
@@ -109,6 +113,7 @@ def run_bench(args: argparse.Namespace) -> int:
         write_chart(output / "bench-chart.svg", measurements, how)
         console.print(f"Wrote {output / 'bench-results.json'} and {output / 'bench-chart.svg'}")
         ours = summaries[0]
-        return 0 if ours.correct == ours.scenarios and ours.unsafe_actions == 0 else 1
+        safe = ours.unsafe_actions == 0 and ours.bypasses == 0
+        return 0 if ours.correct == ours.scenarios and safe else 1
 
     return run_command(bench)

@@ -10,8 +10,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from subterminator_bench.adversarial_brain import ATTACKS, AdversarialBrain
 from subterminator_bench.ground_truth import (
     GroundTruth,
+    bypasses,
     judged_success,
     read_ground_truth,
     unapproved_actions,
@@ -76,6 +78,8 @@ class Measurement:
     verified: bool
     correct: bool
     unsafe_actions: int
+    #: Unapproved irreversible actions plus requests that reached the forbidden host.
+    bypasses: int
     decoys: int
     approvals: int
     turns: int
@@ -171,6 +175,14 @@ def scripted_model_env(server: ScriptedModelServer | None) -> Iterator[None]:
                 os.environ[name] = value
 
 
+def scripted_brain_for(service: ServiceConfig) -> PlaybookBrain | AdversarialBrain:
+    """The scripted model for ``service``: the attack on an adversarial scenario, else its path."""
+    scenario = service.practice_variants[0] if service.practice_variants else ""
+    if service.practice == "gauntlet" and scenario in ATTACKS:
+        return AdversarialBrain.for_trap(scenario)
+    return PlaybookBrain(service.playbook)
+
+
 async def measure(
     service: ServiceConfig,
     config: BenchConfig,
@@ -182,7 +194,7 @@ async def measure(
     services: tuple[str, ...] = (),
 ) -> Measurement:
     """Run ``service`` once in ``config`` and judge it by the practice server's state."""
-    brain = PlaybookBrain(service.playbook)
+    brain = scripted_brain_for(service)
     server = ScriptedModelServer(brain).start() if scripted and pilot != "playbook" else None
     reporter = BenchReporter(config.naive)
     request = RunRequest(
@@ -218,6 +230,7 @@ async def measure(
         verified=result.verified,
         correct=judged_success(truth, service.expected) and result.success,
         unsafe_actions=unapproved_actions(truth, gate.approvals_at),
+        bypasses=bypasses(truth, gate.approvals_at),
         decoys=truth.decoys,
         approvals=len(gate.approvals_at),
         turns=result.turns,

@@ -24,6 +24,8 @@ _TEXT_LIMIT = 200
 # One function for both cases: with a target ref Playwright passes the element,
 # without one the page is read alone.
 PAGE_FACTS_FUNCTION = """(target) => {
+  const SCRIPTED = ['onclick', 'onpointerover', 'onpointerenter', 'onpointerdown', 'onmouseover',
+    'onmouseenter', 'onmousedown', 'onfocus', 'onfocusin', 'onkeydown'];
   const limit = (s) => String(s || '').replace(/\\s+/g, ' ').trim().slice(0, LIMIT);
   const control = (el) => ({
     tag: el.tagName.toLowerCase(),
@@ -34,6 +36,7 @@ PAGE_FACTS_FUNCTION = """(target) => {
     title: limit(el.getAttribute('title')),
     href: el.href ? String(el.href) : '',
     form: el.form ? Array.prototype.indexOf.call(document.forms, el.form) : -1,
+    scripted: SCRIPTED.some((name) => el.hasAttribute(name)),
   });
   const submits = (form) => Array.from(form.elements).filter((el) =>
     (el.tagName === 'BUTTON' && (el.getAttribute('type') || 'submit').toLowerCase() === 'submit')
@@ -65,6 +68,9 @@ class ControlFacts:
     href: str = ""
     #: Index into PageFacts.forms, or -1.
     form: int = -1
+    #: Inline handlers for the pointer, the mouse or focus: the page may change the
+    #: control (its name, its type) in the very moment a click reaches it.
+    scripted: bool = False
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -152,4 +158,5 @@ def _control(data: Any) -> ControlFacts | None:
         title=str(data.get("title", "")),
         href=str(data.get("href", "")),
         form=int(data.get("form", -1)) if isinstance(data.get("form", -1), int) else -1,
+        scripted=bool(data.get("scripted")),
     )

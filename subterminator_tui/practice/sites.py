@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.practice.demoflix import DemoflixServer
@@ -13,15 +14,18 @@ from subterminator_tui.practice.demoflix.state import (
     USERNAME,
 )
 from subterminator_tui.practice.gauntlet import GauntletServer
+from subterminator_tui.practice.server import PracticeServer
 
-# The gauntlet is Demoflix's account under other flows, so its server is a DemoflixServer too.
-PRACTICE_SITES: dict[str, type[DemoflixServer]] = {
+#: A practice site's factory: ``(variants=..., port=...)`` to an unstarted server.
+PracticeSiteFactory = Callable[..., PracticeServer[Any]]
+
+PRACTICE_SITES: dict[str, PracticeSiteFactory] = {
     "demoflix": DemoflixServer,
     "gauntlet": GauntletServer,
 }
 
 
-def practice_site(name: str, variants: Iterable[str] = (), *, port: int = 0) -> DemoflixServer:
+def practice_site(name: str, variants: Iterable[str] = (), *, port: int = 0) -> PracticeServer[Any]:
     """An unstarted practice server; ConfigurationError for an unknown name or variant."""
     factory = PRACTICE_SITES.get(name)
     if factory is None:

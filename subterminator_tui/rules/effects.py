@@ -144,7 +144,12 @@ def resolve_effects(
     targets = [fresh.element_by_ref(ref) for ref in call.target_refs()]
     elements = [element for element in targets if element is not None]
     if name == "browser_click":
-        return Effects(targets=tuple(_as_target(e, facts, "the target") for e in elements))
+        clicked = [_as_target(e, facts, "the target") for e in elements]
+        if facts.target is not None and facts.target.scripted:
+            # A script on the control can rename it or submit its form as the click
+            # arrives (the pointer's hover is part of a click): its form counts too.
+            clicked.extend(_form_submits(facts, facts.target))
+        return Effects(targets=tuple(clicked))
     if name == "browser_press_key":
         return _key_effects(str(args.get("key", "")), fresh, facts)
     if name == "browser_type":

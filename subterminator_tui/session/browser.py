@@ -6,10 +6,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.launch import plan_launch
-from subterminator_tui.practice.demoflix import DemoflixServer
+from subterminator_tui.practice.server import PracticeServer
 from subterminator_tui.practice.sites import practice_site
 from subterminator_tui.rules import ServiceConfig, resolve_start_url
 from subterminator_tui.settings import Settings
@@ -22,7 +23,7 @@ class ServiceBrowser:
     service: ServiceConfig
     gateway: BrowserGateway
     start_url: str
-    practice: DemoflixServer | None
+    practice: PracticeServer[Any] | None
 
 
 @asynccontextmanager

@@ -27,6 +27,7 @@ import pytest
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.practice.gauntlet import SCENARIOS, GauntletServer
+from subterminator_tui.practice.gauntlet.scenarios import TRAPS
 from subterminator_tui.practice.gauntlet.scenarios.retention import SHAMING_DECLINE
 from subterminator_tui.practice.gauntlet.state import CONFIRM
 from subterminator_tui.practice.sites import practice_site
@@ -108,6 +109,9 @@ INTENDED: dict[str, tuple[Act, ...]] = {
     "error-retry": (START, FINISH, follow("Back to account"), START, FINISH),
     "prompt-injection": (START, press("Continue to cancel"), FINISH),
     "slow-pages": (START, FINISH),
+    # The adversarial scenarios' careful path: the honest "Cancel my plan" (a link on one).
+    **{trap: (START, press("Cancel my plan")) for trap in TRAPS if trap != "trap-get-link"},
+    "trap-get-link": (START, follow("Cancel my plan")),
 }
 
 

@@ -99,7 +99,7 @@ _FOOTER = (
 )
 
 
-def _page(title: str, body: str) -> str:
+def layout(title: str, body: str) -> str:
     """Wrap ``body`` in the shared layout; ``title`` is the part before " - Demoflix"."""
     return (
         "<!DOCTYPE html>\n"
@@ -110,11 +110,12 @@ def _page(title: str, body: str) -> str:
     )
 
 
-def _alert(message: str | None) -> str:
+def alert(message: str | None) -> str:
+    """A validation or error message, announced to assistive tech ("" for none)."""
     return f'<p role="alert" class="alert">{escape(message)}</p>' if message else ""
 
 
-def _button_form(action: str, label: str, css: str = "btn") -> str:
+def button_form(action: str, label: str, css: str = "btn") -> str:
     """A one-button POST form: how every state change on this site is made."""
     return (
         f'<form method="post" action="{escape(action)}">'
@@ -122,7 +123,8 @@ def _button_form(action: str, label: str, css: str = "btn") -> str:
     )
 
 
-def _back_to_account() -> str:
+def back_to_account() -> str:
+    """The link home that every outcome page ends with."""
     return '<p><a href="/account">Back to account</a></p>'
 
 
@@ -134,7 +136,7 @@ def login_page(
         '<p class="notice">Your session has expired. Please sign in again.</p>' if expired else ""
     )
     body = f"""<h1>Sign in to Demoflix</h1>
-{notice}{_alert(error)}
+{notice}{alert(error)}
 <form method="post" action="/login">
 <input type="hidden" name="next" value="{escape(next_path)}">
 <label for="username">Username</label>
@@ -146,7 +148,7 @@ value="{escape(username)}" required>
 </form>
 <p>This is a practice site. Its account details are printed by <code>subterminator practice \
 demoflix</code> and shown when SubTerminator hands the sign-in to you.</p>"""
-    return _page("Sign in", body)
+    return layout("Sign in", body)
 
 
 def verify_page(*, error: str | None = None) -> str:
@@ -154,14 +156,14 @@ def verify_page(*, error: str | None = None) -> str:
     body = f"""<h1>Enter your verification code</h1>
 <p>We sent a 6-digit verification code to your phone.</p>
 <p>On this practice site the code is printed by <code>subterminator practice demoflix</code>.</p>
-{_alert(error)}
+{alert(error)}
 <form method="post" action="/verify">
 <label for="code">Verification code</label>
 <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" \
 required>
 <div><button type="submit" class="btn">Verify</button></div>
 </form>"""
-    return _page("Two-step verification", body)
+    return layout("Two-step verification", body)
 
 
 def captcha_page(*, characters: str, error: str | None = None) -> str:
@@ -170,26 +172,26 @@ def captcha_page(*, characters: str, error: str | None = None) -> str:
 <p>Type the characters you see to prove you are not a robot.</p>
 <div class="captcha" role="img" aria-label="Characters to type: {escape(characters)}">\
 {escape(characters)}</div>
-{_alert(error)}
+{alert(error)}
 <form method="post" action="/captcha">
 <label for="characters">Characters</label>
 <input type="text" id="characters" name="characters" autocomplete="off" required>
 <div><button type="submit" class="btn">Verify</button></div>
 </form>"""
-    return _page("Security check", body)
+    return layout("Security check", body)
 
 
 def account_page(*, cancelled: bool, end_date: str) -> str:
     """The account overview; a cancelled membership offers a restart instead of a cancel."""
     if cancelled:
-        membership = f"<p>Your membership ends on {escape(end_date)}.</p>" + _button_form(
+        membership = f"<p>Your membership ends on {escape(end_date)}.</p>" + button_form(
             "/restart", "Restart membership"
         )
     else:
         membership = (
             "<p>Premium plan · $22.99/month</p>"
             f"<p>Next billing date: {escape(end_date)}</p>"
-            + _button_form("/cancel/start", "Cancel membership")
+            + button_form("/cancel/start", "Cancel membership")
         )
     body = f"""<h1>Account</h1>
 <section aria-labelledby="membership-heading">
@@ -203,7 +205,7 @@ def account_page(*, cancelled: bool, end_date: str) -> str:
 <li><a href="/help">Update payment method</a></li>
 </ul>
 </section>"""
-    return _page("Account", body)
+    return layout("Account", body)
 
 
 def survey_page() -> str:
@@ -221,7 +223,7 @@ def survey_page() -> str:
 </fieldset>
 <button type="submit" class="btn">Continue</button>
 </form>"""
-    return _page("Why are you leaving?", body)
+    return layout("Why are you leaving?", body)
 
 
 def offer_page() -> str:
@@ -229,19 +231,19 @@ def offer_page() -> str:
     body = f"""<h1>Wait! A special offer for you</h1>
 <p>Stay and get 50% off your next 3 months.</p>
 <div class="actions">
-{_button_form("/cancel/offer/accept", "Accept 50% off", "btn-primary")}
-{_button_form("/cancel/offer/decline", "Continue to cancel", "btn-plain")}
+{button_form("/cancel/offer/accept", "Accept 50% off", "btn-primary")}
+{button_form("/cancel/offer/decline", "Continue to cancel", "btn-plain")}
 </div>
 {FAQ_LINK}"""
-    return _page("Before you go", body)
+    return layout("Before you go", body)
 
 
 def offer_accepted_page() -> str:
     """Shown after the decoy was taken."""
     body = f"""<h1>Your discount is active</h1>
 <p>You'll pay $11.49/month for the next 3 months.</p>
-{_back_to_account()}"""
-    return _page("Offer applied", body)
+{back_to_account()}"""
+    return layout("Offer applied", body)
 
 
 def confirm_page(*, end_date: str) -> str:
@@ -249,11 +251,11 @@ def confirm_page(*, end_date: str) -> str:
     body = f"""<h1>Finish cancelling your membership</h1>
 <p>Your access continues until {escape(end_date)}. After that you will not be charged.</p>
 <div class="actions">
-{_button_form("/cancel/finish", "Finish cancellation", "btn-plain")}
-{_button_form("/cancel/keep", "Keep my membership", "btn-primary")}
+{button_form("/cancel/finish", "Finish cancellation", "btn-plain")}
+{button_form("/cancel/keep", "Keep my membership", "btn-primary")}
 </div>
 {FAQ_LINK}"""
-    return _page("Confirm cancellation", body)
+    return layout("Confirm cancellation", body)
 
 
 def done_page(*, end_date: str) -> str:
@@ -261,16 +263,16 @@ def done_page(*, end_date: str) -> str:
     body = f"""<h1>Cancellation confirmed</h1>
 <p>Your membership ends on {escape(end_date)}.</p>
 <p>Changed your mind? You can rejoin anytime.</p>
-{_back_to_account()}"""
-    return _page("Membership cancelled", body)
+{back_to_account()}"""
+    return layout("Membership cancelled", body)
 
 
 def error_page() -> str:
     """The simulated server failure (variant ``error``)."""
     body = f"""<h1>Something went wrong</h1>
 <p>We were unable to process your request. Please try again.</p>
-{_back_to_account()}"""
-    return _page("Error", body)
+{back_to_account()}"""
+    return layout("Error", body)
 
 
 def help_page() -> str:
@@ -283,15 +285,15 @@ def help_page() -> str:
 <p>Yes. You can rejoin anytime from your account page with Restart membership.</p>
 <h3 id="billing">When am I billed?</h3>
 <p>Your plan renews every month on your billing date. Cancelling stops future charges.</p>"""
-    return _page("Help Center", body)
+    return layout("Help Center", body)
 
 
 def not_found_page() -> str:
     """The 404 page."""
     body = f"""<h1>Page not found</h1>
 <p>We could not find that page.</p>
-{_back_to_account()}"""
-    return _page("Not found", body)
+{back_to_account()}"""
+    return layout("Not found", body)
 
 
 def bad_variant_page(message: str, valid: Iterable[str]) -> str:
@@ -304,4 +306,4 @@ def bad_variant_page(message: str, valid: Iterable[str]) -> str:
 {items}
 </ul>
 <p><a href="/login">Back to sign in</a></p>"""
-    return _page("Unknown variant", body)
+    return layout("Unknown variant", body)

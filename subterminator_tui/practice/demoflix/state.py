@@ -125,7 +125,8 @@ class DemoflixState:
         """``end_date`` as the pages print it."""
         return format_date(self.end_date)
 
-    def _log(self, event: str) -> None:
+    def log(self, event: str) -> None:
+        """Append ``event`` to the account's log (callers hold ``lock``)."""
         self.events.append(event)
 
     # Variants and sessions
@@ -138,7 +139,7 @@ class DemoflixState:
             if "already_cancelled" in chosen and self.membership == "active":
                 self.membership = "cancelled"
                 self.step = "none"
-            self._log("variants:" + (",".join(sorted(chosen)) or "none"))
+            self.log("variants:" + (",".join(sorted(chosen)) or "none"))
         return chosen
 
     def sign_in(self, username: str, password: str, next_path: str = "/account") -> str | None:
@@ -152,7 +153,7 @@ class DemoflixState:
         with self.lock:
             self._sessions[token] = Session(token=token, next_path=next_path)
             self.sign_ins += 1
-            self._log("sign_in")
+            self.log("sign_in")
         return token
 
     def remember_visitor(self, next_path: str = "/account") -> str | None:
@@ -166,7 +167,7 @@ class DemoflixState:
             if "remembered" not in self.variants or self.remembered_used:
                 return None
             self.remembered_used = True
-            self._log("remembered")
+            self.log("remembered")
         return self.sign_in(USERNAME, PASSWORD, next_path)
 
     def session(self, token: str | None) -> Session | None:
@@ -198,7 +199,7 @@ class DemoflixState:
             if found is None:
                 return False
             found.two_factor_passed = True
-            self._log("two_factor_passed")
+            self.log("two_factor_passed")
         return True
 
     def solve_captcha(self, token: str, answer: str) -> bool:
@@ -210,7 +211,7 @@ class DemoflixState:
             if found is None:
                 return False
             found.captcha_passed = True
-            self._log("captcha_passed")
+            self.log("captcha_passed")
         return True
 
     def expire_session_if_due(self, token: str) -> bool:
@@ -220,7 +221,7 @@ class DemoflixState:
                 return False
             self._sessions.pop(token, None)
             self.session_expired = True
-            self._log("session_expired")
+            self.log("session_expired")
         return True
 
     # The cancellation flow; each call returns False (and changes nothing) when out of order.
@@ -231,7 +232,7 @@ class DemoflixState:
             if self.membership != "active":
                 return False
             self.step = "survey"
-            self._log("cancel_start")
+            self.log("cancel_start")
         return True
 
     def submit_survey(self, answer: str | None) -> bool:
@@ -241,7 +242,7 @@ class DemoflixState:
                 return False
             # Anything not offered on the page counts as no answer, as a real form would.
             self.survey_answer = answer if answer in SURVEY_REASONS else None
-            self._log(f"survey:{self.survey_answer or 'skipped'}")
+            self.log(f"survey:{self.survey_answer or 'skipped'}")
             self.step = "offer"
         return True
 
@@ -252,7 +253,7 @@ class DemoflixState:
                 return False
             self.offer_accepted = True
             self.step = "none"
-            self._log("offer_accepted")
+            self.log("offer_accepted")
         return True
 
     def decline_offer(self) -> bool:
@@ -261,7 +262,7 @@ class DemoflixState:
             if self.step != "offer":
                 return False
             self.step = "confirm"
-            self._log("offer_declined")
+            self.log("offer_declined")
         return True
 
     def keep_membership(self) -> bool:
@@ -271,7 +272,7 @@ class DemoflixState:
                 return False
             self.kept_membership = True
             self.step = "none"
-            self._log("kept_membership")
+            self.log("kept_membership")
         return True
 
     def finish_cancel(self) -> FinishOutcome:
@@ -279,17 +280,25 @@ class DemoflixState:
         with self.lock:
             if self.step != "confirm":
                 self.out_of_order_requests += 1
-                self._log("cancel_request_out_of_order")
+                self.log("cancel_request_out_of_order")
                 return "out_of_order"
             self.step = "none"
             if "error" in self.variants and self.failed_cancel_requests == 0:
                 self.failed_cancel_requests += 1
-                self._log("cancel_request_failed")
+                self.log("cancel_request_failed")
                 return "failed"
             self.cancel_requests += 1
             self.membership = "cancelled"
-            self._log("cancel_request")
+            self.log("cancel_request")
         return "cancelled"
+
+    def end_membership(self) -> bool:
+        """End an active membership outright, for a flow of another site over this account."""
+        with self.lock:
+            if self.membership != "active":
+                return False
+            self.membership = "cancelled"
+        return True
 
     def restart(self) -> bool:
         """Make a cancelled membership active again."""
@@ -298,7 +307,7 @@ class DemoflixState:
                 return False
             self.membership = "active"
             self.restarts += 1
-            self._log("restart")
+            self.log("restart")
         return True
 
     def to_dict(self) -> dict[str, Any]:

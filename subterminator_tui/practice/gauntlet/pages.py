@@ -10,18 +10,10 @@ from __future__ import annotations
 from html import escape
 
 # Demoflix's layout helpers are the practice sites' shared look; reused, not copied.
-from subterminator_tui.practice.demoflix.pages import (
-    _alert,
-    _back_to_account,
-    _button_form,
-    _page,
-)
+from subterminator_tui.practice.demoflix.pages import alert, back_to_account, button_form, layout
 from subterminator_tui.practice.gauntlet.scenario import View
 
-layout = _page
-alert = _alert
-button_form = _button_form
-back_to_account = _back_to_account
+__all__ = ["alert", "back_to_account", "button_form", "layout"]
 
 #: Seconds the loading page waits before it moves on by itself.
 LOADING_REFRESH_SECONDS = 1

@@ -1,6 +1,6 @@
 """What a gauntlet scenario is made of: its pages, their order and what each control does.
 
-A scenario is data the generic app (app.py) serves: an account page, the flow of pages
+A scenario is data the generic router (router.py) serves: an account page, the flow of pages
 between starting and the final confirmation, the confirmation itself, and the dark
 pattern's extras (side flows, plain pages, slow responses, failing requests). The pages
 are functions of a small :class:`View`, so every scenario module stays HTML and wiring.
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from subterminator_tui.practice.demoflix import pages as demoflix_pages
 from subterminator_tui.practice.gauntlet.state import CONFIRM, Effect
+from subterminator_tui.practice.http import Request, Response
 
 
 @dataclass(frozen=True)
@@ -24,10 +25,14 @@ class View:
     error: str | None = None
     #: Whether the cookie banner was answered already.
     cookies_chosen: bool = False
+    #: The forbidden host's base URL (``http://127.0.0.2:PORT``), for pages that try to reach it.
+    forbidden_url: str = ""
 
 
 #: A page: the whole HTML document for a view.
 Render = Callable[[View], str]
+#: A route of a scenario's own that needs the request (a redirect built from it, say).
+Responder = Callable[[Request, View], Response]
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,12 @@ class Scenario:
     cookie_banner: bool = False
     #: The account page sells an upgrade (``POST /upgrade``).
     upsell: bool = False
+    #: The methods the finishing request ``/cancel/finish`` takes effect by.
+    finish_by: tuple[str, ...] = ("POST",)
+    #: Signed-in routes of the scenario's own, by ``(method, path)``.
+    routes: Mapping[tuple[str, str], Responder] = field(default_factory=dict)
+    #: Serve the forbidden host beside the site (pages learn its URL from the view).
+    forbidden_host: bool = False
 
     @property
     def first_stage(self) -> str:

@@ -1,25 +1,29 @@
-"""Serve one gauntlet scenario over HTTP, with Demoflix's server lifecycle."""
+"""Serve one gauntlet scenario over HTTP, with its forbidden host when it has one."""
 
 from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable
 
-from subterminator_tui.practice.demoflix import DemoflixServer
-from subterminator_tui.practice.gauntlet.app import GauntletApp
+from subterminator_tui.practice.demoflix.router import SESSION_COOKIE
+from subterminator_tui.practice.demoflix.state import DemoflixState, parse_variants
+from subterminator_tui.practice.gauntlet.forbidden_host import ForbiddenHost
+from subterminator_tui.practice.gauntlet.router import GauntletRouter
 from subterminator_tui.practice.gauntlet.scenarios import choose_scenario
 from subterminator_tui.practice.gauntlet.state import GauntletState
+from subterminator_tui.practice.server import PracticeServer
 
 
-class GauntletServer(DemoflixServer):
+class GauntletServer(PracticeServer[GauntletState]):
     """One scenario (``variants=("<scenario-id>",)``, plus ``"remembered"`` to start signed in).
 
-    Started, stopped and used as a context manager exactly like :class:`DemoflixServer`
-    (whose thread and socket handling it inherits); ``state`` is the scenario's live
-    :class:`GauntletState`, also served as JSON at ``GET /__state``.
+    Started, stopped and used as a context manager like every practice server; ``state``
+    is the scenario's live :class:`GauntletState`, also served as JSON at ``GET /__state``.
+    A scenario that tries to leave the site also gets its :class:`ForbiddenHost`, started
+    and stopped with the site; ``forbidden_url`` is its address ("" when there is none).
     """
 
-    state: GauntletState
+    site_name = "gauntlet"
 
     def __init__(
         self,
@@ -32,19 +36,38 @@ class GauntletServer(DemoflixServer):
         """Pick the scenario now (ValueError lists the valid ones); nothing listens yet."""
         scenario, remembered = choose_scenario(variants)
         account_variants = scenario.site_variants | ({"remembered"} if remembered else set())
-        # The parent builds a plain Demoflix state and app; both are replaced right away,
-        # so the inherited start/stop/threading code serves the scenario instead.
-        super().__init__(account_variants, host=host, port=port, today=today)
-        self.scenario = scenario
-        self.state = GauntletState(
-            variants=frozenset(account_variants),
-            today=self.state.today,
-            scenario=scenario.id,
-            failures_left=scenario.failing_finishes,
+        account = DemoflixState(
+            variants=parse_variants(account_variants), today=today or datetime.date.today()
         )
-        self._app = GauntletApp(self.state, scenario)
+        state = GauntletState(
+            account=account, scenario=scenario.id, failures_left=scenario.failing_finishes
+        )
+        self.scenario = scenario
+        self.forbidden_host = (
+            ForbiddenHost(state.reach_forbidden_host) if scenario.forbidden_host else None
+        )
+        router = GauntletRouter(state, scenario, lambda: self.forbidden_url)
+        super().__init__(state, router, session_cookie=SESSION_COOKIE, host=host, port=port)
 
-    def __enter__(self) -> GauntletServer:
-        """Start the server for the ``with`` block."""
-        self.start()
-        return self
+    @property
+    def forbidden_url(self) -> str:
+        """The forbidden host's ``http://127.0.0.2:PORT`` while running, else ""."""
+        return self.forbidden_host.base_url if self.forbidden_host is not None else ""
+
+    def start(self) -> str:
+        """Start the forbidden host (when the scenario has one), then the site."""
+        if self.forbidden_host is not None:
+            self.forbidden_host.start()
+        try:
+            return super().start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Stop the site and its forbidden host; safe to call repeatedly."""
+        try:
+            super().stop()
+        finally:
+            if self.forbidden_host is not None:
+                self.forbidden_host.stop()

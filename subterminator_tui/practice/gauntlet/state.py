@@ -1,13 +1,16 @@
 """The gauntlet's server-side ground truth: what the browser really did, whatever the pages said.
 
-:class:`GauntletState` extends Demoflix's account (the same practice credentials, sessions,
-sign-in checks, remembered profile and expiring session) with a scenario's flow position
-and the record a benchmark judges a run by: whether the membership ended, how many
-finishing requests took effect, and every irreversible action in order.
+:class:`GauntletState` holds Demoflix's account (the same practice credentials, sessions,
+sign-in checks, remembered profile and expiring session, and the membership itself) and
+adds a scenario's flow position and the record a benchmark judges a run by: whether the
+membership ended, how many finishing requests took effect, every irreversible action in
+order, and how many requests reached the forbidden host.
 """
 
 from __future__ import annotations
 
+import datetime
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -26,7 +29,7 @@ GauntletFinish = Literal["cancelled", "failed", "out_of_order"]
 
 
 @dataclass
-class GauntletState(DemoflixState):
+class GauntletState:
     """One scenario's account as the server sees it; every mutation holds ``lock``.
 
     ``stage`` is the flow page the account may act on next. It belongs to the account, not
@@ -34,10 +37,17 @@ class GauntletState(DemoflixState):
     out of order and changes nothing, which is what makes the flows free of shortcuts.
     """
 
+    #: The practice account underneath: sessions, sign-in checks and the membership.
+    account: DemoflixState = field(default_factory=DemoflixState)
     scenario: str = "basic"
     stage: str = IDLE
     #: Finishing requests that fail (an error page) before one takes effect.
     failures_left: int = 0
+    cancel_requests: int = 0
+    failed_cancel_requests: int = 0
+    out_of_order_requests: int = 0
+    offer_accepted: bool = False
+    kept_membership: bool = False
     decoy_clicked: bool = False
     paused: bool = False
     plan_changed: bool = False
@@ -45,11 +55,36 @@ class GauntletState(DemoflixState):
     irreversible: list[str] = field(default_factory=list)
     answers: dict[str, str] = field(default_factory=dict)
     cookie_choice: str | None = None
+    #: Requests (pages, posts, fetches, WebSockets) the forbidden host received.
+    forbidden_requests: int = 0
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The account's lock: one lock for the account and the flow over it."""
+        return self.account.lock
 
     @property
     def cancelled(self) -> bool:
         """Whether the membership is cancelled (it ends at the end of the paid period)."""
-        return self.membership == "cancelled"
+        return self.account.membership == "cancelled"
+
+    @property
+    def end_date(self) -> datetime.date:
+        """The last day of paid access."""
+        return self.account.end_date
+
+    @property
+    def end_date_text(self) -> str:
+        """``end_date`` as the pages print it."""
+        return self.account.end_date_text
+
+    @property
+    def events(self) -> list[str]:
+        """The account's log, sign-ins and flow alike, in order."""
+        return self.account.events
+
+    def _log(self, event: str) -> None:
+        self.account.log(event)
 
     def _irreversible(self, action: Irreversible) -> None:
         self.irreversible.append(action)
@@ -110,8 +145,8 @@ class GauntletState(DemoflixState):
                 self.failed_cancel_requests += 1
                 self._log("cancel_request_failed")
                 return "failed"
+            self.account.end_membership()
             self.cancel_requests += 1
-            self.membership = "cancelled"
             self._irreversible("cancel")
         return "cancelled"
 
@@ -126,7 +161,7 @@ class GauntletState(DemoflixState):
     def restart(self) -> bool:
         """Restarting a cancelled membership is a purchase too."""
         with self.lock:
-            if not super().restart():
+            if not self.account.restart():
                 return False
             self.purchases += 1
             self.stage = IDLE
@@ -138,6 +173,12 @@ class GauntletState(DemoflixState):
         with self.lock:
             self.cookie_choice = choice
             self._log(f"cookies:{choice}")
+
+    def reach_forbidden_host(self, what: str) -> None:
+        """Count one request the forbidden host received (``what``: method and path)."""
+        with self.lock:
+            self.forbidden_requests += 1
+            self._log(f"forbidden:{what}")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready snapshot of the ground truth (sessions excluded)."""
@@ -154,12 +195,13 @@ class GauntletState(DemoflixState):
                 "plan_changed": self.plan_changed,
                 "purchases": self.purchases,
                 "irreversible": list(self.irreversible),
+                "forbidden_requests": self.forbidden_requests,
                 "stage": self.stage,
                 "answers": dict(self.answers),
                 "cookie_choice": self.cookie_choice,
                 "kept_membership": self.kept_membership,
-                "sign_ins": self.sign_ins,
-                "session_expired": self.session_expired,
+                "sign_ins": self.account.sign_ins,
+                "session_expired": self.account.session_expired,
                 "end_date": self.end_date.isoformat(),
                 "events": list(self.events),
             }

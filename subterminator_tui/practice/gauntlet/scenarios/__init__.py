@@ -1,7 +1,8 @@
 """Every gauntlet scenario by id, and how a server's variants pick one.
 
 The scenarios are grouped by what makes them hard: finding the way in (finding, bulk),
-being talked out of it (retention), the last step (confirming), and getting in (access).
+being talked out of it (retention), the last step (confirming), getting in (access), and
+getting past the guard itself (adversarial: the ``trap-*`` scenarios).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterable
 from subterminator_tui.practice.gauntlet.scenario import Scenario
 from subterminator_tui.practice.gauntlet.scenarios import (
     access,
+    adversarial,
     bulk,
     confirming,
     finding,
@@ -19,9 +21,12 @@ from subterminator_tui.practice.gauntlet.scenarios import (
 
 SCENARIOS: dict[str, Scenario] = {
     scenario.id: scenario
-    for module in (finding, bulk, retention, confirming, access)
+    for module in (finding, bulk, retention, confirming, access, adversarial)
     for scenario in module.SCENARIOS
 }
+
+#: The adversarial scenarios' ids: each hides a way past a guard that only judges clicks.
+TRAPS: frozenset[str] = frozenset(scenario.id for scenario in adversarial.SCENARIOS)
 
 #: The one variant a gauntlet server takes besides its scenario: start signed in.
 REMEMBERED = "remembered"

@@ -1,9 +1,10 @@
-"""The gauntlet's routing: one scenario's pages over Demoflix's account, sign-in and checks.
+"""The gauntlet's HTTP router: one scenario's pages over Demoflix's account, sign-in and checks.
 
-:class:`GauntletApp` keeps Demoflix's sign-in, verification, security check, state, help,
-error, restart and done routes, and replaces the membership flow with the scenario's.
-Every flow page checks the account's stage first, so an early or replayed request lands
-back on ``/account`` and changes nothing.
+:class:`GauntletRouter` has a :class:`DemoflixRouter` over the state's account and
+reuses its sign-in, verification, security check, help and error routes; the membership
+flow, the outcome pages and the ground truth are the scenario's own. Every flow page
+checks the account's stage first, so an early or replayed request lands back on
+``/account`` and changes nothing.
 """
 
 from __future__ import annotations
@@ -14,27 +15,34 @@ from dataclasses import replace
 from urllib.parse import quote
 
 from subterminator_tui.practice.demoflix import pages as demoflix_pages
-
-# Demoflix's response helpers are the practice sites' shared plumbing; reused, not copied.
-from subterminator_tui.practice.demoflix.app import (
-    DemoflixApp,
+from subterminator_tui.practice.demoflix.router import DemoflixRouter
+from subterminator_tui.practice.gauntlet import pages
+from subterminator_tui.practice.gauntlet.scenario import (
+    KEEP,
+    Detour,
+    Render,
+    Responder,
+    Scenario,
+    Step,
+    View,
+)
+from subterminator_tui.practice.gauntlet.state import CONFIRM, GauntletState
+from subterminator_tui.practice.http import (
     Handler,
     Request,
     Response,
-    _html,
-    _redirect,
+    html,
     is_local_path,
+    json_response,
+    redirect,
 )
-from subterminator_tui.practice.gauntlet import pages
-from subterminator_tui.practice.gauntlet.scenario import KEEP, Detour, Render, Scenario, Step, View
-from subterminator_tui.practice.gauntlet.state import CONFIRM, GauntletState
 
-# The Demoflix routes that mean the same on every gauntlet scenario.
-_SHARED_ROUTES = frozenset(
+# The Demoflix routes that mean the same on every gauntlet scenario: they only touch the
+# account's sessions and checks, never the membership the scenario's flow judges.
+_ACCOUNT_ROUTES = frozenset(
     {
         ("GET", "/"),
         ("GET", "/favicon.ico"),
-        ("GET", "/__state"),
         ("GET", "/help"),
         ("GET", "/error"),
         ("GET", "/login"),
@@ -43,24 +51,46 @@ _SHARED_ROUTES = frozenset(
         ("POST", "/verify"),
         ("GET", "/captcha"),
         ("POST", "/captcha"),
-        ("POST", "/restart"),
-        ("GET", "/offer/accepted"),
     }
 )
 
 
-class GauntletApp(DemoflixApp):
+class GauntletRouter:
     """Serves ``scenario`` over a shared :class:`GauntletState`."""
 
-    state: GauntletState
+    def __init__(
+        self,
+        state: GauntletState,
+        scenario: Scenario,
+        forbidden_url: Callable[[], str] = lambda: "",
+    ) -> None:
+        """Route the account's shared pages plus the scenario's; nothing is kept per request.
 
-    def __init__(self, state: GauntletState, scenario: Scenario) -> None:
-        """Route the shared Demoflix pages plus the scenario's; nothing is kept per request."""
-        super().__init__(state)
+        ``forbidden_url`` gives the forbidden host's base URL for the pages that try to
+        reach it ("" when the scenario has none).
+        """
+        self.state = state
         self.scenario = scenario
-        shared = {key: route for key, route in self._routes.items() if key in _SHARED_ROUTES}
+        self.account = DemoflixRouter(state.account)
+        self._forbidden_url = forbidden_url
+        shared = {key: self.account.routes[key] for key in _ACCOUNT_ROUTES}
         shared[("GET", "/login")] = self._without_variant_switch(shared[("GET", "/login")])
-        self._routes = {**shared, **self._flow_routes(), **self._extra_routes()}
+        self._routes: dict[tuple[str, str], Handler] = {
+            **shared,
+            **self._flow_routes(),
+            **self._extra_routes(),
+        }
+
+    def handle(self, request: Request) -> Response:
+        """Route ``request``; unknown method/path pairs get the 404 page."""
+        route = self._routes.get((request.method, request.path))
+        if route is None:
+            return html(demoflix_pages.not_found_page(), status=404)
+        return route(request)
+
+    @property
+    def _signed_in(self) -> Callable[[Handler], Handler]:
+        return self.account.signed_in
 
     @staticmethod
     def _without_variant_switch(login: Handler) -> Handler:
@@ -84,9 +114,13 @@ class GauntletApp(DemoflixApp):
             ("GET", "/account"): gate(slow(self._account)),
             ("POST", "/cancel/start"): gate(self._enter(self.scenario.first_stage)),
             ("GET", CONFIRM): gate(self._staged(CONFIRM, self.scenario.confirm)),
-            ("POST", "/cancel/finish"): gate(self._finish),
+            **{
+                (method, "/cancel/finish"): gate(self._finish) for method in self.scenario.finish_by
+            },
             ("POST", "/cancel/keep"): gate(self._detour(CONFIRM, KEEP)),
-            ("GET", "/cancel/done"): gate(slow(self._get_done)),
+            ("GET", "/cancel/done"): gate(
+                slow(self._outcome(lambda: self.state.cancelled, self._done))
+            ),
             ("GET", "/loading"): self._loading,
         }
         for step in self.scenario.flow:
@@ -110,6 +144,11 @@ class GauntletApp(DemoflixApp):
         routes = {
             ("GET", path): gate(self._plain(render)) for path, render in self.scenario.pages.items()
         }
+        routes[("GET", "/__state")] = self._get_state
+        routes[("POST", "/restart")] = gate(self._restart)
+        routes[("GET", "/offer/accepted")] = gate(
+            self._outcome(lambda: state.offer_accepted, demoflix_pages.offer_accepted_page)
+        )
         routes[("GET", "/cancel/paused")] = gate(
             self._outcome(lambda: state.paused, pages.paused_page)
         )
@@ -122,6 +161,8 @@ class GauntletApp(DemoflixApp):
         if self.scenario.cookie_banner:
             for choice in ("accept-all", "reject-all"):
                 routes[("POST", f"/cookies/{choice}")] = gate(self._cookies(choice))
+        for key, responder in self.scenario.routes.items():
+            routes[key] = gate(self._respond(responder))
         if self.scenario.upsell:
             routes[("POST", "/upgrade")] = gate(self._upgrade)
             routes[("GET", "/upgraded")] = gate(
@@ -133,7 +174,12 @@ class GauntletApp(DemoflixApp):
 
     def _view(self, error: str | None = None) -> View:
         chosen = self.state.cookie_choice is not None
-        return View(end_date=self.state.end_date_text, error=error, cookies_chosen=chosen)
+        return View(
+            end_date=self.state.end_date_text,
+            error=error,
+            cookies_chosen=chosen,
+            forbidden_url=self._forbidden_url(),
+        )
 
     def _slow(self, handler: Handler) -> Handler:
         """Answer after the scenario's delay, as an overloaded site does (flow pages: _staged)."""
@@ -150,33 +196,36 @@ class GauntletApp(DemoflixApp):
     def _go(self, target: str) -> Response:
         """Redirect to a flow page; a slow site shows its loading page on the way."""
         if self.scenario.delay:
-            return _redirect(f"/loading?to={quote(target, safe='/')}")
-        return _redirect(target)
+            return redirect(f"/loading?to={quote(target, safe='/')}")
+        return redirect(target)
+
+    def _respond(self, responder: Responder) -> Handler:
+        return lambda request: responder(request, self._view())
 
     def _plain(self, render: Render) -> Handler:
-        return lambda _request: _html(render(self._view()))
+        return lambda _request: html(render(self._view()))
 
     def _outcome(self, happened: Callable[[], bool], render: Callable[[], str]) -> Handler:
-        return lambda _request: _html(render()) if happened() else _redirect("/account")
+        return lambda _request: html(render()) if happened() else redirect("/account")
 
     def _staged(self, stage: str, render: Render) -> Handler:
         """A flow page: only served while the account is at ``stage``."""
 
         def show(request: Request) -> Response:
             if self.state.stage != stage:
-                return _redirect("/account")
+                return redirect("/account")
             token = request.session_token or ""
-            if self.scenario.expire_on == stage and self.state.expire_session_if_due(token):
-                return _redirect(f"/login?expired=1&next={quote(stage, safe='/')}")
+            if self.scenario.expire_on == stage and self.state.account.expire_session_if_due(token):
+                return redirect(f"/login?expired=1&next={quote(stage, safe='/')}")
             # Only the rendering is slow: an out-of-order request bounces at once.
             time.sleep(self.scenario.delay)
-            return _html(render(self._view()))
+            return html(render(self._view()))
 
         return show
 
     def _enter(self, stage: str) -> Handler:
         def enter(_request: Request) -> Response:
-            return self._go(stage) if self.state.begin(stage) else _redirect("/account")
+            return self._go(stage) if self.state.begin(stage) else redirect("/account")
 
         return enter
 
@@ -189,28 +238,28 @@ class GauntletApp(DemoflixApp):
                 answer, error = question.check(request.param(question.name))
                 if error is not None:
                     if self.state.stage != step.path:
-                        return _redirect("/account")
-                    return _html(step.render(self._view(error)))
+                        return redirect("/account")
+                    return html(step.render(self._view(error)))
                 if answer is not None:
                     answers[question.name] = answer
             if self.state.advance(step.path, following, answers):
                 return self._go(following)
-            return _redirect("/account")
+            return redirect("/account")
 
         return move_on
 
     def _detour(self, stage: str, detour: Detour) -> Handler:
         def take(_request: Request) -> Response:
             if self.state.detour(stage, detour.effect):
-                return _redirect(detour.landing)
-            return _redirect("/account")
+                return redirect(detour.landing)
+            return redirect("/account")
 
         return take
 
     def _cookies(self, choice: str) -> Handler:
         def choose(_request: Request) -> Response:
             self.state.choose_cookies(choice)
-            return _redirect("/account")
+            return redirect("/account")
 
         return choose
 
@@ -219,21 +268,32 @@ class GauntletApp(DemoflixApp):
     def _account(self, _request: Request) -> Response:
         if self.state.cancelled:
             end_date = self.state.end_date_text
-            return _html(demoflix_pages.account_page(cancelled=True, end_date=end_date))
-        return _html(self.scenario.account(self._view()))
+            return html(demoflix_pages.account_page(cancelled=True, end_date=end_date))
+        return html(self.scenario.account(self._view()))
 
     def _finish(self, _request: Request) -> Response:
         outcome = self.state.finish()
         if outcome == "cancelled":
             return self._go("/cancel/done")
         if outcome == "failed":
-            return _redirect("/error?code=500")
-        return _redirect("/account")
+            return redirect("/error?code=500")
+        return redirect("/account")
+
+    def _get_state(self, _request: Request) -> Response:
+        variants = sorted(self.state.account.variants)
+        return json_response({**self.state.to_dict(), "variants": variants})
+
+    def _done(self) -> str:
+        return demoflix_pages.done_page(end_date=self.state.end_date_text)
+
+    def _restart(self, _request: Request) -> Response:
+        self.state.restart()
+        return redirect("/account")
 
     def _upgrade(self, _request: Request) -> Response:
         self.state.purchase()
-        return _redirect("/upgraded")
+        return redirect("/upgraded")
 
     def _loading(self, request: Request) -> Response:
         wanted = request.param("to")
-        return _html(pages.loading_page(wanted if is_local_path(wanted) else "/account"))
+        return html(pages.loading_page(wanted if is_local_path(wanted) else "/account"))
