@@ -1,15 +1,9 @@
 """The browser gateway: one guarded Playwright MCP session with fresh state after every action.
 
-The MCP client lives in a task of its own (the *session owner*): the SDK's
-stdio transport opens cancel scopes and a task group that must be closed by
-the task that opened them, and callers (the loop, the Textual worker) need to
-time out or be cancelled without tearing those scopes. Callers talk to the
-owner through a queue.
-
-A watchdog notices when Node dies (a crash, or a SIGKILL) and immediately
-kills the Chromium it leaves behind, which Playwright started in a process
-group of its own. The next call restarts the server once and reopens the
-last URL (seed 000 §3.2).
+Only allowlisted tools with valid arguments are sent; every answer comes back
+with the fresh page. When the server dies (mcp_process.py watches it), the next
+call restarts it once and reopens the last URL (seed 000 §3.2); an action that
+was cut off is reported as of unknown outcome, never repeated.
 """
 
 from __future__ import annotations
@@ -19,23 +13,16 @@ import base64
 import contextlib
 import dataclasses
 import logging
-import os
-import signal
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import mcp_types as types
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from subterminator_tui import __version__
 from subterminator_tui.browser.answers import (
     ANSI,
     error_message,
     restart_message,
-    root_cause,
     text_of,
 )
 from subterminator_tui.browser.inspection import (
@@ -45,7 +32,7 @@ from subterminator_tui.browser.inspection import (
     parse_page_facts,
 )
 from subterminator_tui.browser.launch import LaunchPlan
-from subterminator_tui.browser.processes import kill_browser_processes, pid_alive, process_table
+from subterminator_tui.browser.mcp_process import PlaywrightMCPProcess, ServerStopped
 from subterminator_tui.browser.profile_lock import ensure_profile_free
 from subterminator_tui.browser.sign_in import (
     SAVE_STATE_CODE,
@@ -60,7 +47,6 @@ from subterminator_tui.browser.snapshot import (
     split_sections,
 )
 from subterminator_tui.browser.tools import (
-    REQUIRED_TOOLS,
     check_allowed,
     validate_arguments,
     with_schema_defaults,
@@ -79,7 +65,6 @@ logger = logging.getLogger(__name__)
 _REPEATABLE = frozenset(
     {"browser_snapshot", "browser_navigate", "browser_wait_for", "browser_take_screenshot"}
 )
-_WATCHDOG_INTERVAL = 0.2
 #: A page still loading after an action gets this many waits of this long to settle.
 _SETTLE_ATTEMPTS = 3
 _SETTLE_SECONDS = 0.5
@@ -101,19 +86,14 @@ class ActionResult:
     screenshot_path: Path | None = None
 
 
-@dataclass
-class _Request:
-    name: str
-    arguments: dict[str, Any]
-    reply: asyncio.Future[types.CallToolResult]
+class BrowserGateway(PlaywrightMCPProcess):
+    """A Playwright MCP server plus the browser it drives, used from one asyncio task.
 
-
-class _ServerStopped(Exception):
-    """The Playwright MCP process is gone; the gateway may restart it."""
-
-
-class BrowserGateway:
-    """A Playwright MCP server plus the browser it drives, used from one asyncio task."""
+    The process side (start, watchdog, stop, the queue to the session owner) is
+    :class:`PlaywrightMCPProcess`; this class is the guarded page: every call checked
+    and answered with the fresh page, restarts that never repeat an action, sign-ins
+    kept, file choosers closed.
+    """
 
     def __init__(
         self,
@@ -123,22 +103,10 @@ class BrowserGateway:
         call_timeout: float = 30.0,
         max_restarts: int = 1,
     ) -> None:
-        self.plan = plan
-        self.connect_timeout = connect_timeout
-        self.call_timeout = call_timeout
+        super().__init__(plan, connect_timeout=connect_timeout, call_timeout=call_timeout)
         self.max_restarts = max_restarts
-        self.server_tools: dict[str, types.Tool] = {}
         self.last_snapshot: NormalizedSnapshot | None = None
         self.restarts = 0
-        #: Time spent waiting for Playwright MCP's answers: the browser's share of a turn.
-        self.mcp_seconds = 0.0
-        self.node_pid: int | None = None
-        self._owner: asyncio.Task[None] | None = None
-        self._watchdog: asyncio.Task[None] | None = None
-        self._requests: asyncio.Queue[_Request | None] = asyncio.Queue()
-        self._server_died = False
-        self._closing = False
-        self._errlog: TextIO | None = None
         self._screenshots = 0
 
     # --- lifecycle ------------------------------------------------------------------
@@ -166,7 +134,7 @@ class BrowserGateway:
         """
         try:
             result = await self._dispatch("browser_run_code_unsafe", {"code": SAVE_STATE_CODE})
-        except (MCPToolError, _ServerStopped):
+        except (MCPToolError, ServerStopped):
             return
         state = parse_saved_state(text_of(result))
         if state is not None:
@@ -175,155 +143,12 @@ class BrowserGateway:
     async def _restore_sign_in(self) -> None:
         code = add_cookies_code(self.plan.profile_dir / SIGN_IN_FILE)
         if code is not None:
-            with contextlib.suppress(MCPToolError, _ServerStopped):
+            with contextlib.suppress(MCPToolError, ServerStopped):
                 await self._dispatch("browser_run_code_unsafe", {"code": code})
 
-    async def _start_server(self) -> None:
-        self._server_died = False
-        self._requests = asyncio.Queue()
-        self._errlog = self.plan.server_log.open("a", encoding="utf-8")
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[types.ListToolsResult] = loop.create_future()
-        self._owner = asyncio.create_task(self._own_session(ready), name="playwright-mcp")
-        try:
-            listing = await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
-        except TimeoutError:
-            await self._stop_server()
-            raise MCPConnectionError(
-                f"Playwright MCP did not answer within {self.connect_timeout:.0f} s. "
-                + self._diagnostics()
-            ) from None
-        except (Exception, asyncio.CancelledError) as error:
-            await self._stop_server()
-            if isinstance(error, asyncio.CancelledError):
-                raise
-            raise MCPConnectionError(
-                f"Failed to connect to Playwright MCP ({root_cause(error)}). " + self._diagnostics()
-            ) from error
-        self.server_tools = {tool.name: tool for tool in listing.tools}
-        missing = REQUIRED_TOOLS - self.server_tools.keys()
-        if missing:
-            await self._stop_server()
-            raise MCPConnectionError(
-                f"Playwright MCP {self.plan.package.version} lacks {', '.join(sorted(missing))}; "
-                "reinstall the pinned version with: make setup"
-            )
-        self.node_pid = self._find_node_pid()
-        self._watchdog = asyncio.create_task(self._watch_node(), name="playwright-mcp-watchdog")
-
-    async def _own_session(self, ready: asyncio.Future[types.ListToolsResult]) -> None:
-        params = StdioServerParameters(
-            command=str(self.plan.node.executable),
-            args=self.plan.arguments(),
-            env=self.plan.environment(),
-            cwd=self.plan.run_dir,
-        )
-        assert self._errlog is not None
-        client = Client(
-            stdio_client(params, errlog=self._errlog),
-            mode="legacy",
-            client_info=types.Implementation(name="subterminator", version=__version__),
-        )
-        pending: _Request | None = None
-        try:
-            async with client:
-                listing = await client.list_tools()
-                if not ready.done():
-                    ready.set_result(listing)
-                while True:
-                    pending = await self._requests.get()
-                    if pending is None:
-                        return
-                    result = await client.call_tool(pending.name, pending.arguments)
-                    if not pending.reply.done():
-                        pending.reply.set_result(result)
-                    pending = None
-        except Exception as error:
-            if not ready.done():
-                ready.set_exception(error)
-            if pending is not None and not pending.reply.done():
-                pending.reply.set_exception(_ServerStopped(str(error)))
-        finally:
-            self._fail_queued(_ServerStopped("Playwright MCP stopped"))
-
-    def _fail_queued(self, error: Exception) -> None:
-        while not self._requests.empty():
-            request = self._requests.get_nowait()
-            if request is not None and not request.reply.done():
-                request.reply.set_exception(error)
-
-    def _find_node_pid(self) -> int | None:
-        marker = str(self.plan.output_dir)
-        for proc in process_table():
-            if proc.alive and marker in proc.cmdline and str(self.plan.package.cli) in proc.cmdline:
-                return proc.pid
-        return None
-
-    async def _watch_node(self) -> None:
-        # Polling: Node is the SDK's child, so there is no handle of ours to await.
-        while not self._closing:
-            await asyncio.sleep(_WATCHDOG_INTERVAL)
-            if self.node_pid is not None and not pid_alive(self.node_pid) and not self._closing:
-                logger.warning("Playwright MCP (pid %s) died; stopping its browser", self.node_pid)
-                self._server_died = True
-                await asyncio.to_thread(kill_browser_processes, self.plan.profile_dir, patience=2.0)
-                return
-
-    async def _stop_server(self) -> None:
-        watchdog, self._watchdog = self._watchdog, None
-        if watchdog is not None and watchdog is not asyncio.current_task():
-            watchdog.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watchdog
-        # SIGTERM to Node first: Playwright then closes the browser cleanly and
-        # Chromium writes its cookies, so the person stays signed in. Closing
-        # stdin first (the SDK's way) makes Playwright kill the browser abruptly.
-        if self.node_pid is not None and pid_alive(self.node_pid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.node_pid, signal.SIGTERM)
-            await asyncio.to_thread(kill_browser_processes, self.plan.profile_dir, patience=2.0)
-        owner, self._owner = self._owner, None
-        if owner is not None:
-            self._requests.put_nowait(None)
-            # The SDK's shutdown (close stdin, wait, then kill the tree) is shielded and bounded.
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.wait_for(owner, timeout=6.0)
-        # Whatever is left: a browser still closing after Node died gets a moment
-        # to write its cookies before it is stopped.
-        await asyncio.to_thread(
-            kill_browser_processes, self.plan.profile_dir, patience=1.0, grace=1.5
-        )
-        if self._errlog is not None:
-            self._errlog.close()
-            self._errlog = None
-
-    async def close(self) -> None:
-        """Stop the server and make sure no browser process outlives it, even when cancelled."""
-        if self._closing:
-            return
-        self._closing = True
-        task = asyncio.ensure_future(self._stop_server())
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            await task
-            raise
-
-    @property
-    def alive(self) -> bool:
-        """True while the server is running and answering."""
-        return self._owner is not None and not self._owner.done() and not self._server_died
-
-    def _diagnostics(self) -> str:
-        tail = ""
-        with contextlib.suppress(OSError):
-            lines = self.plan.server_log.read_text(encoding="utf-8", errors="replace").splitlines()
-            tail = " | ".join(line.strip() for line in lines[-5:] if line.strip())
-        hint = (
-            f"Ensure Node.js and the pinned Playwright MCP are installed (make setup) and that "
-            f"{self.plan.browser} starts. Server log: {self.plan.server_log}"
-        )
-        return hint + (f". Last output: {tail}" if tail else "")
+    def page_before_failure(self) -> NormalizedSnapshot | None:
+        """The last page seen, carried by the errors of calls that got no answer."""
+        return self.last_snapshot
 
     # --- calls ----------------------------------------------------------------------
 
@@ -445,7 +270,7 @@ class BrowserGateway:
                 raise MCPToolError(restart_message(reopened), snapshot=self.last_snapshot)
         try:
             return await self._dispatch(name, args)
-        except _ServerStopped:
+        except ServerStopped:
             reopened = await self._restart()
             if name not in _REPEATABLE:
                 # The call was sent and the server died before answering: it may have run.
@@ -453,25 +278,6 @@ class BrowserGateway:
                     restart_message(reopened), snapshot=self.last_snapshot
                 ) from None
             return await self._dispatch(name, args)
-
-    async def _dispatch(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
-        if self._closing or self._owner is None:
-            raise MCPConnectionError("The browser gateway is closed.")
-        reply: asyncio.Future[types.CallToolResult] = asyncio.get_running_loop().create_future()
-        self._requests.put_nowait(_Request(name, args, reply))
-        started = time.perf_counter()
-        try:
-            return await asyncio.wait_for(asyncio.shield(reply), self.call_timeout)
-        except TimeoutError:
-            # A hung server: the next call starts a new one. What this call did is unknown.
-            self._server_died = True
-            raise OutcomeUnknownError(
-                f"{name} did not finish within {self.call_timeout:.0f} s; the browser was "
-                "restarted and what the call did is not known",
-                snapshot=self.last_snapshot,
-            ) from None
-        finally:
-            self.mcp_seconds += time.perf_counter() - started
 
     async def _restart(self) -> str | None:
         if self.restarts >= self.max_restarts:
@@ -506,7 +312,7 @@ class BrowserGateway:
         try:
             result = await self._dispatch("browser_snapshot", {})
             return await self._snapshot_from(text_of(result), None)
-        except (MCPToolError, SnapshotValidationError, _ServerStopped):
+        except (MCPToolError, SnapshotValidationError, ServerStopped):
             return None
 
     def _save_images(self, result: types.CallToolResult) -> Path | None:
