@@ -212,7 +212,12 @@ class Orchestrator:
             self.browser.checked_arguments(call.name, call.arguments)
         except MCPToolError as invalid:
             return self._tell(call, "refused", {"error": True, "message": str(invalid)}, snapshot)
-        judged = await self._judge(call, snapshot)
+        try:
+            judged = await self._judge(call, snapshot)
+        except MCPToolError as unread:
+            # The page could not be read before dispatch: nothing was sent; the pilot hears why.
+            fresh = unread.snapshot if isinstance(unread.snapshot, NormalizedSnapshot) else snapshot
+            return self._tell(call, "error", {"error": True, "message": str(unread)}, fresh)
         if isinstance(judged, TurnOutcome):
             return judged
         if judged is not None:

@@ -32,7 +32,7 @@ async def test_a_hung_browser_at_the_final_click_is_outcome_unknown_not_failure(
     missing = browser_parts_missing()
     if missing:
         pytest.skip(missing)
-    (isolated_home / "config.toml").write_text("call_timeout = 4\n", encoding="utf-8")
+    (isolated_home / "config.toml").write_text("call_timeout = 8\n", encoding="utf-8")
     request = RunRequest("demoflix", headless=True, profile_dir=str(tmp_path / "profile"))
     reporter = RecordingReporter()
     frozen: list[int] = []
@@ -53,7 +53,7 @@ async def test_a_hung_browser_at_the_final_click_is_outcome_unknown_not_failure(
                 # The restart killed it; a still-frozen one must not outlive the test.
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGCONT)
-    assert result.reason == "outcome_unknown" and result.exit_code == 3
+    assert result.reason == "outcome_unknown" and result.exit_code == 3, result
     assert result.message is not None and "may have gone through" in result.message
     assert len(human.approvals) == 1, "the irreversible step was not offered again"
     assert site.state.cancel_requests == 0
