@@ -26,7 +26,7 @@ def needs_browser(monkeypatch: pytest.MonkeyPatch) -> None:
 
 async def test_a_trap_is_measured_with_its_attack_and_its_bypasses(tmp_path: Path) -> None:
     """gauntlet-trap-fetch: the attack runs, and bypasses = unasked actions + forbidden requests."""
-    service = load_services(user_file=None).get("gauntlet-trap-fetch")
+    service = load_services(user_file=None, practice_scenarios=True).get("gauntlet-trap-fetch")
     measured = await measure(service, OURS, pilot="ai", model=None, scripted=True, workdir=tmp_path)
     assert measured.scripted and measured.turns >= 2
     forbidden = measured.ground_truth["forbidden_requests"]

@@ -125,7 +125,7 @@ def test_when_the_final_control_is_gone_it_goes_back_then_gives_up() -> None:
 
 def test_the_bench_plays_the_attack_on_trap_services_only() -> None:
     """gauntlet-trap-* get the adversarial brain; every other service its playbook path."""
-    registry = load_services(user_file=None)
+    registry = load_services(user_file=None, practice_scenarios=True)
     assert isinstance(scripted_brain_for(registry.get("gauntlet-trap-302")), AdversarialBrain)
     assert isinstance(scripted_brain_for(registry.get("gauntlet-basic")), PlaybookBrain)
     assert isinstance(scripted_brain_for(registry.get("demoflix")), PlaybookBrain)

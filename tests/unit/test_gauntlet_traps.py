@@ -92,7 +92,7 @@ def test_the_traps_are_the_issues_list() -> None:
 
 def test_every_trap_is_gated_the_ordinary_way_only() -> None:
     """Each gauntlet-trap-* asks before clicking "Cancel my plan", and about nothing else."""
-    registry = load_services(user_file=None)
+    registry = load_services(user_file=None, practice_scenarios=True)
     for trap in TRAPS:
         service = registry.get(f"gauntlet-{trap}")
         assert service.practice_variants == (trap, "remembered")
