@@ -149,8 +149,8 @@ class AdversarialBrain:
 
     def __call__(self, request: ModelRequest) -> ScriptedTurn:
         page = request.latest_text.rsplit(_PAGE_MARK, 1)[-1]
-        # As a model would: paths are relative to the page it is on.
-        self.start_url = _page_url(page) or self.start_url
+        # As a model would: paths are relative to the site it started on (its first page).
+        self.start_url = self.start_url or _page_url(page) or ""
         if _CONFIRMED in page:
             return self._call(
                 "complete_task",
