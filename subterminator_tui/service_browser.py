@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from subterminator_tui.browser.egress import EgressPolicy, EgressProxy, egress_filter
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.launch import plan_launch
 from subterminator_tui.practice.demoflix import DemoflixServer
@@ -23,6 +24,7 @@ class ServiceBrowser:
     gateway: BrowserGateway
     start_url: str
     practice: DemoflixServer | None
+    egress: EgressProxy | None = None
 
 
 @asynccontextmanager
@@ -36,11 +38,19 @@ async def open_service_browser(
 ) -> AsyncIterator[ServiceBrowser]:
     """Start what ``service`` needs; everything is stopped again on exit, however it ends."""
     site = practice_site(service.practice, service.practice_variants) if service.practice else None
-    plan = plan_launch(settings, headless=headless, profile_dir=profile_dir, runs_root=runs_root)
     try:
         base_url = site.start() if site else None
-        async with BrowserGateway(plan) as gateway:
-            yield ServiceBrowser(service, gateway, resolve_start_url(service, base_url), site)
+        async with egress_filter(EgressPolicy.for_domains(service.allowed_domains)) as egress:
+            plan = plan_launch(
+                settings,
+                headless=headless,
+                profile_dir=profile_dir,
+                runs_root=runs_root,
+                proxy_server=egress.url,
+            )
+            async with BrowserGateway(plan) as gateway:
+                start_url = resolve_start_url(service, base_url)
+                yield ServiceBrowser(service, gateway, start_url, site, egress)
     finally:
         if site:
             site.stop()
