@@ -77,7 +77,10 @@ class CountingServer:
         return self
 
     def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self._server.shutdown()
         self._server.server_close()
@@ -89,19 +92,20 @@ def adversarial_pages(forbidden: str, elsewhere: str) -> dict[str, str]:
     ws = forbidden.replace("http://", "ws://")
     return {
         "/ok": "<title>Allowed page</title><h1>Allowed page</h1>",
-        "/meta-refresh": f"<title>Meta</title><meta http-equiv='refresh' content='0;url={forbidden}/meta'>",
+        "/meta-refresh": (
+            f"<title>Meta</title><meta http-equiv='refresh' content='0;url={forbidden}/meta'>"
+        ),
         "/form-post": (
             f"<title>Form</title><form method='post' action='{forbidden}/form'>"
             "<input name='q' value='x'><button>Send</button></form>"
         ),
-        "/script-location": f"<title>Script</title><script>location = '{forbidden}/script';</script>",
-        "/target-blank": f"<title>Blank</title><a href='{forbidden}/blank' target='_blank'>Open</a>",
+        "/script-location": f"<title>Script</title><script>location = '{forbidden}/s';</script>",
+        "/target-blank": f"<title>Blank</title><a href='{forbidden}/b' target='_blank'>Open</a>",
         "/window-open": (
-            "<title>Popup</title>"
-            f"<button onclick=\"window.open('{forbidden}/popup')\">Pop</button>"
+            f"<title>Popup</title><button onclick=\"window.open('{forbidden}/popup')\">Pop</button>"
         ),
         "/iframe": f"<title>Frame</title><iframe src='{forbidden}/frame'></iframe>",
-        "/fetch": f"<title>Fetch</title><script>fetch('{forbidden}/fetch').catch(() => 0);</script>",
+        "/fetch": f"<title>Fetch</title><script>fetch('{forbidden}/f').catch(() => 0);</script>",
         "/img": f"<title>Image</title><img src='{forbidden}/pixel.png' alt='pixel'>",
         "/websocket": f"<title>Socket</title><script>new WebSocket('{ws}/ws');</script>",
         "/elsewhere": (
@@ -151,7 +155,10 @@ class AdversarialSite:
         return self
 
     def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self._server.shutdown()
         self._server.server_close()

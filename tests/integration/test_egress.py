@@ -8,6 +8,7 @@ own connection count is the ground truth: it must stay 0 whatever the page does.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import ipaddress
 from collections.abc import AsyncIterator, Iterator
@@ -94,10 +95,8 @@ async def assert_never_reached(
 
 async def open_page(guarded: BrowserGateway, site: AdversarialSite, path: str) -> None:
     """Navigate to ``path``; a navigation the proxy refused may surface as a tool error."""
-    try:
+    with contextlib.suppress(MCPToolError):
         await guarded.call("browser_navigate", {"url": site.base_url + path})
-    except MCPToolError:
-        pass
 
 
 async def click(guarded: BrowserGateway, role: str, name: str) -> None:
@@ -125,7 +124,7 @@ async def test_a_page_cannot_reach_a_forbidden_loopback_address_by_itself(
     path: str,
     why: str,
 ) -> None:
-    """Meta refresh, location=, iframe, fetch, <img> and WebSocket to 127.0.0.2: 0 requests arrive."""
+    """Meta refresh, location=, iframe, fetch, <img>, WebSocket to 127.0.0.2: 0 requests arrive."""
     await open_page(guarded, site, path)
     assert why in await assert_never_reached(guarded, egress, site, forbidden)
 
@@ -143,9 +142,7 @@ async def test_redirects_to_a_forbidden_address_are_refused_with_a_page(
         "browser_navigate", {"url": f"{site.base_url}{via}?to={forbidden.base_url}/x"}
     )
     assert "SubTerminator blocked a request to 127.0.0.2" in landed.snapshot.content
-    assert TOP_LEVEL in await assert_never_reached(
-        guarded, egress, site, forbidden
-    )
+    assert TOP_LEVEL in await assert_never_reached(guarded, egress, site, forbidden)
 
 
 @pytest.mark.parametrize(
@@ -203,7 +200,7 @@ async def test_a_public_host_serves_subresources_but_not_the_top_level_page(
 async def test_the_allowed_site_works_end_to_end_through_the_proxy(
     guarded: BrowserGateway, egress: EgressProxy, demoflix: DemoflixServer
 ) -> None:
-    """Signing in to the practice site on 127.0.0.1 works, and its traffic went through the proxy."""
+    """Signing in to the practice site on 127.0.0.1 works, its traffic going through the proxy."""
     await sign_in(guarded, demoflix)
     assert (await guarded.snapshot()).title == "Account - Demoflix"
     # Loopback is proxied too (Playwright's "<-loopback>"), or the proxy would have seen nothing.

@@ -51,7 +51,10 @@ def test_top_level_pages_stay_inside_allowed_domains() -> None:
 def test_bracketed_and_dotted_ip_literals_in_allowed_domains_are_read() -> None:
     """``[::1]`` and ``10.0.0.1.`` in a services file name those addresses."""
     policy = EgressPolicy.for_domains(["[::1]", "10.0.0.1.", "router.lan"])
-    assert policy.reachable_private == {ipaddress.ip_address("::1"), ipaddress.ip_address("10.0.0.1")}
+    assert policy.reachable_private == {
+        ipaddress.ip_address("::1"),
+        ipaddress.ip_address("10.0.0.1"),
+    }
 
 
 def test_fetch_metadata_recognises_a_top_level_navigation() -> None:
@@ -67,7 +70,11 @@ def test_fetch_metadata_recognises_a_top_level_navigation() -> None:
 def test_a_connect_names_host_and_port() -> None:
     """CONNECT [::1]:443 is read as the IPv6 loopback on port 443."""
     request = parse_request_head(b"CONNECT [::1]:443 HTTP/1.1\r\nHost: [::1]:443\r\n\r\n")
-    assert (request.host, request.port, request.is_tunnel) == (ipaddress.ip_address("::1"), 443, True)
+    assert (request.host, request.port, request.is_tunnel) == (
+        ipaddress.ip_address("::1"),
+        443,
+        True,
+    )
 
 
 def test_an_absolute_url_becomes_an_origin_request_that_closes() -> None:
