@@ -5,10 +5,11 @@ Playwright adds ``<-loopback>`` to the bypass list, so loopback goes through it
 too. Redirects, meta refreshes, form posts, scripts, frames, fetches,
 WebSockets and new tabs all reach the network only through here.
 
-Each request's host is resolved once and the proxy connects to the address it
+Each host is resolved once per run and the proxy connects to the address it
 checked, never to the name again, so a DNS answer cannot change between the
-check and the connection (DNS rebinding). A plain-http request is sent with
-``Connection: close``: one request per connection, each one checked.
+check and the connection, nor between one request and the next (DNS
+rebinding). A plain-http request is sent with ``Connection: close``: one
+request per connection, each one checked.
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ class EgressProxy:
         self._server: asyncio.Server | None = None
         self._port = 0
         self._connections: set[asyncio.Task[None]] = set()
+        # One answer per host for the whole run: a later answer cannot rebind it.
+        self._resolved: dict[str, list[IPAddress]] = {}
 
     @property
     def url(self) -> str:
@@ -118,6 +121,10 @@ class EgressProxy:
             await self._handle(reader, writer)
         except (OSError, TimeoutError, asyncio.IncompleteReadError):
             pass  # the browser or the site went away, or stalled; nothing to answer
+        except asyncio.CancelledError:
+            # close() ends connections so; ending quietly keeps Python 3.11's
+            # stream callback from logging the cancelled task as an error.
+            pass
         except Exception:
             logger.exception("egress proxy: unexpected error; the connection is dropped")
         finally:
@@ -168,14 +175,7 @@ class EgressProxy:
             if reason is not None:
                 raise _Refused(403, reason)
         if isinstance(request.host, str):
-            try:
-                addresses = await asyncio.wait_for(
-                    self._resolver(request.host, request.port), self._connect_timeout
-                )
-            except (OSError, TimeoutError):
-                raise _Refused(502, f"{request.host} could not be resolved") from None
-            if not addresses:
-                raise _Refused(502, f"{request.host} could not be resolved")
+            addresses = await self._resolve_once(request.host, request.port)
         else:
             addresses = [request.host]
         for address in addresses:
@@ -185,6 +185,18 @@ class EgressProxy:
             if reason is not None:
                 raise _Refused(403, reason)
         return addresses[0]
+
+    async def _resolve_once(self, name: str, port: int) -> list[IPAddress]:
+        if name in self._resolved:
+            return self._resolved[name]
+        try:
+            addresses = await asyncio.wait_for(self._resolver(name, port), self._connect_timeout)
+        except (OSError, TimeoutError):
+            addresses = []
+        if not addresses:
+            # Failures are not kept: a name may resolve once the network is back.
+            raise _Refused(502, f"{name} could not be resolved")
+        return self._resolved.setdefault(name, addresses)
 
     async def _connect(
         self, address: IPAddress, port: int
