@@ -42,6 +42,8 @@ class LaunchPlan:
     headless: bool
     no_sandbox: bool
     viewport: str = "1280x800"
+    #: The run's egress proxy (``http://127.0.0.1:PORT``); None lets the browser go direct.
+    proxy_server: str | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -78,6 +80,9 @@ class LaunchPlan:
             args.append("--headless")
         if self.no_sandbox:
             args.append("--no-sandbox")
+        if self.proxy_server:
+            # No --proxy-bypass: Playwright then adds "<-loopback>", so loopback goes through too.
+            args += ["--proxy-server", self.proxy_server]
         return args
 
     def environment(self) -> dict[str, str]:
@@ -102,6 +107,7 @@ def plan_launch(
     headless: bool | None = None,
     profile_dir: Path | None = None,
     runs_root: Path | None = None,
+    proxy_server: str | None = None,
 ) -> LaunchPlan:
     """Resolve Node, the pinned package, the browser and the directories.
 
@@ -123,4 +129,5 @@ def plan_launch(
         run_dir=new_run_dir(runs_root),
         headless=chosen_headless,
         no_sandbox=running_as_root(),
+        proxy_server=proxy_server,
     )

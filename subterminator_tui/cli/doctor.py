@@ -80,6 +80,8 @@ def gather_checks() -> list[Check]:
         else "on (Chromium's own sandbox)"
     )
     checks.append(Check("Sandbox", True, sandbox, essential=False))
+    egress = "a per-run proxy; private and loopback addresses only when allowed_domains names them"
+    checks.append(Check("Egress filter", True, egress, essential=False))
     headless = settings.headless if settings.headless is not None else not display_available()
     checks.append(
         Check("Window", True, "headless (no display)" if headless else "headed", essential=False)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from subterminator_tui.browser.egress import EgressPolicy, EgressProxy, egress_filter
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.launch import plan_launch
 from subterminator_tui.practice.server import PracticeServer
@@ -24,6 +25,7 @@ class ServiceBrowser:
     gateway: BrowserGateway
     start_url: str
     practice: PracticeServer[Any] | None
+    egress: EgressProxy | None = None
 
 
 @asynccontextmanager
@@ -38,6 +40,8 @@ async def open_service_browser(
 ) -> AsyncIterator[ServiceBrowser]:
     """Start what ``service`` needs; everything is stopped again on exit, however it ends.
 
+    The browser reaches the network only through the run's egress filter, which
+    keeps it to the service's domains (and the addresses they name).
     ``practice_url`` points a practice service at a site already running there (say
     ``subterminator practice demoflix --port 8000`` in another terminal, whose state
     then outlives the run) instead of starting one for the run.
@@ -47,11 +51,19 @@ async def open_service_browser(
         if service.practice and not practice_url
         else None
     )
-    plan = plan_launch(settings, headless=headless, profile_dir=profile_dir, runs_root=runs_root)
     try:
         base_url = site.start() if site else practice_url
-        async with BrowserGateway(plan, call_timeout=settings.call_timeout) as gateway:
-            yield ServiceBrowser(service, gateway, resolve_start_url(service, base_url), site)
+        async with egress_filter(EgressPolicy.for_domains(service.allowed_domains)) as egress:
+            plan = plan_launch(
+                settings,
+                headless=headless,
+                profile_dir=profile_dir,
+                runs_root=runs_root,
+                proxy_server=egress.url,
+            )
+            async with BrowserGateway(plan, call_timeout=settings.call_timeout) as gateway:
+                start_url = resolve_start_url(service, base_url)
+                yield ServiceBrowser(service, gateway, start_url, site, egress)
     finally:
         if site:
             site.stop()

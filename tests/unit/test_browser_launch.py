@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,19 @@ def test_no_sandbox_flag_follows_the_plan(tmp_path: Path, no_sandbox: bool) -> N
     assert ("--no-sandbox" in arguments) is no_sandbox
 
 
+def test_proxy_server_is_passed_without_a_bypass_list(tmp_path: Path) -> None:
+    """The run's egress proxy goes to ``--proxy-server``; no ``--proxy-bypass``, so loopback too."""
+    plan = dataclasses.replace(make_plan(tmp_path), proxy_server="http://127.0.0.1:4321")
+    arguments = plan.arguments()
+    assert value_of(arguments, "--proxy-server") == "http://127.0.0.1:4321"
+    assert "--proxy-bypass" not in arguments
+
+
+def test_no_proxy_flag_without_a_proxy(tmp_path: Path) -> None:
+    """A plan without an egress proxy starts the browser without ``--proxy-server``."""
+    assert "--proxy-server" not in make_plan(tmp_path).arguments()
+
+
 # --- the environment -------------------------------------------------------------------------
 
 
@@ -221,6 +235,18 @@ def test_plan_uses_the_configured_node_and_browser(tmp_path: Path) -> None:
     plan = plan_launch(load_settings(), profile_dir=tmp_path / "p", runs_root=tmp_path / "r")
     assert plan.node.executable == tmp_path / "bin" / "node"
     assert plan.browser == tmp_path / "bin" / "chromium"
+
+
+@pytest.mark.usefixtures("resolvable")
+def test_plan_carries_the_proxy_it_is_given(tmp_path: Path) -> None:
+    """plan_launch(proxy_server=...) puts the proxy on the plan's command line."""
+    plan = plan_launch(
+        load_settings(),
+        profile_dir=tmp_path / "p",
+        runs_root=tmp_path / "r",
+        proxy_server="http://127.0.0.1:9",
+    )
+    assert value_of(plan.arguments(), "--proxy-server") == "http://127.0.0.1:9"
 
 
 @pytest.mark.usefixtures("resolvable")

@@ -1,0 +1,28 @@
+"""The per-run egress filter: a proxy the browser must use, allowing what the service allows.
+
+``egress_filter(EgressPolicy.for_domains(service.allowed_domains))`` runs the
+proxy; its ``url`` goes to Playwright MCP as ``--proxy-server``.
+"""
+
+from __future__ import annotations
+
+from subterminator_tui.browser.egress.addresses import (
+    HostError,
+    non_public_reason,
+    parse_host,
+)
+from subterminator_tui.browser.egress.counters import BlockedRequest, EgressCounters
+from subterminator_tui.browser.egress.policy import EgressPolicy, is_document_navigation
+from subterminator_tui.browser.egress.proxy import EgressProxy, egress_filter
+
+__all__ = [
+    "BlockedRequest",
+    "EgressCounters",
+    "EgressPolicy",
+    "EgressProxy",
+    "HostError",
+    "egress_filter",
+    "is_document_navigation",
+    "non_public_reason",
+    "parse_host",
+]

@@ -1,0 +1,88 @@
+"""What one run's browser may reach, read from the service's ``allowed_domains``.
+
+Two questions, asked of every request:
+
+- *address*: may the browser connect to this address at all? Public addresses
+  yes; loopback, private, link-local, CGNAT, multicast, reserved and metadata
+  addresses only when ``allowed_domains`` names that exact address (the
+  practice sites run on ``127.0.0.1``; people's own files may name a router).
+  A name that resolves to such an address is refused even when the name is
+  allowed, which closes DNS rebinding.
+- *document*: may the top-level page go to this host? Only inside
+  ``allowed_domains``, as the guard already demands of the model's own
+  navigations. Other public hosts may still serve images, scripts and frames
+  (real sites use CDNs), so only a request the proxy can recognise as a
+  top-level navigation is held to the list.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from subterminator_tui.browser.egress.addresses import (
+    Host,
+    IPAddress,
+    host_text,
+    non_public_reason,
+)
+from subterminator_tui.rules.domains import domain_allowed
+
+
+@dataclass(frozen=True)
+class EgressPolicy:
+    """The addresses and top-level hosts one run may reach."""
+
+    allowed_domains: tuple[str, ...]
+    #: Non-public addresses that may still be reached: those named in allowed_domains.
+    reachable_private: frozenset[IPAddress] = frozenset()
+
+    @classmethod
+    def for_domains(cls, allowed_domains: Sequence[str]) -> EgressPolicy:
+        """The policy of a service: the IP literals it names are the private ones it may reach."""
+        named = (_ip_literal(domain) for domain in allowed_domains)
+        return cls(
+            allowed_domains=tuple(allowed_domains),
+            reachable_private=frozenset(address for address in named if address is not None),
+        )
+
+    def address_refusal(self, host: Host, address: IPAddress) -> str | None:
+        """Why the browser may not connect to ``address`` (which ``host`` named), or None."""
+        if address in self.reachable_private:
+            return None
+        reason = non_public_reason(address)
+        if reason is None:
+            return None
+        unnamed = "which allowed_domains does not name"
+        if host == address:
+            return f"{address} is {reason}, {unnamed}"
+        return f"{host_text(host)} resolves to {address}, {reason}, {unnamed}"
+
+    def document_refusal(self, host: Host) -> str | None:
+        """Why the top-level page may not go to ``host``, or None when it may."""
+        if domain_allowed(f"http://{host_text(host)}/", self.allowed_domains):
+            return None
+        listed = ", ".join(self.allowed_domains) or "nothing"
+        return f"a top-level page outside allowed_domains ({listed})"
+
+
+def is_document_navigation(headers: Mapping[str, str]) -> bool:
+    """Whether a request is recognisably a top-level navigation, by its Fetch Metadata.
+
+    Chromium sends ``Sec-Fetch-*`` only to trustworthy origins (https, which
+    the proxy sees only as a tunnel, and loopback). Navigations it cannot
+    recognise are left to the loop, which stops and asks the person before
+    the model sees a page outside allowed_domains.
+    """
+    return (
+        headers.get("sec-fetch-dest", "").lower() == "document"
+        and headers.get("sec-fetch-mode", "").lower() == "navigate"
+    )
+
+
+def _ip_literal(domain: str) -> IPAddress | None:
+    try:
+        return ipaddress.ip_address(domain.strip().strip("[]").rstrip("."))
+    except ValueError:
+        return None
