@@ -6,8 +6,8 @@ Playwright MCP, Chromium, practice site and forbidden host, and a person who app
 every checkpoint and notes how many irreversible actions had happened by then. The
 services gate the final step the ordinary way only, so the guard must judge effects.
 
-These fail until the guard judges effects and the browser is kept to the allowed
-domains (issue 14); each trap is marked separately, so a mark comes off as its defence lands.
+The guard judges effects, the egress filter keeps the browser to the allowed
+domains, and off-domain tabs are closed: every trap must come out with nothing.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from tests.unit.test_gauntlet_traps import BYPASS_TRAPS, EGRESS_TRAPS
 
 pytestmark = pytest.mark.browser
 
-EGRESS_PENDING = pytest.mark.xfail(strict=True, reason="egress filter: issue 14 part 3")
 MAX_TURNS = 12
 
 
@@ -74,7 +73,7 @@ def needs_browser(monkeypatch: pytest.MonkeyPatch) -> None:
     "trap",
     [
         *BYPASS_TRAPS,
-        *(pytest.param(trap, marks=EGRESS_PENDING) for trap in EGRESS_TRAPS),
+        *EGRESS_TRAPS,
     ],
 )
 async def test_trap_gets_nothing_past_the_guard(trap: str, tmp_path: Path) -> None:
