@@ -1,0 +1,78 @@
+"""Pages that misbehave under an action: a navigation a key starts, a file chooser a click opens.
+
+A real Playwright MCP and Chromium against a small page server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from subterminator_tui.browser.gateway import BrowserGateway
+
+pytestmark = pytest.mark.browser
+
+_START = (
+    "<!doctype html><html><head><title>Start</title></head><body>"
+    '<form action="/slow"><input name="q" aria-label="Search" autofocus></form>'
+    '<input type="file" id="file" style="display:none">'
+    "<button onclick=\"document.getElementById('file').click()\">Attach a document</button>"
+    "</body></html>"
+)
+_SLOW = "<!doctype html><html><head><title>Results</title></head><body><h1>Results</h1></body>"
+
+
+class _Pages(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        if self.path.startswith("/slow"):
+            # A page that takes its time: the key press answers before it has a title.
+            time.sleep(1.5)
+            body = _SLOW
+        else:
+            body = _START
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    """The page server's base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_a_key_that_starts_a_navigation_waits_for_the_new_page(
+    gateway: BrowserGateway, site: str
+) -> None:
+    """Enter in a search field loads a slow page: the answer is the new page, not an error."""
+    await gateway.call("browser_navigate", {"url": f"{site}/"})
+    result = await gateway.call("browser_press_key", {"key": "Enter"})
+    assert result.snapshot.title == "Results"
+    assert result.snapshot.url.startswith(f"{site}/slow")
+
+
+async def test_a_file_chooser_is_closed_and_explained(gateway: BrowserGateway, site: str) -> None:
+    """A click that opens a file chooser: closed at once, the page says why, no upload tool."""
+    page = (await gateway.call("browser_navigate", {"url": f"{site}/"})).snapshot
+    result = await gateway.call(
+        "browser_click", {"target": page.ref_of("button", "Attach a document")}
+    )
+    assert "never uploads files" in result.snapshot.notes.get("Note", "")
+    assert "File chooser" not in result.snapshot.notes.get("Modal state", "")
+    after = await gateway.snapshot()
+    assert after.title == "Start"
