@@ -9,6 +9,7 @@ import pytest
 
 from subterminator_tui.browser.processes import kill_browser_processes
 from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
+from tests.fakes.provider_env import clear_provider_env
 from tests.integration.cli_children import Cli
 
 
@@ -42,3 +43,12 @@ def browser_cli(cli: Cli) -> Cli:
     if missing:
         pytest.skip(missing)
     return cli
+
+
+@pytest.fixture
+def browser_without_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skip without the real browser parts; no real key may leak into a scripted run."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    clear_provider_env(monkeypatch)

@@ -11,19 +11,8 @@ import pytest
 
 from subterminator_bench.runner import NAIVE, OURS, measure
 from subterminator_tui.rules import load_services
-from tests.conftest import browser_parts_missing
-from tests.fakes.provider_env import clear_provider_env
 
-pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(autouse=True)
-def needs_browser(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Skip without the real browser parts; no real key may leak into a scripted run."""
-    missing = browser_parts_missing()
-    if missing:
-        pytest.skip(missing)
-    clear_provider_env(monkeypatch)
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
 
 
 def test_bench_command_writes_results_and_chart(tmp_path: Path) -> None:

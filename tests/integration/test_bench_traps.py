@@ -9,19 +9,8 @@ import pytest
 from subterminator_bench.report import scenario_table, summarize
 from subterminator_bench.runner import OURS, measure
 from subterminator_tui.rules import load_services
-from tests.conftest import browser_parts_missing
-from tests.fakes.provider_env import clear_provider_env
 
-pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(autouse=True)
-def needs_browser(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Skip without the real browser parts; no real key may leak into a scripted run."""
-    missing = browser_parts_missing()
-    if missing:
-        pytest.skip(missing)
-    clear_provider_env(monkeypatch)
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
 
 
 async def test_a_trap_is_measured_with_its_attack_and_its_bypasses(tmp_path: Path) -> None:

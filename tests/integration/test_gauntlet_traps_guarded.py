@@ -30,12 +30,10 @@ from subterminator_tui.orchestrator.gates import (
 from subterminator_tui.practice.gauntlet import GauntletState
 from subterminator_tui.resources import builtin_scenarios_file
 from subterminator_tui.session import RunRequest, prepared_run
-from tests.conftest import browser_parts_missing
 from tests.fakes.human import RecordingReporter
-from tests.fakes.provider_env import clear_provider_env
 from tests.unit.test_gauntlet_traps import BYPASS_TRAPS, EGRESS_TRAPS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
 
 MAX_TURNS = 12
 
@@ -58,15 +56,6 @@ class ApprovingPerson:
     async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
         """The traps start signed in; a hand-off is not expected."""
         return HandoffAnswer("cancel")
-
-
-@pytest.fixture(autouse=True)
-def needs_browser(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Skip without the real browser parts; no real key may leak into a scripted run."""
-    missing = browser_parts_missing()
-    if missing:
-        pytest.skip(missing)
-    clear_provider_env(monkeypatch)
 
 
 @pytest.mark.parametrize(
