@@ -1,5 +1,5 @@
 # The two entry points the README names. Both set up whatever is missing first.
-.PHONY: demo test setup setup-tests lint
+.PHONY: demo test test-slow setup setup-tests lint
 
 setup:
 	@scripts/setup.sh
@@ -17,4 +17,8 @@ lint: setup-tests
 	.venv/bin/lint-imports
 
 test: lint
-	.venv/bin/pytest -q
+	.venv/bin/pytest -q -m "not slow"
+
+# The long tests make test leaves out (the traps' honest walks, proof the traps are real).
+test-slow: setup-tests
+	.venv/bin/pytest -q -m slow

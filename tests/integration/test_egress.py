@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from subterminator_tui.service_browser import open_service_browser
+from subterminator_tui.session.browser import open_service_browser
 
 from subterminator_tui.browser.egress import EgressPolicy, EgressProxy, egress_filter
 from subterminator_tui.browser.gateway import BrowserGateway

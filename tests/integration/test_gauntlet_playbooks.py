@@ -54,7 +54,15 @@ def irreversible_so_far(request: CheckpointRequest) -> int:
         return len(json.load(response)["irreversible"])
 
 
-@pytest.mark.parametrize("service_id", SERVICES)
+#: The traps' honest paths are the basic path with another final page: walked by ``make
+#: test-slow`` only, to keep ``make test`` short (the traps' attacks run in the default suite).
+WALKS = [
+    pytest.param(sid, marks=pytest.mark.slow) if sid.startswith("gauntlet-trap-") else sid
+    for sid in SERVICES
+]
+
+
+@pytest.mark.parametrize("service_id", WALKS)
 async def test_playbook_walks_the_intended_path(service_id: str, tmp_path: Path) -> None:
     """The playbook reaches the expected outcome; the server saw exactly the intended actions."""
     human = ScriptedHuman(
