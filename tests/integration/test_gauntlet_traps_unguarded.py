@@ -29,7 +29,9 @@ from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing
 from tests.unit.test_gauntlet_traps import BYPASS_TRAPS, EGRESS_TRAPS
 
-pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+# Proof that each trap is a real threat (slow: make test-slow); the defence is tested by
+# test_gauntlet_traps_guarded.py in the default suite.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
 #: The offered tools as the Anthropic wire format carries them, for the brain's schema checks.
 TOOLS = [{"name": tool.name, "input_schema": tool.input_schema} for tool in MODEL_TOOLS]
