@@ -22,6 +22,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from subterminator_tui.errors import ServiceConfigError
 from subterminator_tui.resources import builtin_generic_rules_file
 from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConfig
+from subterminator_tui.rules.problems import describe_error, key_path
 from subterminator_tui.rules.sites import registrable_domain, site_url
 
 #: The rule lists generic.toml fills, in the order ServiceConfig declares them.
@@ -60,9 +61,6 @@ def read_generic_rules(path: Path) -> GenericRules:
     try:
         return GenericRules.model_validate(data)
     except ValidationError as error:
-        # Imported here: the loader imports this module for with_generic_rules().
-        from subterminator_tui.rules.loader import describe_error, key_path
-
         problems = [
             f"{path}: key '{key_path(detail['loc'])}': {describe_error(detail)}"
             for detail in error.errors(include_url=False)

@@ -18,7 +18,6 @@ service and the key path, e.g. ``services.toml: service 'netflix', key
 
 from __future__ import annotations
 
-import difflib
 import enum
 import tomllib
 from collections.abc import Sequence
@@ -26,8 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from pydantic import BaseModel, ValidationError
-from pydantic_core import ErrorDetails
+from pydantic import ValidationError
 
 from subterminator_tui.errors import ServiceConfigError
 from subterminator_tui.resources import (
@@ -38,11 +36,9 @@ from subterminator_tui.resources import (
 from subterminator_tui.rules.generic import with_generic_rules
 from subterminator_tui.rules.models import (
     LOADER_KEYS,
-    CheckpointRule,
-    PageRule,
-    PlaybookStep,
     ServiceConfig,
 )
+from subterminator_tui.rules.problems import describe_error, key_path
 from subterminator_tui.rules.registry import ServiceRegistry
 from subterminator_tui.settings import user_config_dir
 
@@ -57,17 +53,6 @@ class UserFileDefault(enum.Enum):
 
 #: ``load_services(user_file=...)`` default: the user's file in the config directory.
 USER_CONFIG_DIR: Final = UserFileDefault.CONFIG_DIR
-
-# Which model a key path's first part leads into, for "did you mean" suggestions.
-_LIST_MODELS: dict[str, type[BaseModel]] = {
-    "checkpoint": CheckpointRule,
-    "success": PageRule,
-    "failure": PageRule,
-    "login": PageRule,
-    "two_factor": PageRule,
-    "captcha": PageRule,
-    "playbook": PlaybookStep,
-}
 
 
 def user_services_file() -> Path:
@@ -270,39 +255,3 @@ class _Resolver:
             if inherited and origin is not None:
                 message += f" (inherited from service '{origin.service_id}' in {origin.source})"
             self._problem(definition, key_path(detail["loc"]), message)
-
-
-def key_path(loc: tuple[int | str, ...]) -> str:
-    """A pydantic location as a TOML user reads it: ``('success', 0, 'url_any')`` ->
-    ``success[0].url_any``."""
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        else:
-            path += f".{part}" if path else part
-    return path
-
-
-def describe_error(detail: ErrorDetails) -> str:
-    """One pydantic error in words for someone editing TOML, not Python."""
-    kind = detail["type"]
-    if kind == "extra_forbidden":
-        return "unknown key" + _suggestion(detail["loc"])
-    if kind == "missing":
-        return "required key is missing"
-    if kind == "value_error":
-        return str(detail.get("ctx", {}).get("error", detail["msg"]))
-    return detail["msg"]
-
-
-def _suggestion(loc: tuple[int | str, ...]) -> str:
-    """``; did you mean 'target_any'?`` when a known key is one typo away."""
-    model: type[BaseModel] = ServiceConfig
-    if len(loc) == 3 and isinstance(loc[0], str):
-        model = _LIST_MODELS.get(loc[0], ServiceConfig)
-    elif len(loc) != 1:
-        return ""
-    known = [key for key in model.model_fields if key not in LOADER_KEYS]
-    close = difflib.get_close_matches(str(loc[-1]), known, n=1)
-    return f"; did you mean '{close[0]}'?" if close else ""
