@@ -15,7 +15,6 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from subterminator_tui.session.browser import open_service_browser
 
 from subterminator_tui.browser.egress import EgressPolicy, EgressProxy, egress_filter
 from subterminator_tui.browser.gateway import BrowserGateway
@@ -23,6 +22,7 @@ from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.errors import MCPToolError
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.rules import load_services
+from subterminator_tui.session.browser import open_service_browser
 from subterminator_tui.settings import load_settings
 from tests.conftest import wait_until_no_profile_processes
 from tests.integration.egress_sites import AdversarialSite, CountingServer, adversarial_pages
