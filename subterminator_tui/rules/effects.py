@@ -153,8 +153,12 @@ def resolve_effects(
     if name == "browser_press_key":
         return _key_effects(str(args.get("key", "")), fresh, facts)
     if name == "browser_type":
-        found = tuple(_form_submits(facts, facts.target)) if args.get("submit") else ()
-        return Effects(targets=found)
+        submits = _form_submits(facts, facts.target)
+        if args.get("submit"):
+            return Effects(targets=tuple(submits))
+        # Typing into a form whose only way forward is one button commits to that button:
+        # a checkpoint on it asks now, before the form is filled for it.
+        return Effects(targets=tuple(_only_way_forward(submits)))
     if name in ("browser_select_option", "browser_fill_form"):
         return _change_effects(elements, facts)
     # A tool the guard has no model of: only the fallback can judge it.
@@ -185,11 +189,26 @@ def _key_effects(key: str, fresh: NormalizedSnapshot, facts: PageFacts) -> Effec
 
 
 def _change_effects(elements: list[SnapshotElement], facts: PageFacts) -> Effects:
-    """A changed control counts as activated, and its form's submit buttons too."""
+    """A changed control counts as activated, and its form's submit buttons too.
+
+    A toggle or a select can submit on change; a text field fills the form for its
+    only button, when it has just one.
+    """
     targets = [_as_target(element, facts, "the changed control") for element in elements]
-    if any(element.role in _TOGGLE_ROLES for element in elements) or facts.target is not None:
-        targets.extend(_form_submits(facts, facts.target))
+    submits = _form_submits(facts, facts.target)
+    if any(element.role in _TOGGLE_ROLES for element in elements):
+        targets.extend(submits)
+    else:
+        targets.extend(_only_way_forward(submits))
     return Effects(targets=tuple(targets))
+
+
+def _only_way_forward(submits: list[EffectTarget]) -> list[EffectTarget]:
+    """The form's submit button when it is the only one, marked as such; else nothing."""
+    if len(submits) != 1:
+        return []
+    (only,) = submits
+    return [EffectTarget(only.role, only.labels, "the form's only way forward", only.ref)]
 
 
 def _form_submits(facts: PageFacts, control: ControlFacts | None) -> list[EffectTarget]:

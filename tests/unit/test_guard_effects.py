@@ -106,8 +106,8 @@ def test_enter_in_a_field_of_the_final_form_asks(guard: Guard) -> None:
 
 
 def test_typing_without_submit_does_not_ask(guard: Guard) -> None:
-    """Plain typing activates nothing."""
-    facts = PageFacts(target=ControlFacts(tag="input", type="text", form=0), forms=(FORM,))
+    """Plain typing into a field of no form activates nothing."""
+    facts = PageFacts(target=ControlFacts(tag="input", type="text", form=-1), forms=(FORM,))
     typed = call("browser_type", target="e3", text="bye")
     assert guard.judge(typed, snapshot(FINAL_FORM), facts) is None
 
@@ -222,3 +222,20 @@ def test_default_checkpoints_can_be_turned_off(tmp_path: Path) -> None:
     guard = Guard(ordinary_service(tmp_path, defaults=False), offered_tools=ALLOWED_TOOLS)
     page = snapshot('- main [ref=e1]:\n  - button "Confirm" [ref=e9]\n')
     assert guard.judge(call("browser_click", target="e9"), page) is None
+
+
+def test_typing_into_a_form_whose_only_way_forward_is_gated_asks(guard: Guard) -> None:
+    """The final form has one button, "Cancel my plan": typing into it asks first."""
+    facts = PageFacts(target=ControlFacts(tag="input", type="text", form=0), forms=(FORM,))
+    typed = call("browser_type", target="e3", text="bye")
+    judged = guard.judge(typed, snapshot(FINAL_FORM), facts)
+    assert judged is not None and "only way forward" in judged.effect()
+
+
+def test_typing_into_a_form_with_a_choice_of_buttons_does_not_ask(guard: Guard) -> None:
+    """Two submit buttons (keep or cancel): typing commits to neither."""
+    keep = ControlFacts(tag="button", type="submit", text="Keep my plan", form=0)
+    two_ways = FormFacts(action=FORM.action, method="post", submits=(keep, SUBMIT))
+    facts = PageFacts(target=ControlFacts(tag="input", type="text", form=0), forms=(two_ways,))
+    typed = call("browser_type", target="e3", text="bye")
+    assert guard.judge(typed, snapshot(FINAL_FORM), facts) is None
