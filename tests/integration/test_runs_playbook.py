@@ -186,6 +186,6 @@ async def test_page_outside_the_allowed_domains_raises_a_checkpoint(tmp_path: Pa
     )
     request = RunRequest("elsewhere", services=(str(services),))
     run = await run_service(request, ScriptedHuman([Decision("reject")]), tmp_path)
-    assert [approval.kind for approval in run.human.approvals] == ["left_domains"]
+    assert [approval.kind for approval in run.human.approvals] == ["left_domains"], run.result
     assert run.result.reason == "human_rejected"
     assert run.state.cancel_requests == 0
