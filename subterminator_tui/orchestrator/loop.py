@@ -216,8 +216,7 @@ class Orchestrator:
             judged = await self._judge(call, snapshot)
         except MCPToolError as unread:
             # The page could not be read before dispatch: nothing was sent; the pilot hears why.
-            fresh = unread.snapshot if isinstance(unread.snapshot, NormalizedSnapshot) else snapshot
-            return self._tell(call, "error", {"error": True, "message": str(unread)}, fresh)
+            return self._tell_error(call, unread, snapshot)
         if isinstance(judged, TurnOutcome):
             return judged
         if judged is not None:
@@ -250,15 +249,12 @@ class Orchestrator:
             if judged is None:
                 if isinstance(lost, MCPConnectionError):
                     raise
-                fresh = lost.snapshot if isinstance(lost.snapshot, NormalizedSnapshot) else snapshot
-                return self._tell(call, "error", {"error": True, "message": str(lost)}, fresh)
+                return self._tell_error(call, lost, snapshot)
             # An approved irreversible step may have run: look, never repeat it.
             return await self._after_lost_answer(call, snapshot, str(lost), step)
         except MCPToolError as error:
             self.ledger.step_outcome(step, "failed")
-            fresh = error.snapshot if isinstance(error.snapshot, NormalizedSnapshot) else snapshot
-            fresh = self.scrubber.snapshot(fresh)
-            return self._tell(call, "error", {"error": True, "message": str(error)}, fresh)
+            return self._tell_error(call, error, snapshot)
         self.ledger.step_outcome(step, "done")
         page, note = await self._settle(result.snapshot)
         status: dict[str, Any] = {"error": False}
@@ -424,6 +420,15 @@ class Orchestrator:
         self.guard.learn(snapshot)
         self.ledger.saw(snapshot)
         return snapshot, " ".join(notes)
+
+    def _tell_error(
+        self, call: ToolCall, error: MCPToolError, seen: NormalizedSnapshot
+    ) -> TurnOutcome:
+        """A failed call: the pilot hears the error with the page it carries (else the one it
+        saw), scrubbed like every page that reaches a pilot."""
+        page = error.snapshot if isinstance(error.snapshot, NormalizedSnapshot) else seen
+        failed = {"error": True, "message": str(error)}
+        return self._tell(call, "error", failed, self.scrubber.snapshot(page))
 
     def _tell(
         self,
