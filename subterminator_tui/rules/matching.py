@@ -16,7 +16,7 @@ from typing import Literal, TypeVar
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
-from subterminator_tui.rules.effects import Effects, EffectTarget
+from subterminator_tui.rules.effects import Effects, element_target
 from subterminator_tui.rules.generic import is_generic_rule
 from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConfig
 
@@ -143,19 +143,17 @@ def rules_watch_page(
     whose own page conditions hold here, or a rule whose target conditions match
     an element on this page (a gated control is present and could be triggered).
     """
+    # Every element of the page, as if a call could reach it.
+    present = Effects(
+        targets=tuple(element_target(e, how="on the page") for e in snapshot.elements)
+    )
     for rule in rules:
-        if rule.condition_keys() and set(rule.condition_keys()) - _CALL_KEYS:
-            if rule_holds(rule, snapshot):
-                return rule
-        elif rule.target_any or rule.target_regex or rule.target_role:
-            present = Effects(
-                targets=tuple(
-                    EffectTarget(e.role, tuple(x for x in (e.name, e.text) if x), "on the page")
-                    for e in snapshot.elements
-                )
-            )
-            if _targets_match(rule, present) and rule_holds(rule, snapshot):
-                return rule
+        watches_page = bool(set(rule.condition_keys()) - _CALL_KEYS)
+        watches_target = bool(rule.target_any or rule.target_regex or rule.target_role)
+        if watches_page and rule_holds(rule, snapshot):
+            return rule
+        if not watches_page and watches_target and _targets_match(rule, present):
+            return rule
     return None
 
 
