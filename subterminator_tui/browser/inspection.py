@@ -18,6 +18,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from subterminator_tui.browser.snapshot import split_sections
+
 #: At most this many characters of any text are read (labels, not page bodies).
 _TEXT_LIMIT = 200
 
@@ -122,7 +124,7 @@ NO_FACTS = PageFacts()
 
 def parse_page_facts(text: str) -> PageFacts:
     """PageFacts from ``browser_evaluate``'s ``### Result`` JSON; empty when unreadable."""
-    body = text.split("### Result", 1)[-1].split("\n### ", 1)[0].strip()
+    body = split_sections(text).get("Result", "").strip()
     try:
         data = json.loads(body)
     except json.JSONDecodeError:

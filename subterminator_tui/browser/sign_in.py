@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from subterminator_tui.browser.snapshot import split_sections
+
 #: The copy of the browser's sign-ins kept beside the profile (see keep_sign_in).
 SIGN_IN_FILE = "subterminator-sign-in.json"
 # SubTerminator's own fixed code, run through a tool no model is ever offered.
@@ -50,7 +52,7 @@ def add_cookies_code(path: Path) -> str | None:
 
 def parse_saved_state(answer_text: str) -> Any:
     """The storage state in the code's ``### Result`` (JSON in a JSON string), or None."""
-    body = answer_text.split("### Result", 1)[-1].split("\n### ", 1)[0].strip()
+    body = split_sections(answer_text).get("Result", "").strip()
     try:
         return json.loads(json.loads(body))
     except (json.JSONDecodeError, TypeError):
