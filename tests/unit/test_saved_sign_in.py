@@ -17,7 +17,7 @@ from subterminator_tui.session.saved_sign_in import read_sign_in_file
 STATE = {
     "cookies": [
         {"name": "sid", "value": "1", "domain": ".netflix.com", "expires": -1},
-        {"name": "sid", "value": "2", "domain": "www.netflix.com", "expires": time.time() + 60},
+        {"name": "sid", "value": "2", "domain": "www.netflix.com", "expires": time.time() + 86400},
         {"name": "old", "value": "3", "domain": "netflix.com", "expires": 1.0},
         {"name": "ad", "value": "4", "domain": ".tracker.example", "expires": -1},
         {"name": "fake", "value": "5", "domain": "netflix.com.evil.io", "expires": -1},
