@@ -1,0 +1,48 @@
+"""The ``serve`` subcommand's options (kept apart so ``--help`` loads nothing of the server)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+#: Where the headless operator is asked by default: the controlling terminal.
+DEFAULT_OPERATOR_TTY = "/dev/tty"
+
+
+def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``serve`` subcommand's options."""
+    parser = commands.add_parser(
+        "serve",
+        help="offer the guarded browser to other AI agents as MCP tools (stdio or HTTP)",
+        description="Serve SubTerminator's guarded browser over MCP: named sessions per "
+        "service, compact pages, the service's domains and checkpoints. Irreversible steps "
+        "wait for you (the operator) on this terminal; an agent can never approve them.",
+    )
+    parser.add_argument(
+        "--operator-tty",
+        default=DEFAULT_OPERATOR_TTY,
+        metavar="PATH",
+        help="terminal where you approve held calls (default /dev/tty); 'none' refuses them all",
+    )
+    parser.add_argument(
+        "--services",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="PATH",
+        help="extra services.toml (repeatable)",
+    )
+    parser.add_argument(
+        "--profile-root", type=Path, help="folder of the sessions' browser profiles"
+    )
+    parser.add_argument("--headed", action="store_true", help="show the browsers' windows")
+    parser.add_argument(
+        "--practice-url", metavar="URL", help="a practice site already running here"
+    )
+    parser.add_argument("--max-sessions", type=int, default=8, help="sessions on this machine")
+    parser.add_argument(
+        "--max-sessions-per-principal", type=int, default=4, help="sessions per principal"
+    )
+    parser.add_argument(
+        "--idle-minutes", type=float, default=30.0, help="close an idle session's browser after"
+    )

@@ -1,0 +1,55 @@
+"""What a tool call returns to the agent: a status, a message and the fresh page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.pilots.page_view import PageView, page_for_model
+
+#: ``ok``: done; ``approval_pending``: held for the operator; ``rejected``: the operator
+#: said no; ``refused``: the guard stopped it; ``error``: the browser failed it.
+Status = Literal["ok", "approval_pending", "rejected", "refused", "error"]
+
+#: Agents read the page as text; a compact tree keeps their context small (seed 001 FR2).
+COMPACT_PAGE = PageView(budget_tokens=1200)
+FULL_PAGE = PageView(compact=False)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One tool call's answer; ``page`` is the page as it is after the call."""
+
+    status: Status
+    message: str = ""
+    page: NormalizedSnapshot | None = None
+    approval_id: str | None = None
+    #: The full tree instead of the compact one (snapshot with ``full``).
+    full: bool = False
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the agent should read this as a failed call."""
+        return self.status in ("refused", "error", "rejected")
+
+    def text(self) -> str:
+        """The answer as the agent reads it."""
+        lines = [f"status: {self.status}"]
+        if self.approval_id:
+            lines.append(f"approval_id: {self.approval_id}")
+        if self.message:
+            lines.append(self.message)
+        if self.page is not None:
+            lines.append(page_for_model(self.page, FULL_PAGE if self.full else COMPACT_PAGE))
+        return "\n".join(lines)
+
+    def structured(self) -> dict[str, Any]:
+        """The same facts as a JSON object, for agents that parse."""
+        data: dict[str, Any] = {"status": self.status, "message": self.message}
+        if self.approval_id:
+            data["approval_id"] = self.approval_id
+        if self.page is not None:
+            data["url"] = self.page.url
+            data["title"] = self.page.title
+        return data

@@ -1,0 +1,77 @@
+"""Running the server: the journal, the desk, the registry and a transport, shut down cleanly.
+
+SIGTERM and SIGINT cancel the transport; whatever way it ends, every session is
+closed (held calls rejected, browsers stopped, journal runs ended) before the
+process exits, well within the 10 s a supervisor allows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve.approvals import ApprovalDesk
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.operator import NoOperator, TerminalOperator, open_terminal
+from subterminator_tui.serve.registry import SessionRegistry
+from subterminator_tui.serve.tools import build_server
+
+#: Runs the transport for a built server until it ends or is cancelled.
+Transport = Callable[[MCPServer[Any]], Awaitable[None]]
+
+
+async def stdio_transport(server: MCPServer[Any]) -> None:
+    """MCP over this process's stdin and stdout."""
+    await server.run_stdio_async()
+
+
+async def serve(
+    config: ServeConfig,
+    transport: Transport,
+    *,
+    operator_tty: str | None,
+) -> bool:
+    """Serve until the transport ends or a signal arrives; True when stopped by SIGTERM."""
+    desk = ApprovalDesk()
+    terminal = open_terminal(operator_tty) if operator_tty else None
+    operator = TerminalOperator(desk, terminal) if terminal is not None else None
+    if operator is None:
+        NoOperator(desk)
+    terminated = False
+    with Journal(config.settings.resolved_journal()) as journal:
+        registry = SessionRegistry(config, journal, desk)
+        server = build_server(registry, desk)
+        registry.start_idle_watch()
+        main = asyncio.ensure_future(transport(server))
+        loop = asyncio.get_running_loop()
+
+        def stop(signum: int) -> None:
+            nonlocal terminated
+            terminated = signum == signal.SIGTERM
+            main.cancel()
+
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop, signum)
+        asking = asyncio.ensure_future(operator.run()) if operator else None
+        try:
+            with contextlib.suppress(asyncio.CancelledError):
+                await main
+        finally:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(signum)
+            if asking is not None:
+                asking.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asking
+            await registry.close_all()
+            if terminal is not None:
+                with contextlib.suppress(OSError):
+                    os.close(terminal)
+    return terminated

@@ -1,0 +1,108 @@
+"""The serve core on the real browser: sessions, guard, operator approvals, journal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.practice.demoflix import DemoflixServer
+from subterminator_tui.serve.errors import SessionBusyError, SessionNotFoundError
+from subterminator_tui.serve.session import BrowserSession
+from tests.conftest import browser_parts_missing
+from tests.integration.serve_parts import WALK_TO_FINISH, serve_registry
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def site() -> Iterator[DemoflixServer]:
+    """Demoflix with a remembered sign-in, as the service expects; skipped without a browser."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    with DemoflixServer(["remembered"]) as server:
+        yield server
+
+
+async def click(session: BrowserSession, role: str, name: str) -> str:
+    """Click the element named so on the session's current page; the answer's status."""
+    assert session.page is not None
+    answer = await session.run("browser_click", {"target": session.page.ref_of(role, name)})
+    return answer.status
+
+
+async def test_gated_click_waits_for_the_operator(site: DemoflixServer, tmp_path: Path) -> None:
+    """Finish is held (nothing sent) until approved; a rejection sends nothing; approval does."""
+    async with serve_registry(tmp_path, site.base_url) as registry:
+        session, new = registry.open("agent-a", "main", "demoflix")
+        assert new
+        first = await session.run("browser_snapshot", {})
+        assert first.status == "ok" and first.page is not None
+        assert first.page.url.endswith("/account")
+        for role, name in WALK_TO_FINISH:
+            assert await click(session, role, name) == "ok"
+
+        held = await session.run(
+            "browser_click", {"target": session.page.ref_of("button", "Finish cancellation")}
+        )
+        assert held.status == "approval_pending" and held.approval_id
+        assert site.state.cancel_requests == 0
+        with pytest.raises(SessionBusyError, match="waiting for the operator"):
+            await session.run("browser_snapshot", {})
+        registry.desk.decide(held.approval_id, approve=False)
+        rejected = await registry.desk.wait("agent-a", held.approval_id, 30)
+        assert rejected.answer is not None and rejected.answer.status == "rejected"
+        assert site.state.cancel_requests == 0 and site.state.membership == "active"
+
+        again = await session.run(
+            "browser_click", {"target": session.page.ref_of("button", "Finish cancellation")}
+        )
+        assert again.status == "approval_pending" and again.approval_id
+        assert site.state.cancel_requests == 0
+        registry.desk.decide(again.approval_id, approve=True)
+        done = await registry.desk.wait("agent-a", again.approval_id, 30)
+        assert done.answer is not None and done.answer.status == "ok"
+        assert done.answer.page is not None and "/cancel/done" in done.answer.page.url
+        assert site.state.cancel_requests == 1 and site.state.membership == "cancelled"
+
+        run_id = session.run_id
+        await registry.close("agent-a", "main")
+        run = registry.journal.run(run_id)
+        assert run is not None and run.reason == "completed" and run.verified
+        steps = registry.journal.steps(run_id)
+        assert [s.decision for s in steps] == ["reject", "approve"]
+        assert steps[0].dispatched_at is None and steps[1].outcome == "done"
+        tools = [turn.tool for turn in registry.journal.turns(run_id)]
+        assert tools.count("browser_click") == len(WALK_TO_FINISH) + 2
+
+
+async def test_principals_are_isolated_and_the_domains_hold(
+    site: DemoflixServer, tmp_path: Path
+) -> None:
+    """Same name, two principals: two profiles; neither sees the other's; off-domain refused."""
+    async with serve_registry(tmp_path, site.base_url, idle_seconds=0.0) as registry:
+        mine, _ = registry.open("alice", "shop", "demoflix")
+        theirs, _ = registry.open("bob", "shop", "demoflix")
+        assert mine.profile_dir != theirs.profile_dir
+        await mine.run("browser_navigate", {"url": "/cancel"})
+        await theirs.run("browser_snapshot", {})
+        assert mine.page is not None and theirs.page is not None
+        assert mine.page.url != theirs.page.url
+        assert [s["name"] for s in registry.listing("bob")] == ["shop"]
+        with pytest.raises(SessionNotFoundError):
+            registry.get("bob", "other")
+
+        assert mine.browser is not None and mine.browser.egress is not None
+        counters = mine.browser.egress.counters
+        refused = await mine.run("browser_navigate", {"url": "http://example.com/"})
+        assert refused.status == "refused" and "refused" in refused.message
+        assert "example.com" not in counters.allowed and counters.blocked_hosts() == set()
+
+        last = mine.page.url
+        closed = await registry.close_idle_browsers()
+        assert {s.key.principal for s in closed} == {"alice", "bob"}
+        assert mine.browser is None and mine.profile_dir.is_dir()
+        reopened = await mine.run("browser_snapshot", {})
+        assert reopened.page is not None and reopened.page.url == last
