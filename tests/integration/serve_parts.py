@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -32,7 +33,7 @@ async def serve_registry(
             yield registry
         finally:
             await registry.close_all()
-    assert processes_under(tmp_path / "profiles") == []
+    assert wait_until_none_under(tmp_path / "profiles") == []
 
 
 def processes_under(root: Path) -> list[ProcessInfo]:
@@ -47,3 +48,16 @@ WALK_TO_FINISH = (
     ("button", "Continue"),
     ("button", "Continue to cancel"),
 )
+
+
+def wait_until_none_under(root: Path, timeout: float = 10.0) -> list[ProcessInfo]:
+    """Processes still under ``root`` after up to ``timeout`` seconds (empty is good).
+
+    Polling, because nothing signals the exit of processes another program started.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        left = processes_under(root)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)

@@ -1,0 +1,62 @@
+"""Talking to a real `subterminator serve` child: its environment, a terminal operator, refs."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+from pathlib import Path
+
+import mcp_types as types
+
+SERVE_COMMAND = [sys.executable, "-m", "subterminator_tui", "serve"]
+
+
+def child_environment(tmp_path: Path) -> dict[str, str]:
+    """This test's isolated home (XDG dirs, config) plus a private journal, for the child."""
+    env = {key: value for key, value in os.environ.items() if not key.endswith("_API_KEY")}
+    env["SUBTERMINATOR_JOURNAL"] = str(tmp_path / "journal.sqlite3")
+    return env
+
+
+def text_of(result: types.CallToolResult) -> str:
+    """Every text block of a tool result, joined."""
+    return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+
+
+def ref_in(page_text: str, role: str, name: str) -> str:
+    """The ref of the element ``role "name"`` in a compact page, as an agent would read it."""
+    found = re.search(rf'{role} "{re.escape(name)}"(?: \[[\w=-]+\])*? \[ref=([\w]+)\]', page_text)
+    assert found is not None, f'{role} "{name}" not on the page:\n{page_text}'
+    return found.group(1)
+
+
+class TerminalOperator:
+    """The person at the server's terminal: a pseudo-terminal whose other end the test holds."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        self.path = os.ttyname(self.slave)
+        self.screen = ""
+
+    async def answer(self, reply: str, within: float = 60.0) -> str:
+        """Wait for the next approval question, answer ``reply``; the question as shown."""
+        loop = asyncio.get_running_loop()
+        start = len(self.screen)
+        async with asyncio.timeout(within):
+            while "Approve? [y/N]" not in self.screen[start:]:
+                readable = asyncio.Event()
+                loop.add_reader(self.master, readable.set)
+                try:
+                    await readable.wait()
+                finally:
+                    loop.remove_reader(self.master)
+                self.screen += os.read(self.master, 4096).decode("utf-8", "replace")
+        os.write(self.master, reply.encode() + b"\n")
+        return self.screen[start:]
+
+    def close(self) -> None:
+        """Hang up the terminal."""
+        for fd in (self.master, self.slave):
+            os.close(fd)

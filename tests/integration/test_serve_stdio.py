@@ -1,0 +1,103 @@
+"""`subterminator serve` over stdio, driven by the mcp SDK's own client, the operator at a tty."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from subterminator_tui.practice.demoflix import DemoflixServer
+from tests.conftest import browser_parts_missing
+from tests.integration.serve_clients import (
+    SERVE_COMMAND,
+    TerminalOperator,
+    child_environment,
+    ref_in,
+    text_of,
+)
+from tests.integration.serve_parts import WALK_TO_FINISH, wait_until_none_under
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def site() -> Iterator[DemoflixServer]:
+    """Demoflix with a remembered sign-in; skipped without the browser parts."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    with DemoflixServer(["remembered"]) as server:
+        yield server
+
+
+@pytest.fixture
+def operator() -> Iterator[TerminalOperator]:
+    """The operator's terminal."""
+    terminal = TerminalOperator()
+    yield terminal
+    terminal.close()
+
+
+async def test_an_agent_cancels_demoflix_with_the_operator_approving(
+    site: DemoflixServer, operator: TerminalOperator, tmp_path: Path
+) -> None:
+    """The whole practice cancellation through MCP: held at Finish until the operator says y."""
+    profiles = tmp_path / "profiles"
+    params = StdioServerParameters(
+        command=SERVE_COMMAND[0],
+        args=[
+            *SERVE_COMMAND[1:],
+            "--operator-tty",
+            operator.path,
+            "--practice-url",
+            site.base_url,
+            "--profile-root",
+            str(profiles),
+        ],
+        env=child_environment(tmp_path),
+    )
+    async with Client(params) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert {"session_open", "click", "snapshot", "approval_wait"} <= names
+        assert len(names) < 15
+        assert not {n for n in names if "evaluate" in n or "upload" in n or "code" in n}
+
+        forbidden = await client.call_tool("browser_evaluate", {"function": "() => 1"})
+        assert forbidden.is_error
+
+        opened = await client.call_tool("session_open", {"name": "main", "service": "demoflix"})
+        assert not opened.is_error, text_of(opened)
+        page = text_of(await client.call_tool("snapshot", {"session": "main"}))
+        for role, name in WALK_TO_FINISH:
+            answer = await client.call_tool(
+                "click", {"session": "main", "ref": ref_in(page, role, name)}
+            )
+            assert not answer.is_error, text_of(answer)
+            page = text_of(answer)
+
+        finish = ref_in(page, "button", "Finish cancellation")
+        held = await client.call_tool("click", {"session": "main", "ref": finish})
+        assert held.structured_content is not None
+        assert held.structured_content["status"] == "approval_pending"
+        approval_id = held.structured_content["approval_id"]
+        status = await client.call_tool("approval_status", {"approval_id": approval_id})
+        assert status.structured_content is not None
+        assert status.structured_content["status"] == "approval_pending"
+        assert site.state.cancel_requests == 0
+
+        question = await operator.answer("y")
+        assert "Click button 'Finish cancellation'" in question
+        done = await client.call_tool(
+            "approval_wait", {"approval_id": approval_id, "timeout_seconds": 60}
+        )
+        assert done.structured_content is not None, text_of(done)
+        assert done.structured_content["status"] == "ok", text_of(done)
+        assert "/cancel/done" in done.structured_content["url"]
+        assert site.state.cancel_requests == 1 and site.state.membership == "cancelled"
+
+        closed = await client.call_tool("session_close", {"name": "main"})
+        assert not closed.is_error
+    assert wait_until_none_under(profiles) == []
