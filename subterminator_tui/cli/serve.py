@@ -5,33 +5,67 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 from subterminator_tui.exit_codes import CONFIGURATION, SUCCESS, TERMINATED
 from subterminator_tui.serve.config import ServeConfig, default_profile_root
 from subterminator_tui.serve.errors import ServeConfigurationError
-from subterminator_tui.serve.runner import serve, stdio_transport
+from subterminator_tui.serve.runner import Transport, serve, stdio_transport
+from subterminator_tui.serve.tokens import TokenFileVerifier, default_tokens_file, new_token
 from subterminator_tui.settings import load_settings
 
 
 def run_serve(args: argparse.Namespace) -> int:
     """Run the server until its client leaves or a signal stops it."""
-    settings = load_settings()
-    config = ServeConfig(
-        settings=settings,
-        profile_root=(args.profile_root or default_profile_root()).expanduser().resolve(),
-        headless=not args.headed,
-        practice_url=args.practice_url,
-        max_sessions=args.max_sessions,
-        max_sessions_per_principal=args.max_sessions_per_principal,
-        idle_seconds=args.idle_minutes * 60.0,
-        services=tuple(args.services),
-    )
-    tty = None if args.operator_tty == "none" else args.operator_tty
+    tokens_file = (args.tokens or default_tokens_file()).expanduser()
     try:
-        terminated = asyncio.run(serve(config, stdio_transport, operator_tty=tty))
+        if args.new_token:
+            token = new_token(tokens_file, args.new_token)
+            print(token)
+            print(
+                f"Token for {args.new_token} saved (hashed) in {tokens_file}; it is shown only "
+                "now. Clients send it as: Authorization: Bearer <token>",
+                file=sys.stderr,
+            )
+            return SUCCESS
+        transport, verifier, issuer = _transport(args, tokens_file)
+        config = ServeConfig(
+            settings=load_settings(),
+            profile_root=(args.profile_root or default_profile_root()).expanduser().resolve(),
+            headless=not args.headed,
+            practice_url=args.practice_url,
+            max_sessions=args.max_sessions,
+            max_sessions_per_principal=args.max_sessions_per_principal,
+            idle_seconds=args.idle_minutes * 60.0,
+            services=tuple(args.services),
+        )
+        tty = None if args.operator_tty == "none" else args.operator_tty
+        terminated = asyncio.run(
+            serve(config, transport, operator_tty=tty, token_verifier=verifier, issuer_url=issuer)
+        )
     except ServeConfigurationError as error:
         print(f"error: {error}", file=sys.stderr)
         return CONFIGURATION
-    if terminated:
-        return TERMINATED
-    return SUCCESS
+    return TERMINATED if terminated else SUCCESS
+
+
+def _transport(
+    args: argparse.Namespace, tokens_file: Path
+) -> tuple[Transport, TokenFileVerifier | None, str | None]:
+    if not args.http:
+        if args.no_auth or args.allowed_host or args.allowed_origin:
+            raise ServeConfigurationError("--no-auth and --allowed-* apply to --http only.")
+        return stdio_transport, None, None
+    # Imported only for HTTP: stdio start-up stays light.
+    from subterminator_tui.serve.http import HttpOptions, http_transport, parse_address
+
+    host, port = parse_address(args.http)
+    options = HttpOptions(
+        host=host,
+        port=port,
+        tokens_file=tokens_file,
+        no_auth=args.no_auth,
+        allowed_hosts=tuple(args.allowed_host),
+        allowed_origins=tuple(args.allowed_origin),
+    )
+    return http_transport(options), options.verifier(), f"http://{args.http}"

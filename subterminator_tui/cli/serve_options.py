@@ -19,6 +19,34 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "wait for you (the operator) on this terminal; an agent can never approve them.",
     )
     parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0: any free)",
+    )
+    parser.add_argument(
+        "--no-auth", action="store_true", help="HTTP without tokens (loopback addresses only)"
+    )
+    parser.add_argument("--tokens", type=Path, metavar="PATH", help="the tokens file (mode 0600)")
+    parser.add_argument(
+        "--new-token",
+        metavar="NAME",
+        help="make a bearer token for principal NAME, print it once, and exit",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST:PORT",
+        help="another Host header to accept over HTTP (repeatable)",
+    )
+    parser.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="an Origin to accept over HTTP, e.g. http://localhost:6274 (repeatable)",
+    )
+    parser.add_argument(
         "--operator-tty",
         default=DEFAULT_OPERATOR_TTY,
         metavar="PATH",

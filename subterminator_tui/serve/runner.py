@@ -14,6 +14,7 @@ import signal
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from mcp.server.auth.provider import TokenVerifier
 from mcp.server.mcpserver import MCPServer
 
 from subterminator_tui.journal.store import Journal
@@ -37,6 +38,8 @@ async def serve(
     transport: Transport,
     *,
     operator_tty: str | None,
+    token_verifier: TokenVerifier | None = None,
+    issuer_url: str | None = None,
 ) -> bool:
     """Serve until the transport ends or a signal arrives; True when stopped by SIGTERM."""
     desk = ApprovalDesk()
@@ -47,7 +50,7 @@ async def serve(
     terminated = False
     with Journal(config.settings.resolved_journal()) as journal:
         registry = SessionRegistry(config, journal, desk)
-        server = build_server(registry, desk)
+        server = build_server(registry, desk, token_verifier=token_verifier, issuer_url=issuer_url)
         registry.start_idle_watch()
         main = asyncio.ensure_future(transport(server))
         loop = asyncio.get_running_loop()

@@ -18,9 +18,11 @@ from typing import Annotated, Any
 
 import mcp_types as types
 from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from pydantic import AnyHttpUrl, Field
 
 from subterminator_tui import __version__
 from subterminator_tui.errors import SubTerminatorError
@@ -54,12 +56,6 @@ Ref = Annotated[
 ]
 
 
-def principal() -> str:
-    """Who is calling: the bearer token's principal over HTTP, the local operator otherwise."""
-    token = get_access_token()
-    return token.client_id if token is not None else LOCAL_PRINCIPAL
-
-
 def as_result(answer: Answer) -> types.CallToolResult:
     """An answer as the MCP result: the text to read, the same facts structured."""
     return types.CallToolResult(
@@ -84,11 +80,43 @@ async def _with_progress(ctx: Context | None, label: str, work: Awaitable[Answer
             await ctx.report_progress(ticks, None, f"{label}: {ticks} s")
 
 
-def build_server(registry: SessionRegistry, desk: ApprovalDesk) -> MCPServer[Any]:
-    """The MCP server with every tool bound to ``registry`` and ``desk``."""
-    server: MCPServer[Any] = MCPServer(
-        "subterminator", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+def build_server(
+    registry: SessionRegistry,
+    desk: ApprovalDesk,
+    *,
+    token_verifier: TokenVerifier | None = None,
+    issuer_url: str | None = None,
+) -> MCPServer[Any]:
+    """The MCP server with every tool bound to ``registry`` and ``desk``.
+
+    With ``token_verifier`` every HTTP request needs a bearer token (401 without one),
+    and each call acts as the token's principal.
+    """
+    auth = (
+        AuthSettings(
+            issuer_url=AnyHttpUrl(issuer_url or "http://127.0.0.1"), resource_server_url=None
+        )
+        if token_verifier is not None
+        else None
     )
+    server: MCPServer[Any] = MCPServer(
+        "subterminator",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
+        token_verifier=token_verifier,
+        auth=auth,
+    )
+
+    def principal() -> str:
+        """Who is calling: the bearer token's principal; the local operator without auth."""
+        token = get_access_token()
+        if token is not None:
+            return token.client_id
+        if token_verifier is not None:
+            # Never fall back to a shared principal when tokens are required.
+            raise ToolError("No authenticated principal for this call.")
+        return LOCAL_PRINCIPAL
 
     async def browser(
         session: str,

@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
+import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import mcp_types as types
@@ -60,3 +63,47 @@ class TerminalOperator:
         """Hang up the terminal."""
         for fd in (self.master, self.slave):
             os.close(fd)
+
+
+class ServeChild:
+    """A `subterminator serve --http` child; its stderr drained so it never blocks."""
+
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [*SERVE_COMMAND, *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        self.lines: list[str] = []
+        self._listening = threading.Event()
+        self.url = ""
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.lines.append(line)
+            if line.startswith("listening on "):
+                self.url = line.split()[-1]
+                self._listening.set()
+        self._listening.set()
+
+    def wait_listening(self, within: float = 60.0) -> str:
+        """The /mcp URL once the child listens (it prints it); fails if it exits first."""
+        assert self._listening.wait(within), "serve --http did not start listening"
+        assert self.url, "".join(self.lines)
+        return self.url
+
+    def stop(self, within: float = 15.0) -> int:
+        """SIGTERM, then the exit code (killed after ``within`` seconds)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(within)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise

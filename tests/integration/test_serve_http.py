@@ -1,0 +1,163 @@
+"""`subterminator serve --http`: tokens, Host/Origin, body limit, no CORS, principals isolated."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from subterminator_tui.exit_codes import TERMINATED
+from subterminator_tui.practice.demoflix import DemoflixServer
+from subterminator_tui.serve.tokens import new_token
+from tests.conftest import browser_parts_missing
+from tests.integration.serve_clients import ServeChild, child_environment, text_of
+from tests.integration.serve_parts import wait_until_none_under
+
+pytestmark = pytest.mark.browser
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "status-table", "version": "1"},
+    },
+}
+MCP_HEADERS = {"accept": "application/json, text/event-stream"}
+
+
+@dataclass
+class RunningServer:
+    """The child, its URL and one token per principal."""
+
+    child: ServeChild
+    url: str
+    tokens: dict[str, str]
+    profiles: Path
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """One HTTP server for the module (tokens for alice and bob) on a practice site."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    home = tmp_path_factory.mktemp("serve-http")
+    tokens_file = home / "tokens.json"
+    tokens = {name: new_token(tokens_file, name) for name in ("alice", "bob")}
+    env = child_environment(home)
+    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        env[variable] = str(home / variable.lower())
+    (home / "config.toml").write_text("", encoding="utf-8")
+    env["SUBTERMINATOR_CONFIG"] = str(home / "config.toml")
+    profiles = home / "profiles"
+    with DemoflixServer(["remembered"]) as site:
+        child = ServeChild(
+            [
+                "--http",
+                "127.0.0.1:0",
+                "--tokens",
+                str(tokens_file),
+                "--operator-tty",
+                "none",
+                "--practice-url",
+                site.base_url,
+                "--profile-root",
+                str(profiles),
+            ],
+            env,
+        )
+        try:
+            url = child.wait_listening()
+            yield RunningServer(child, url, tokens, profiles)
+        finally:
+            code = child.stop()
+        assert code == TERMINATED, "".join(child.lines)
+    assert wait_until_none_under(profiles) == []
+
+
+@asynccontextmanager
+async def client_for(server: RunningServer, principal: str) -> AsyncIterator[Client]:
+    """An SDK client sending ``principal``'s bearer token."""
+    headers = {"Authorization": f"Bearer {server.tokens[principal]}"}
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        Client(streamable_http_client(server.url, http_client=http)) as client,
+    ):
+        yield client
+
+
+async def post(
+    server: RunningServer, headers: dict[str, str], body: bytes | None = None
+) -> httpx2.Response:
+    """One raw POST of ``initialize`` (or ``body``) to /mcp."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        return await http.post(
+            server.url,
+            content=body if body is not None else None,
+            json=INITIALIZE if body is None else None,
+            headers={**MCP_HEADERS, "content-type": "application/json", **headers},
+        )
+
+
+async def test_the_http_status_table(server: RunningServer) -> None:
+    """401 without or with a bad token, 421 bad Host, 403 bad Origin, 413 oversized; 200 ok."""
+    good = {"authorization": f"Bearer {server.tokens['alice']}"}
+    assert (await post(server, {})).status_code == 401
+    assert (await post(server, {"authorization": "Bearer not-a-token"})).status_code == 401
+    assert (await post(server, {**good, "host": "evil.example:80"})).status_code == 421
+    assert (await post(server, {**good, "origin": "http://evil.example"})).status_code == 403
+    huge = b'{"jsonrpc": "2.0", "pad": "' + b"a" * (2 * 1024 * 1024) + b'"}'
+    assert (await post(server, good, huge)).status_code == 413
+    assert (await post(server, good)).status_code == 200
+
+
+async def test_a_preflight_gets_no_cors_allowance(server: RunningServer) -> None:
+    """A browser page elsewhere gets no Access-Control-Allow-* from the server."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        answer = await http.request(
+            "OPTIONS",
+            server.url,
+            headers={"origin": "http://evil.example", "access-control-request-method": "POST"},
+        )
+    assert not [h for h in answer.headers if h.lower().startswith("access-control-allow")]
+
+
+async def test_principals_never_see_each_others_sessions(server: RunningServer) -> None:
+    """Alice and Bob both open 'shop': different pages; Bob cannot reach Alice's other session."""
+    async with client_for(server, "alice") as alice, client_for(server, "bob") as bob:
+        for client in (alice, bob):
+            opened = await client.call_tool("session_open", {"name": "shop", "service": "demoflix"})
+            assert not opened.is_error, text_of(opened)
+        assert not (
+            await alice.call_tool("session_open", {"name": "secret", "service": "demoflix"})
+        ).is_error
+        moved = await alice.call_tool("navigate", {"session": "shop", "url": "/cancel"})
+        assert moved.structured_content is not None, text_of(moved)
+        bobs = await bob.call_tool("snapshot", {"session": "shop"})
+        assert bobs.structured_content is not None, text_of(bobs)
+        assert bobs.structured_content["url"] != moved.structured_content["url"]
+
+        listed = await bob.call_tool("session_list", {})
+        assert listed.structured_content is not None
+        assert [s["name"] for s in listed.structured_content["sessions"]] == ["shop"]
+        for tool, arguments in (
+            ("snapshot", {"session": "secret"}),
+            ("session_close", {"name": "secret"}),
+        ):
+            refused = await bob.call_tool(tool, arguments)
+            assert refused.is_error and "No session 'secret'" in text_of(refused)
+        for client in (alice, bob):
+            await client.call_tool("session_close", {"name": "shop"})
+        await alice.call_tool("session_close", {"name": "secret"})
+    assert (server.profiles / "alice" / "shop" / "profile").is_dir()
+    assert (server.profiles / "bob" / "shop" / "profile").is_dir()
