@@ -7,6 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import CONFIGURATION, SUCCESS, TERMINATED
 from subterminator_tui.serve.config import ServeConfig, default_profile_root
 from subterminator_tui.serve.errors import ServeConfigurationError
@@ -38,6 +39,7 @@ def run_serve(args: argparse.Namespace) -> int:
             max_sessions_per_principal=args.max_sessions_per_principal,
             idle_seconds=args.idle_minutes * 60.0,
             services=tuple(args.services),
+            preopen=tuple(_session_pairs(args.session)),
         )
         tty = None if args.operator_tty == "none" else args.operator_tty
         terminated = asyncio.run(
@@ -46,7 +48,21 @@ def run_serve(args: argparse.Namespace) -> int:
     except ServeConfigurationError as error:
         print(f"error: {error}", file=sys.stderr)
         return CONFIGURATION
+    except SubTerminatorError as error:
+        # An unknown service or a bad name among --session, a journal that cannot open.
+        print(f"error: {error}", file=sys.stderr)
+        return error.exit_code
     return TERMINATED if terminated else SUCCESS
+
+
+def _session_pairs(values: list[str]) -> list[tuple[str, str]]:
+    pairs = []
+    for value in values:
+        name, _, service = value.partition("=")
+        if not name or not service:
+            raise ServeConfigurationError(f"--session takes NAME=SERVICE (got {value!r}).")
+        pairs.append((name, service))
+    return pairs
 
 
 def _transport(

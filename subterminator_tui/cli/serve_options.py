@@ -47,6 +47,13 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="an Origin to accept over HTTP, e.g. http://localhost:6274 (repeatable)",
     )
     parser.add_argument(
+        "--session",
+        action="append",
+        default=[],
+        metavar="NAME=SERVICE",
+        help="open this session for the local principal at start (repeatable)",
+    )
+    parser.add_argument(
         "--operator-tty",
         default=DEFAULT_OPERATOR_TTY,
         metavar="PATH",

@@ -35,3 +35,6 @@ class ServeConfig:
     idle_seconds: float = DEFAULT_IDLE_SECONDS
     #: Extra services.toml files, as ``--services`` gives them.
     services: tuple[Path, ...] = ()
+    #: Sessions (name, service id) opened for the local principal at start, so a client
+    #: that cannot call session_open first (one call per process) still finds one.
+    preopen: tuple[tuple[str, str], ...] = ()

@@ -20,6 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.serve.approvals import ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.operator import NoOperator, TerminalOperator, open_terminal
 from subterminator_tui.serve.registry import SessionRegistry
 from subterminator_tui.serve.tools import build_server
@@ -50,6 +51,8 @@ async def serve(
     terminated = False
     with Journal(config.settings.resolved_journal()) as journal:
         registry = SessionRegistry(config, journal, desk)
+        for name, service in config.preopen:
+            registry.open(LOCAL_PRINCIPAL, name, service)
         server = build_server(registry, desk, token_verifier=token_verifier, issuer_url=issuer_url)
         registry.start_idle_watch()
         main = asyncio.ensure_future(transport(server))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -10,8 +11,10 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import mcp_types as types
+import pytest
 
 SERVE_COMMAND = [sys.executable, "-m", "subterminator_tui", "serve"]
 
@@ -107,3 +110,22 @@ class ServeChild:
             self.process.kill()
             self.process.wait()
             raise
+
+
+INSPECTOR = Path(__file__).resolve().parents[2] / "node_modules" / ".bin" / "mcp-inspector"
+
+
+def inspector(args: list[str], home: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run the MCP Inspector CLI once (``--format json``); its JSON answer."""
+    if not INSPECTOR.exists():
+        pytest.skip("the MCP Inspector is not installed (make setup-tests runs npm ci)")
+    completed = subprocess.run(
+        [str(INSPECTOR), "--cli", "--format", "json", "-q", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**(env or os.environ), "HOME": str(home)},
+    )
+    output = completed.stdout.strip() or completed.stderr.strip()
+    answer: dict[str, Any] = json.loads(output.splitlines()[0])
+    return answer

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -17,7 +18,7 @@ from subterminator_tui.exit_codes import TERMINATED
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.serve.tokens import new_token
 from tests.conftest import browser_parts_missing
-from tests.integration.serve_clients import ServeChild, child_environment, text_of
+from tests.integration.serve_clients import ServeChild, child_environment, inspector, text_of
 from tests.integration.serve_parts import wait_until_none_under
 
 pytestmark = pytest.mark.browser
@@ -161,3 +162,41 @@ async def test_principals_never_see_each_others_sessions(server: RunningServer) 
         await alice.call_tool("session_close", {"name": "secret"})
     assert (server.profiles / "alice" / "shop" / "profile").is_dir()
     assert (server.profiles / "bob" / "shop" / "profile").is_dir()
+
+
+def test_the_inspector_navigates_over_http_with_the_token(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    """The Inspector CLI with the bearer header: tools listed, a session opened, a page read."""
+    header = ["--header", f"Authorization: Bearer {server.tokens['alice']}"]
+    listed = inspector([server.url, *header, "--method", "tools/list"], tmp_path)
+    assert "navigate" in {tool["name"] for tool in listed["result"]["tools"]}
+
+    def call(tool: str, arguments: str) -> dict[str, Any]:
+        return inspector(
+            [
+                server.url,
+                *header,
+                "--method",
+                "tools/call",
+                "--tool-name",
+                tool,
+                "--tool-args-json",
+                arguments,
+            ],
+            tmp_path,
+        )
+
+    assert (
+        call("session_open", '{"name": "inspected", "service": "demoflix"}')["result"]["isError"]
+        is False
+    )
+    went = call("navigate", '{"session": "inspected", "url": "/account"}')
+    assert went["result"]["isError"] is False, went
+    assert went["result"]["structuredContent"]["url"].endswith("/account")
+    assert call("session_close", '{"name": "inspected"}')["result"]["isError"] is False
+
+    refused = inspector(
+        [server.url, "--header", "Authorization: Bearer wrong", "--method", "tools/list"], tmp_path
+    )
+    assert "result" not in refused

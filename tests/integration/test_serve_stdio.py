@@ -15,6 +15,7 @@ from tests.integration.serve_clients import (
     SERVE_COMMAND,
     TerminalOperator,
     child_environment,
+    inspector,
     ref_in,
     text_of,
 )
@@ -101,3 +102,41 @@ async def test_an_agent_cancels_demoflix_with_the_operator_approving(
         closed = await client.call_tool("session_close", {"name": "main"})
         assert not closed.is_error
     assert wait_until_none_under(profiles) == []
+
+
+def test_the_inspector_lists_the_tools_and_navigates_over_stdio(
+    site: DemoflixServer, tmp_path: Path
+) -> None:
+    """A real third-party client: the MCP Inspector CLI, one server process per call."""
+    serve = [
+        *SERVE_COMMAND,
+        "--operator-tty",
+        "none",
+        "--practice-url",
+        site.base_url,
+        "--profile-root",
+        str(tmp_path / "profiles"),
+        "--session",
+        "main=demoflix",
+    ]
+    env = child_environment(tmp_path)
+    listed = inspector([*serve, "--method", "tools/list"], tmp_path, env)
+    names = {tool["name"] for tool in listed["result"]["tools"]}
+    assert {"navigate", "snapshot", "click", "approval_wait"} <= names
+    went = inspector(
+        [
+            *serve,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "navigate",
+            "--tool-args-json",
+            '{"session": "main", "url": "/account"}',
+        ],
+        tmp_path,
+        env,
+    )
+    assert went["result"]["isError"] is False, went
+    assert went["result"]["structuredContent"]["url"] == f"{site.base_url}/account"
+    assert 'button "Cancel membership"' in went["result"]["content"][0]["text"]
+    assert wait_until_none_under(tmp_path / "profiles") == []
