@@ -15,11 +15,12 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from subterminator_tui.exit_codes import TERMINATED
+from subterminator_tui.journal.store import Journal
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.serve.tokens import new_token
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import ServeChild, child_environment, inspector, text_of
-from tests.integration.serve_parts import wait_until_none_under
+from tests.integration.serve_parts import processes_under, wait_until_none_under
 
 pytestmark = pytest.mark.browser
 
@@ -200,3 +201,40 @@ def test_the_inspector_navigates_over_http_with_the_token(
         [server.url, "--header", "Authorization: Bearer wrong", "--method", "tools/list"], tmp_path
     )
     assert "result" not in refused
+
+
+async def test_sigterm_stops_everything_within_ten_seconds(tmp_path: Path) -> None:
+    """SIGTERM with a browser open: exit 143 within 10 s, no process left, the run ended."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    profiles = tmp_path / "profiles"
+    with DemoflixServer(["remembered"]) as site:
+        child = ServeChild(
+            [
+                "--http",
+                "127.0.0.1:0",
+                "--no-auth",
+                "--operator-tty",
+                "none",
+                "--practice-url",
+                site.base_url,
+                "--profile-root",
+                str(profiles),
+            ],
+            child_environment(tmp_path),
+        )
+        try:
+            url = child.wait_listening()
+            async with Client(url) as client:
+                await client.call_tool("session_open", {"name": "busy", "service": "demoflix"})
+                page = await client.call_tool("snapshot", {"session": "busy"})
+                assert not page.is_error, text_of(page)
+                assert processes_under(profiles) != []
+                assert child.stop(within=10.0) == TERMINATED
+        finally:
+            child.stop()
+    assert wait_until_none_under(profiles, timeout=2.0) == []
+    with Journal(tmp_path / "journal.sqlite3") as journal:
+        (run,) = journal.recent_runs()
+    assert run.ended_at is not None and run.reason == "interrupted"

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 
+import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -32,6 +35,18 @@ def site() -> Iterator[DemoflixServer]:
         pytest.skip(missing)
     with DemoflixServer(["remembered"]) as server:
         yield server
+
+
+def jpeg_size(data: bytes) -> tuple[int, int]:
+    """(width, height) from a JPEG's start-of-frame marker."""
+    at = 2
+    while at < len(data):
+        marker, length = data[at + 1], struct.unpack(">H", data[at + 2 : at + 4])[0]
+        if marker in (0xC0, 0xC1, 0xC2):
+            height, width = struct.unpack(">HH", data[at + 5 : at + 9])
+            return width, height
+        at += 2 + length
+    raise AssertionError("no start-of-frame marker in the JPEG")
 
 
 @pytest.fixture
@@ -72,6 +87,25 @@ async def test_an_agent_cancels_demoflix_with_the_operator_approving(
         opened = await client.call_tool("session_open", {"name": "main", "service": "demoflix"})
         assert not opened.is_error, text_of(opened)
         page = text_of(await client.call_tool("snapshot", {"session": "main"}))
+
+        progress: list[float] = []
+
+        async def heard(value: float, total: float | None, message: str | None) -> None:
+            progress.append(value)
+
+        waited = await client.call_tool(
+            "wait_for", {"session": "main", "seconds": 2.5}, progress_callback=heard
+        )
+        assert not waited.is_error, text_of(waited)
+        assert progress, "a call over a second long reports progress"
+
+        shot = await client.call_tool("screenshot", {"session": "main"})
+        images = [b for b in shot.content if isinstance(b, types.ImageContent)]
+        assert len(images) == 1 and images[0].mime_type == "image/jpeg"
+        jpeg = base64.b64decode(images[0].data)
+        assert jpeg.startswith(b"\xff\xd8") and len(jpeg) < 5 * 1024 * 1024
+        assert max(jpeg_size(jpeg)) <= 2000
+        assert 'button "Cancel membership"' in text_of(shot)
         for role, name in WALK_TO_FINISH:
             answer = await client.call_tool(
                 "click", {"session": "main", "ref": ref_in(page, role, name)}

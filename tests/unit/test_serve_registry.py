@@ -1,0 +1,94 @@
+"""Sessions without a browser: names, limits, domains, approvals only the operator decides."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve.approvals import ApprovalDesk
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.errors import (
+    ApprovalNotFoundError,
+    ServeInputError,
+    SessionLimitError,
+    SessionNotFoundError,
+)
+from subterminator_tui.serve.registry import SessionRegistry
+from subterminator_tui.settings import load_settings
+
+
+@pytest.fixture
+def registry(tmp_path: Path) -> Iterator[SessionRegistry]:
+    """Two sessions per machine, one per principal; nothing starts a browser here."""
+    config = ServeConfig(
+        settings=load_settings(),
+        profile_root=tmp_path / "profiles",
+        max_sessions=2,
+        max_sessions_per_principal=1,
+    )
+    with Journal(tmp_path / "journal.sqlite3") as journal:
+        yield SessionRegistry(config, journal, ApprovalDesk())
+
+
+def test_the_per_principal_limit_says_limit(registry: SessionRegistry) -> None:
+    """A second session for one principal is refused with a clear 'limit' error."""
+    registry.open("alice", "one", "demoflix")
+    with pytest.raises(SessionLimitError, match=r"^limit: you hold 1"):
+        registry.open("alice", "two", "demoflix")
+
+
+def test_the_machine_limit_says_limit(registry: SessionRegistry) -> None:
+    """The third session on a two-session machine is refused, whoever asks."""
+    registry.open("alice", "one", "demoflix")
+    registry.open("bob", "one", "demoflix")
+    with pytest.raises(SessionLimitError, match=r"^limit: the server holds 2"):
+        registry.open("carol", "one", "demoflix")
+
+
+def test_reopening_a_name_finds_the_same_session(registry: SessionRegistry) -> None:
+    """session_open is idempotent for the same service, refused for another."""
+    first, new = registry.open("alice", "one", "demoflix")
+    again, new_again = registry.open("alice", "one", "demoflix")
+    assert new and not new_again and first is again
+    with pytest.raises(ServeInputError, match="is open for demoflix"):
+        registry.open("alice", "one", "demoflix-2fa")
+
+
+@pytest.mark.parametrize("name", ["../etc", "a/b", "", "A" * 3, "x" * 49, ".hidden"])
+def test_names_that_are_not_plain_are_refused(registry: SessionRegistry, name: str) -> None:
+    """Names become folders: anything but 1-48 lower-case letters, digits, - and _ is refused."""
+    with pytest.raises(ServeInputError, match="Invalid session name"):
+        registry.open("alice", name, "demoflix")
+
+
+def test_domains_can_be_narrowed_never_widened(registry: SessionRegistry) -> None:
+    """A caller may keep a subset of the service's domains; another domain is refused."""
+    narrowed = registry.service_for("demoflix", ["127.0.0.1"])
+    assert narrowed.allowed_domains == ("127.0.0.1",)
+    with pytest.raises(ServeInputError, match="never widen"):
+        registry.service_for("demoflix", ["127.0.0.1", "example.com"])
+
+
+def test_another_principals_session_is_not_found(registry: SessionRegistry) -> None:
+    """Bob asking for Alice's session name hears 'not found', as for a name nobody holds."""
+    registry.open("alice", "one", "demoflix")
+    with pytest.raises(SessionNotFoundError):
+        registry.get("bob", "one")
+    assert registry.listing("bob") == []
+
+
+async def test_only_the_operator_side_decides_and_only_the_owner_reads() -> None:
+    """The agent's side reads and waits; another principal's approval is not found."""
+    desk = ApprovalDesk()
+    approval = desk.submit("alice", "one", action="Click", why="irreversible", url="http://x")
+    with pytest.raises(ApprovalNotFoundError):
+        desk.get("bob", approval.id)
+    assert desk.get("alice", approval.id).answer_for_agent().status == "approval_pending"
+    waited = await desk.wait("alice", approval.id, 0.01)
+    assert waited.decision == "pending"
+    desk.decide(approval.id, approve=False)
+    desk.decide(approval.id, approve=True)
+    assert approval.decision == "rejected"
