@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from pathlib import Path
 
 from subterminator_tui.errors import SubTerminatorError
-from subterminator_tui.exit_codes import CONFIGURATION, SUCCESS, TERMINATED
+from subterminator_tui.exit_codes import CONFIGURATION, INTERRUPTED, SUCCESS, TERMINATED
 from subterminator_tui.serve.config import ServeConfig, default_profile_root
 from subterminator_tui.serve.errors import ServeConfigurationError
 from subterminator_tui.serve.runner import Transport, serve, stdio_transport
@@ -42,7 +43,7 @@ def run_serve(args: argparse.Namespace) -> int:
             preopen=tuple(_session_pairs(args.session)),
         )
         tty = None if args.operator_tty == "none" else args.operator_tty
-        terminated = asyncio.run(
+        stopped_by = asyncio.run(
             serve(config, transport, operator_tty=tty, token_verifier=verifier, issuer_url=issuer)
         )
     except ServeConfigurationError as error:
@@ -52,7 +53,9 @@ def run_serve(args: argparse.Namespace) -> int:
         # An unknown service or a bad name among --session, a journal that cannot open.
         print(f"error: {error}", file=sys.stderr)
         return error.exit_code
-    return TERMINATED if terminated else SUCCESS
+    if stopped_by == signal.SIGTERM:
+        return TERMINATED
+    return INTERRUPTED if stopped_by == signal.SIGINT else SUCCESS
 
 
 def _session_pairs(values: list[str]) -> list[tuple[str, str]]:

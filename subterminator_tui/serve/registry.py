@@ -142,9 +142,17 @@ class SessionRegistry:
             and s.pending is None
             and now - s.last_used >= self.config.idle_seconds
         ]
+        closed = []
         for session in idle:
-            await session.close_browser()
-        return idle
+            # The check above and this close are apart by awaits: a call may have started.
+            if not session.claim_for("closing its idle browser"):
+                continue
+            try:
+                await session.close_browser()
+            finally:
+                session.release()
+            closed.append(session)
+        return closed
 
     async def _watch_idle(self) -> None:
         interval = min(max(self.config.idle_seconds / 4, 0.05), _MAX_IDLE_CHECK_SECONDS)

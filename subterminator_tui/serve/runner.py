@@ -41,14 +41,14 @@ async def serve(
     operator_tty: str | None,
     token_verifier: TokenVerifier | None = None,
     issuer_url: str | None = None,
-) -> bool:
-    """Serve until the transport ends or a signal arrives; True when stopped by SIGTERM."""
+) -> int | None:
+    """Serve until the transport ends or a signal arrives; the signal that stopped it, if any."""
     desk = ApprovalDesk()
     terminal = open_terminal(operator_tty) if operator_tty else None
     operator = TerminalOperator(desk, terminal) if terminal is not None else None
     if operator is None:
         NoOperator(desk)
-    terminated = False
+    stopped_by: int | None = None
     with Journal(config.settings.resolved_journal()) as journal:
         registry = SessionRegistry(config, journal, desk)
         for name, service in config.preopen:
@@ -59,8 +59,8 @@ async def serve(
         loop = asyncio.get_running_loop()
 
         def stop(signum: int) -> None:
-            nonlocal terminated
-            terminated = signum == signal.SIGTERM
+            nonlocal stopped_by
+            stopped_by = signum
             main.cancel()
 
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -80,4 +80,4 @@ async def serve(
             if terminal is not None:
                 with contextlib.suppress(OSError):
                     os.close(terminal)
-    return terminated
+    return stopped_by

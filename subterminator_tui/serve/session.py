@@ -135,6 +135,17 @@ class BrowserSession:
         self.in_flight = tool
         self.last_used = time.monotonic()
 
+    def claim_for(self, what: str) -> bool:
+        """Take the session's one slot for the server's own work (an idle close); False if busy."""
+        if self.in_flight is not None or self.pending is not None:
+            return False
+        self.in_flight = what
+        return True
+
+    def release(self) -> None:
+        """Free the slot taken by :meth:`claim_for`."""
+        self._release()
+
     def _release(self) -> None:
         self.in_flight = None
         self.last_used = time.monotonic()
@@ -152,6 +163,7 @@ class BrowserSession:
                 self._release()
 
     async def _run(self, tool: str, arguments: dict[str, Any]) -> Answer:
+        reopened = self.browser is None
         gateway = await self._open_browser()
         if tool == "browser_navigate":
             base = self._seen.url if self._seen and self._seen.url.startswith("http") else None
@@ -163,6 +175,13 @@ class BrowserSession:
         seen = self._seen
         if seen is None:
             seen = await self._settle(await gateway.snapshot())
+        if reopened and call.target_refs():
+            # Refs from the page before the browser closed may name other elements now.
+            message = (
+                "The session's browser had closed (idle) and was reopened on its last page; "
+                "refs from before are void. Nothing was done; use a ref from the page below."
+            )
+            return self._record(row, started, Answer("refused", message, seen))
         refusal = self.guard.refusal(call, seen)
         if refusal is not None:
             return self._record(row, started, Answer("refused", refusal.message, seen))

@@ -101,8 +101,10 @@ async def test_principals_are_isolated_and_the_domains_hold(
         assert "example.com" not in counters.allowed and counters.blocked_hosts() == set()
 
         last = mine.page.url
+        old_ref = mine.page.elements[-1].ref or "e1"
         closed = await registry.close_idle_browsers()
         assert {s.key.principal for s in closed} == {"alice", "bob"}
         assert mine.browser is None and mine.profile_dir.is_dir()
-        reopened = await mine.run("browser_snapshot", {})
-        assert reopened.page is not None and reopened.page.url == last
+        stale = await mine.run("browser_click", {"target": old_ref})
+        assert stale.status == "refused" and "reopened" in stale.message
+        assert stale.page is not None and stale.page.url == last
