@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
-from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.gateway import BrowserGateway
@@ -39,8 +37,9 @@ from subterminator_tui.serve.answers import Answer
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.errors import SessionBusyError
+from subterminator_tui.serve.lazy_browser import LazyBrowser
 from subterminator_tui.serve.names import SessionKey
-from subterminator_tui.session.browser import ServiceBrowser, open_service_browser
+from subterminator_tui.session.browser import ServiceBrowser
 
 #: The Playwright tools the server's own tools map onto; nothing else is ever sent.
 SERVE_BROWSER_TOOLS = frozenset(
@@ -56,7 +55,6 @@ SERVE_BROWSER_TOOLS = frozenset(
         "browser_take_screenshot",
     }
 )
-_STATE_FILE = "session.json"
 
 
 class BrowserSession:
@@ -77,14 +75,11 @@ class BrowserSession:
         self.desk = desk
         self.guard = Guard(service, offered_tools=SERVE_BROWSER_TOOLS)
         self.scrubber = SecretScrubber()
-        self.folder = config.profile_root / key.principal / key.name
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.lazy = LazyBrowser(service, config, config.profile_root / key.principal / key.name)
         self.turns = 0
         self.last_used = time.monotonic()
         self.in_flight: str | None = None
         self.pending: Approval | None = None
-        self.browser: ServiceBrowser | None = None
-        self._stack: AsyncExitStack | None = None
         #: The page the agent was last given: its refs are the ones it may use.
         self._seen: NormalizedSnapshot | None = None
         self._held: set[asyncio.Task[None]] = set()
@@ -94,12 +89,12 @@ class BrowserSession:
     @property
     def profile_dir(self) -> Path:
         """The session's own browser profile (kept when the browser closes)."""
-        return self.folder / "profile"
+        return self.lazy.profile_dir
 
     @property
-    def gateway(self) -> BrowserGateway | None:
-        """The running gateway, or None while the browser is closed."""
-        return self.browser.gateway if self.browser is not None else None
+    def browser(self) -> ServiceBrowser | None:
+        """The running browser, or None while it is closed."""
+        return self.lazy.running
 
     @property
     def page(self) -> NormalizedSnapshot | None:
@@ -112,7 +107,7 @@ class BrowserSession:
             "name": self.key.name,
             "service": self.service.id,
             "browser": "open" if self.browser is not None else "closed",
-            "url": self._seen.url if self._seen else self._last_url(),
+            "url": self._seen.url if self._seen else self.lazy.last_url(),
             "busy": self.in_flight,
             "pending_approval": self.pending.id if self.pending else None,
             "calls": self.turns,
@@ -167,7 +162,7 @@ class BrowserSession:
         gateway = await self._open_browser()
         if tool == "browser_navigate":
             base = self._seen.url if self._seen and self._seen.url.startswith("http") else None
-            arguments = {**arguments, "url": urljoin(base or self._start_url(), arguments["url"])}
+            arguments = {**arguments, "url": urljoin(base or self.lazy.start_url, arguments["url"])}
         call = ToolCall(f"call-{self.turns + 1}", tool, arguments)
         self.turns += 1
         started = time.perf_counter()
@@ -327,7 +322,7 @@ class BrowserSession:
         page = self.scrubber.snapshot(contained)
         self.guard.learn(page)
         self._seen = page
-        self._remember_url(page.url)
+        self.lazy.remember(page.url)
         return page
 
     def _record(self, row: int, started: float, answer: Answer) -> Answer:
@@ -348,70 +343,29 @@ class BrowserSession:
     # --- the browser, lazily ----------------------------------------------------------
 
     def _gateway(self) -> BrowserGateway:
-        if self.browser is None:
+        gateway = self.lazy.gateway
+        if gateway is None:
             raise MCPConnectionError(f"The browser of session '{self.key.name}' is closed.")
-        return self.browser.gateway
+        return gateway
 
     async def _open_browser(self) -> BrowserGateway:
         """The running gateway; a closed browser starts and reopens the session's last page."""
-        if self.browser is not None:
-            return self.browser.gateway
-        stack = AsyncExitStack()
+        gateway = self.lazy.gateway
+        if gateway is not None:
+            return gateway
+        self._seen = None
+        result = await self.lazy.open(self.guard.url_allowed)
         try:
-            self.browser = await stack.enter_async_context(
-                open_service_browser(
-                    self.service,
-                    self.config.settings,
-                    headless=self.config.headless,
-                    profile_dir=self.profile_dir,
-                    runs_root=self.config.runs_root,
-                    practice_url=self.config.practice_url,
-                )
-            )
-            self._stack = stack
-            self._seen = None
-            url = self._reopen_url()
-            result = await self.browser.gateway.call("browser_navigate", {"url": url})
             await self._settle(result.snapshot)
         except BaseException:
-            self.browser = None
-            self._stack = None
-            await stack.aclose()
+            await self.lazy.close()
             raise
-        return self.browser.gateway
-
-    def _start_url(self) -> str:
-        assert self.browser is not None
-        return self.browser.start_url
-
-    def _reopen_url(self) -> str:
-        """The last URL, when it is still one of the service's; its path on a new practice port."""
-        start = self._start_url()
-        last = self._last_url()
-        if not last or not self.guard.url_allowed(last) or last == "about:blank":
-            return start
-        if self.service.practice:
-            parts = urlsplit(last)
-            return urljoin(start, parts.path + (f"?{parts.query}" if parts.query else ""))
-        return last
-
-    def _last_url(self) -> str | None:
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-            data = json.loads((self.folder / _STATE_FILE).read_text(encoding="utf-8"))
-            return str(data["last_url"])
-        return None
-
-    def _remember_url(self, url: str) -> None:
-        with contextlib.suppress(OSError):
-            (self.folder / _STATE_FILE).write_text(json.dumps({"last_url": url}), encoding="utf-8")
+        return self._gateway()
 
     async def close_browser(self) -> None:
         """Close the browser (idle or closing); the profile and the last URL stay."""
-        stack, self._stack = self._stack, None
-        self.browser = None
         self._seen = None
-        if stack is not None:
-            await stack.aclose()
+        await self.lazy.close()
 
     async def close(self) -> None:
         """Reject what waits for the operator, close the browser, end the journal run."""
