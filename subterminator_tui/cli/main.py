@@ -225,6 +225,8 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     target = _RUNNERS.get(args.command or "")
+    if args.command == "serve" and args.tui:
+        target = ("subterminator_tui.cli.serve_console", "run_serve_console")
     if target is not None:
         module_name, function_name = target
         try:

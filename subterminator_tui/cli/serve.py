@@ -7,6 +7,7 @@ import asyncio
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import CONFIGURATION, INTERRUPTED, SUCCESS, TERMINATED
@@ -15,6 +16,9 @@ from subterminator_tui.serve.errors import ServeConfigurationError
 from subterminator_tui.serve.runner import Transport, serve, stdio_transport
 from subterminator_tui.serve.tokens import TokenFileVerifier, default_tokens_file, new_token
 from subterminator_tui.settings import load_settings
+
+if TYPE_CHECKING:
+    from subterminator_tui.serve.http import HttpOptions
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -31,17 +35,7 @@ def run_serve(args: argparse.Namespace) -> int:
             )
             return SUCCESS
         transport, verifier, issuer = _transport(args, tokens_file)
-        config = ServeConfig(
-            settings=load_settings(),
-            profile_root=(args.profile_root or default_profile_root()).expanduser().resolve(),
-            headless=not args.headed,
-            practice_url=args.practice_url,
-            max_sessions=args.max_sessions,
-            max_sessions_per_principal=args.max_sessions_per_principal,
-            idle_seconds=args.idle_minutes * 60.0,
-            services=tuple(args.services),
-            preopen=tuple(_session_pairs(args.session)),
-        )
+        config = serve_config(args)
         tty = None if args.operator_tty == "none" else args.operator_tty
         stopped_by = asyncio.run(
             serve(config, transport, operator_tty=tty, token_verifier=verifier, issuer_url=issuer)
@@ -58,6 +52,21 @@ def run_serve(args: argparse.Namespace) -> int:
     return INTERRUPTED if stopped_by == signal.SIGINT else SUCCESS
 
 
+def serve_config(args: argparse.Namespace) -> ServeConfig:
+    """The server's configuration from its options and the settings."""
+    return ServeConfig(
+        settings=load_settings(),
+        profile_root=(args.profile_root or default_profile_root()).expanduser().resolve(),
+        headless=not args.headed,
+        practice_url=args.practice_url,
+        max_sessions=args.max_sessions,
+        max_sessions_per_principal=args.max_sessions_per_principal,
+        idle_seconds=args.idle_minutes * 60.0,
+        services=tuple(args.services),
+        preopen=tuple(_session_pairs(args.session)),
+    )
+
+
 def _session_pairs(values: list[str]) -> list[tuple[str, str]]:
     pairs = []
     for value in values:
@@ -68,18 +77,12 @@ def _session_pairs(values: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _transport(
-    args: argparse.Namespace, tokens_file: Path
-) -> tuple[Transport, TokenFileVerifier | None, str | None]:
-    if not args.http:
-        if args.no_auth or args.allowed_host or args.allowed_origin:
-            raise ServeConfigurationError("--no-auth and --allowed-* apply to --http only.")
-        return stdio_transport, None, None
-    # Imported only for HTTP: stdio start-up stays light.
-    from subterminator_tui.serve.http import HttpOptions, http_transport, parse_address
+def http_options(args: argparse.Namespace, tokens_file: Path) -> HttpOptions:
+    """``--http`` and its companions; imported only for HTTP so stdio start-up stays light."""
+    from subterminator_tui.serve.http import HttpOptions, parse_address
 
     host, port = parse_address(args.http)
-    options = HttpOptions(
+    return HttpOptions(
         host=host,
         port=port,
         tokens_file=tokens_file,
@@ -87,4 +90,16 @@ def _transport(
         allowed_hosts=tuple(args.allowed_host),
         allowed_origins=tuple(args.allowed_origin),
     )
+
+
+def _transport(
+    args: argparse.Namespace, tokens_file: Path
+) -> tuple[Transport, TokenFileVerifier | None, str | None]:
+    if not args.http:
+        if args.no_auth or args.allowed_host or args.allowed_origin:
+            raise ServeConfigurationError("--no-auth and --allowed-* apply to --http only.")
+        return stdio_transport, None, None
+    options = http_options(args, tokens_file)
+    from subterminator_tui.serve.http import http_transport
+
     return http_transport(options), options.verifier(), f"http://{args.http}"

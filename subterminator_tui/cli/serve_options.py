@@ -24,6 +24,11 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0: any free)",
     )
     parser.add_argument(
+        "--tui",
+        action="store_true",
+        help="the operator console: sessions, live pages, held calls to approve (needs --http)",
+    )
+    parser.add_argument(
         "--no-auth", action="store_true", help="HTTP without tokens (loopback addresses only)"
     )
     parser.add_argument("--tokens", type=Path, metavar="PATH", help="the tokens file (mode 0600)")

@@ -13,7 +13,7 @@ import contextlib
 import ipaddress
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -111,8 +111,15 @@ class _QuietServer(uvicorn.Server):
         yield
 
 
-def http_transport(options: HttpOptions) -> Transport:
-    """The transport serving ``options``; prints ``listening on URL`` to stderr once bound."""
+def _print_listening(url: str) -> None:
+    print(f"listening on {url}", file=sys.stderr, flush=True)
+
+
+def http_transport(
+    options: HttpOptions, announce: Callable[[str], None] = _print_listening
+) -> Transport:
+    """The transport serving ``options``; ``announce`` hears the /mcp URL once it listens
+    (by default ``listening on URL`` on stderr)."""
 
     async def run(server: MCPServer[Any]) -> None:
         # The allowlists name the bound port, which is only known after binding for port 0.
@@ -147,7 +154,7 @@ def http_transport(options: HttpOptions) -> Transport:
             await serving
             raise ServeConfigurationError(f"Could not listen on {options.host}:{port}.")
         host = f"[{options.host}]" if ":" in options.host else options.host
-        print(f"listening on http://{host}:{port}/mcp", file=sys.stderr, flush=True)
+        announce(f"http://{host}:{port}/mcp")
         try:
             await asyncio.shield(serving)
         except asyncio.CancelledError:
