@@ -10,7 +10,6 @@ from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import CONFIGURATION
 from subterminator_tui.serve.http import http_transport
 from subterminator_tui.serve.tokens import default_tokens_file
-from subterminator_tui.tui.operator_console import OperatorConsole, run_console
 
 
 def run_serve_console(args: argparse.Namespace) -> int:
@@ -22,6 +21,9 @@ def run_serve_console(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return CONFIGURATION
+    # Textual is loaded only once the console is really wanted (as cancel does for the app).
+    from subterminator_tui.tui.operator_console import OperatorConsole, run_console
+
     try:
         options = http_options(args, (args.tokens or default_tokens_file()).expanduser())
         config = serve_config(args)

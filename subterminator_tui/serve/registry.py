@@ -15,6 +15,7 @@ from typing import Any
 
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.rules import ServiceConfig, domain_allowed, load_services
+from subterminator_tui.rules.domains import web_host
 from subterminator_tui.serve.approvals import ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.errors import (
@@ -52,10 +53,16 @@ class SessionRegistry:
         service = self._services.get(service_id)
         if not domains:
             return service
-        wider = [d for d in domains if not domain_allowed(f"http://{d}/", service.allowed_domains)]
-        if wider or any(not isinstance(d, str) or "/" in d or not d.strip() for d in domains):
+        malformed = [d for d in domains if not isinstance(d, str) or web_host(f"http://{d}/") != d]
+        if malformed:
             raise ServeInputError(
-                f"Domains {', '.join(map(repr, wider or domains))} are not within "
+                f"Domains must be plain lower-case host names or addresses, such as "
+                f"'example.com' (got {', '.join(map(repr, malformed))})."
+            )
+        wider = [d for d in domains if not domain_allowed(f"http://{d}/", service.allowed_domains)]
+        if wider:
+            raise ServeInputError(
+                f"Domains {', '.join(map(repr, wider))} are not within "
                 f"{service.name}'s allowed domains ({', '.join(service.allowed_domains)}); a "
                 "session may narrow them, never widen them."
             )

@@ -72,6 +72,17 @@ def test_domains_can_be_narrowed_never_widened(registry: SessionRegistry) -> Non
         registry.service_for("demoflix", ["127.0.0.1", "example.com"])
 
 
+@pytest.mark.parametrize(
+    "domain", ["evil.com@127.0.0.1", "127.0.0.1/x", "", "127.0.0.1:80", "EX.com"]
+)
+def test_a_domain_that_is_not_a_plain_host_is_refused(
+    registry: SessionRegistry, domain: str
+) -> None:
+    """Userinfo, paths, ports and upper case never reach the egress policy."""
+    with pytest.raises(ServeInputError, match="plain lower-case host"):
+        registry.service_for("demoflix", [domain])
+
+
 def test_another_principals_session_is_not_found(registry: SessionRegistry) -> None:
     """Bob asking for Alice's session name hears 'not found', as for a name nobody holds."""
     registry.open("alice", "one", "demoflix")
