@@ -3,10 +3,28 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
+
+from subterminator_tui.exit_codes import describe_exit_codes
 
 #: Where the headless operator is asked by default: the controlling terminal.
 DEFAULT_OPERATOR_TTY = "/dev/tty"
+
+
+def _positive(kind: type[int] | type[float]) -> Callable[[str], int | float]:
+    """An argparse type: a number above 0 (a limit of 0 would refuse every session)."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0 (got {text})")
+        return value
+
+    return parse
 
 
 def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,6 +35,8 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         description="Serve SubTerminator's guarded browser over MCP: named sessions per "
         "service, compact pages, the service's domains and checkpoints. Irreversible steps "
         "wait for you (the operator) on this terminal; an agent can never approve them.",
+        epilog=describe_exit_codes(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--http",
@@ -79,10 +99,18 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     parser.add_argument(
         "--practice-url", metavar="URL", help="a practice site already running here"
     )
-    parser.add_argument("--max-sessions", type=int, default=8, help="sessions on this machine")
     parser.add_argument(
-        "--max-sessions-per-principal", type=int, default=4, help="sessions per principal"
+        "--max-sessions", type=_positive(int), default=8, help="sessions on this machine"
     )
     parser.add_argument(
-        "--idle-minutes", type=float, default=30.0, help="close an idle session's browser after"
+        "--max-sessions-per-principal",
+        type=_positive(int),
+        default=4,
+        help="sessions per principal",
+    )
+    parser.add_argument(
+        "--idle-minutes",
+        type=_positive(float),
+        default=30.0,
+        help="close an idle session's browser after",
     )
