@@ -35,6 +35,8 @@ class Approval:
     screenshot_path: str | None = None
     created: float = field(default_factory=time.time)
     decision: Decision = "pending"
+    #: What the operator told the agent with a rejection (never journaled).
+    note: str = ""
     #: The call's answer once decided: the fresh page after dispatch, or the rejection.
     answer: Answer | None = None
     _decided: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
@@ -101,11 +103,15 @@ class ApprovalDesk:
         """Approvals still waiting for the operator, oldest first."""
         return [a for a in self._approvals.values() if a.decision == "pending"]
 
-    def decide(self, approval_id: str, approve: bool) -> Approval:
-        """The operator's decision. Deciding twice changes nothing; KeyError for an unknown id."""
+    def decide(self, approval_id: str, approve: bool, note: str = "") -> Approval:
+        """The operator's decision, with a note for the agent when rejecting.
+
+        Deciding twice changes nothing; KeyError for an unknown id.
+        """
         approval = self._approvals[approval_id]
         if approval.decision == "pending":
             approval.decision = "approved" if approve else "rejected"
+            approval.note = "" if approve else note.strip()
             approval._decided.set()
         return approval
 

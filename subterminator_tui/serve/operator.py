@@ -79,11 +79,12 @@ class TerminalOperator:
                 self._say(
                     f"\n[{approval.principal}/{approval.session}] approval {approval.id}\n"
                     f"  {approval.action}\n  why: {approval.why}\n  page: {approval.url}{shot}\n"
-                    "Approve? [y/N] "
+                    "Approve? [y/N] (or type a note for the agent; it rejects) "
                 )
-                answer = (await self._read_line()).lower()
-                approved = answer in ("y", "yes")
-                decided = self.desk.decide(approval.id, approved)
+                answer = await self._read_line()
+                approved = answer.lower() in ("y", "yes")
+                note = "" if answer.lower() in ("", "n", "no") else answer
+                decided = self.desk.decide(approval.id, approved, note=note)
                 if decided.decision != ("approved" if approved else "rejected"):
                     self._say(f"(already {decided.decision}: the session closed)\n")
                 else:

@@ -265,14 +265,15 @@ class BrowserSession:
             verdict = await approval.decided()
             self.journal.record_decision(step, "approve" if verdict == "approved" else "reject")
             if verdict != "approved":
-                answer = Answer(
-                    "rejected",
-                    f"The operator rejected: {approval.action}. Nothing was sent to the browser.",
-                    self._seen,
+                rejected = (
+                    f"The operator rejected: {approval.action}. Nothing was sent to the browser."
                 )
+                # The journal gets the decision only; the operator's note goes to the agent.
+                self._record(row, started, Answer("rejected", rejected, self._seen))
+                said = f" The operator says: {approval.note}" if approval.note else ""
+                answer = Answer("rejected", rejected + said, self._seen)
             else:
-                answer = await self._send_approved(call, judged, step)
-            self._record(row, started, answer)
+                answer = self._record(row, started, await self._send_approved(call, judged, step))
         except (MCPToolError, MCPConnectionError, JournalWriteError) as error:
             answer = Answer("error", str(error), self._seen)
         finally:

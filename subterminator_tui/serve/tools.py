@@ -71,13 +71,24 @@ async def _with_progress(ctx: Context | None, label: str, work: Awaitable[Answer
     if ctx is None:
         return await task
     ticks = 0
-    while True:
-        done, _ = await asyncio.wait({task}, timeout=PROGRESS_SECONDS)
-        if done:
-            return task.result()
-        ticks += 1
-        with contextlib.suppress(Exception):
-            await ctx.report_progress(ticks, None, f"{label}: {ticks} s")
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=PROGRESS_SECONDS)
+            if done:
+                return task.result()
+            ticks += 1
+            with contextlib.suppress(Exception):
+                await ctx.report_progress(ticks, None, f"{label}: {ticks} s")
+    except asyncio.CancelledError:
+        # The client gave up; the browser call runs to its end (stopping a click halfway
+        # would leave its outcome unknown) and frees the session then.
+        task.add_done_callback(_discard_outcome)
+        raise
+
+
+def _discard_outcome(task: asyncio.Future[Answer]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def build_server(

@@ -155,9 +155,10 @@ class OperatorConsole(App[int]):
     def _decided(self, decision: Decision | None) -> None:
         approval, self._asking = self._asking, None
         if approval is not None:
-            self.desk.decide(
-                approval.id, approve=decision is not None and decision.verdict == "approve"
-            )
+            approve = decision is not None and decision.verdict == "approve"
+            # Guidance cannot steer another agent's loop: it rejects, and the agent reads it.
+            note = decision.guidance if decision is not None else ""
+            self.desk.decide(approval.id, approve=approve, note=note)
         self._ask_next()
 
     # --- the sessions and the live page ---------------------------------------------------

@@ -51,9 +51,10 @@ async def test_gated_click_waits_for_the_operator(site: DemoflixServer, tmp_path
         assert site.state.cancel_requests == 0
         with pytest.raises(SessionBusyError, match="waiting for the operator"):
             await session.run("browser_snapshot", {})
-        registry.desk.decide(held.approval_id, approve=False)
+        registry.desk.decide(held.approval_id, approve=False, note="Pause it instead")
         rejected = await registry.desk.wait("agent-a", held.approval_id, 30)
         assert rejected.answer is not None and rejected.answer.status == "rejected"
+        assert "The operator says: Pause it instead" in rejected.answer.message
         assert site.state.cancel_requests == 0 and site.state.membership == "active"
 
         again = await session.run(
@@ -74,7 +75,9 @@ async def test_gated_click_waits_for_the_operator(site: DemoflixServer, tmp_path
         steps = registry.journal.steps(run_id)
         assert [s.decision for s in steps] == ["reject", "approve"]
         assert steps[0].dispatched_at is None and steps[1].outcome == "done"
-        tools = [turn.tool for turn in registry.journal.turns(run_id)]
+        turns = registry.journal.turns(run_id)
+        assert not [t for t in turns if "Pause it instead" in (t.error or "")]
+        tools = [turn.tool for turn in turns]
         assert tools.count("browser_click") == len(WALK_TO_FINISH) + 2
 
 
