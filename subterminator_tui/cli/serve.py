@@ -13,6 +13,7 @@ from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import CONFIGURATION, INTERRUPTED, SUCCESS, TERMINATED
 from subterminator_tui.serve.config import ServeConfig, default_profile_root
 from subterminator_tui.serve.errors import ServeConfigurationError
+from subterminator_tui.serve.operator import DEFAULT_TERMINAL
 from subterminator_tui.serve.runner import Transport, serve, stdio_transport
 from subterminator_tui.serve.tokens import TokenFileVerifier, default_tokens_file, new_token
 from subterminator_tui.settings import load_settings
@@ -36,7 +37,7 @@ def run_serve(args: argparse.Namespace) -> int:
             return SUCCESS
         transport, verifier, issuer = _transport(args, tokens_file)
         config = serve_config(args)
-        tty = None if args.operator_tty == "none" else args.operator_tty
+        tty = operator_terminal(args.operator_tty)
         stopped_by = asyncio.run(
             serve(config, transport, operator_tty=tty, token_verifier=verifier, issuer_url=issuer)
         )
@@ -50,6 +51,29 @@ def run_serve(args: argparse.Namespace) -> int:
     if stopped_by == signal.SIGTERM:
         return TERMINATED
     return INTERRUPTED if stopped_by == signal.SIGINT else SUCCESS
+
+
+def operator_terminal(option: str | None) -> str | None:
+    """The terminal to ask on: the one named, else /dev/tty when this process has one.
+
+    A desktop client starts ``serve`` without a terminal; it still runs, and every held
+    call is then refused with a message saying why (a named terminal that cannot be
+    opened is an error instead).
+    """
+    if option == "none":
+        return None
+    if option is not None:
+        return option
+    try:
+        with open(DEFAULT_TERMINAL, "rb"):
+            return DEFAULT_TERMINAL
+    except OSError:
+        print(
+            "warning: no terminal for the operator: every irreversible step will be refused "
+            "(run serve in a terminal, or use --http with --tui).",
+            file=sys.stderr,
+        )
+        return None
 
 
 def serve_config(args: argparse.Namespace) -> ServeConfig:

@@ -8,9 +8,6 @@ from pathlib import Path
 
 from subterminator_tui.exit_codes import describe_exit_codes
 
-#: Where the headless operator is asked by default: the controlling terminal.
-DEFAULT_OPERATOR_TTY = "/dev/tty"
-
 
 def _positive(kind: type[int] | type[float]) -> Callable[[str], int | float]:
     """An argparse type: a number above 0 (a limit of 0 would refuse every session)."""
@@ -80,9 +77,9 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     parser.add_argument(
         "--operator-tty",
-        default=DEFAULT_OPERATOR_TTY,
         metavar="PATH",
-        help="terminal where you approve held calls (default /dev/tty); 'none' refuses them all",
+        help="terminal where you approve held calls (default: this terminal, /dev/tty, when "
+        "there is one; without one every held call is refused); 'none' refuses them all",
     )
     parser.add_argument(
         "--services",

@@ -95,7 +95,17 @@ class TerminalOperator:
 
 
 class NoOperator:
-    """Nobody can approve: every held call is rejected as soon as it is held."""
+    """Nobody can approve: every held call is rejected as soon as it is held, saying why."""
 
     def __init__(self, desk: ApprovalDesk) -> None:
-        desk.subscribe(desk.reject)
+        desk.subscribe(self._reject)
+        self.desk = desk
+
+    def _reject(self, approval: Approval) -> None:
+        self.desk.decide(approval.id, approve=False, note=NO_OPERATOR_NOTE)
+
+
+NO_OPERATOR_NOTE = (
+    "No operator is attached to this server, so nothing irreversible can be approved; ask "
+    "the person to run `subterminator serve` in a terminal (or with --http --tui)."
+)

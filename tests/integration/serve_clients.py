@@ -21,7 +21,12 @@ SERVE_COMMAND = [sys.executable, "-m", "subterminator_tui", "serve"]
 
 def child_environment(tmp_path: Path) -> dict[str, str]:
     """This test's isolated home (XDG dirs, config) plus a private journal, for the child."""
-    env = {key: value for key, value in os.environ.items() if not key.endswith("_API_KEY")}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.endswith("_API_KEY")
+        and (not key.startswith("SUBTERMINATOR_") or key == "SUBTERMINATOR_CONFIG")
+    }
     env["SUBTERMINATOR_JOURNAL"] = str(tmp_path / "journal.sqlite3")
     return env
 

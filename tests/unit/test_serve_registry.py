@@ -16,6 +16,7 @@ from subterminator_tui.serve.errors import (
     SessionLimitError,
     SessionNotFoundError,
 )
+from subterminator_tui.serve.operator import NoOperator
 from subterminator_tui.serve.registry import SessionRegistry
 from subterminator_tui.settings import load_settings
 
@@ -103,3 +104,12 @@ async def test_only_the_operator_side_decides_and_only_the_owner_reads() -> None
     desk.decide(approval.id, approve=False)
     desk.decide(approval.id, approve=True)
     assert approval.decision == "rejected"
+
+
+def test_without_an_operator_every_held_call_is_refused_saying_why() -> None:
+    """A server started with no terminal rejects at once, and the agent learns why."""
+    desk = ApprovalDesk()
+    NoOperator(desk)
+    approval = desk.submit("local", "main", action="Click", why="irreversible", url="http://x")
+    assert approval.decision == "rejected"
+    assert "No operator is attached" in approval.note
