@@ -152,10 +152,20 @@ class BrowserSession:
         try:
             answer = await self._run(tool, arguments)
             held = answer.status == "approval_pending"
+            if answer.status == "error" and not self._browser_alive():
+                await self.close_browser()
             return answer
+        except MCPConnectionError:
+            # The browser could not be kept alive: the next call starts a fresh one.
+            await self.close_browser()
+            raise
         finally:
             if not held:
                 self._release()
+
+    def _browser_alive(self) -> bool:
+        gateway = self.lazy.gateway
+        return gateway is None or gateway.restarts < gateway.max_restarts or gateway.alive
 
     async def _run(self, tool: str, arguments: dict[str, Any]) -> Answer:
         reopened = self.browser is None
@@ -277,6 +287,8 @@ class BrowserSession:
         except (MCPToolError, MCPConnectionError, JournalWriteError) as error:
             answer = Answer("error", str(error), self._seen)
         finally:
+            if not self._browser_alive():
+                await self.close_browser()
             self.pending = None
             self._release()
             self.desk.finish(approval, answer)

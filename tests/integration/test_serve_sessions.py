@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from subterminator_tui.browser.processes import pid_alive
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.serve.errors import SessionBusyError, SessionNotFoundError
 from subterminator_tui.serve.session import BrowserSession
@@ -111,3 +115,32 @@ async def test_principals_are_isolated_and_the_domains_hold(
         stale = await mine.run("browser_click", {"target": old_ref})
         assert stale.status == "refused" and "reopened" in stale.message
         assert stale.page is not None and stale.page.url == last
+
+
+async def test_a_session_outlives_its_browser_dying(site: DemoflixServer, tmp_path: Path) -> None:
+    """Node killed once: the gateway restarts it; killed again: the call fails and the next
+    call starts a fresh browser, on the last page."""
+    async with serve_registry(tmp_path, site.base_url) as registry:
+        session, _ = registry.open("agent", "crashy", "demoflix")
+        await session.run("browser_navigate", {"url": "/cancel"})
+        statuses = []
+        for _crash in range(2):
+            gateway = session.lazy.gateway
+            assert gateway is not None and gateway.node_pid is not None
+            os.kill(gateway.node_pid, signal.SIGKILL)
+            await wait_for_death(gateway.node_pid)
+            statuses.append((await session.run("browser_snapshot", {})).status)
+        assert statuses == ["ok", "error"]
+        assert session.browser is None
+        fresh = await session.run("browser_snapshot", {})
+        assert fresh.status == "ok" and fresh.page is not None
+        assert fresh.page.url.endswith("/cancel")
+
+
+async def wait_for_death(pid: int) -> None:
+    """Until ``pid`` is gone (polled: nothing signals another program's child exiting)."""
+    for _ in range(100):
+        if not pid_alive(pid):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"process {pid} still alive")
