@@ -88,6 +88,7 @@ def serve_config(args: argparse.Namespace) -> ServeConfig:
         idle_seconds=args.idle_minutes * 60.0,
         services=tuple(args.services),
         preopen=tuple(_session_pairs(args.session)),
+        any_site=args.any_site,
     )
 
 

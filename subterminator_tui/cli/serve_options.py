@@ -76,6 +76,11 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="open this session for the local principal at start (repeatable)",
     )
     parser.add_argument(
+        "--any-site",
+        action="store_true",
+        help="let sessions name any site by address (its domain only, generic rules)",
+    )
+    parser.add_argument(
         "--operator-tty",
         metavar="PATH",
         help="terminal where you approve held calls (default: this terminal, /dev/tty, when "

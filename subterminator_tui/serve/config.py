@@ -38,3 +38,5 @@ class ServeConfig:
     #: Sessions (name, service id) opened for the local principal at start, so a client
     #: that cannot call session_open first (one call per process) still finds one.
     preopen: tuple[tuple[str, str], ...] = ()
+    #: Sessions may name any site by address (generic rules, that site's domain only).
+    any_site: bool = False

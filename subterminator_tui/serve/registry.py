@@ -13,8 +13,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.rules import ServiceConfig, domain_allowed, load_services
+from subterminator_tui.rules import ServiceConfig, domain_allowed, generic_service, load_services
 from subterminator_tui.rules.domains import web_host
 from subterminator_tui.serve.approvals import ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
@@ -49,8 +50,20 @@ class SessionRegistry:
             self._idle_task = asyncio.create_task(self._watch_idle(), name="serve-idle-watch")
 
     def service_for(self, service_id: str, domains: Sequence[str] | None) -> ServiceConfig:
-        """The service ``service_id``, its domains narrowed to ``domains`` (never widened)."""
-        service = self._services.get(service_id)
+        """The service ``service_id``, its domains narrowed to ``domains`` (never widened).
+
+        With ``--any-site`` a bare address (``example.com``) is a service too: that site's
+        registrable domain only, under the generic rules, as ``cancel example.com`` does.
+        """
+        if service_id in self._services or not self.config.any_site:
+            service = self._services.get(service_id)
+        else:
+            try:
+                service = generic_service(service_id)
+            except SubTerminatorError as error:
+                raise ServeInputError(
+                    f"Unknown service or address {service_id!r}: {error}"
+                ) from None
         if not domains:
             return service
         malformed = [d for d in domains if not isinstance(d, str) or web_host(f"http://{d}/") != d]

@@ -159,7 +159,13 @@ def build_server(
     )
     def session_open(
         name: SessionName,
-        service: Annotated[str, Field(description="A service id, e.g. 'demoflix'.")],
+        service: Annotated[
+            str,
+            Field(
+                description="A service id, e.g. 'demoflix' (or a site address such as "
+                "'example.com' when the operator allows any site)."
+            ),
+        ],
         domains: Annotated[
             list[str] | None, Field(description="Narrow the allowed domains (optional).")
         ] = None,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.serve.approvals import ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
@@ -113,3 +114,20 @@ def test_without_an_operator_every_held_call_is_refused_saying_why() -> None:
     approval = desk.submit("local", "main", action="Click", why="irreversible", url="http://x")
     assert approval.decision == "rejected"
     assert "No operator is attached" in approval.note
+
+
+def test_a_bare_address_needs_the_operators_any_site(tmp_path: Path) -> None:
+    """Without --any-site an address is an unknown service; with it, that site's domain only."""
+    with Journal(tmp_path / "journal.sqlite3") as journal:
+        for any_site in (False, True):
+            config = ServeConfig(
+                settings=load_settings(), profile_root=tmp_path / "p", any_site=any_site
+            )
+            registry = SessionRegistry(config, journal, ApprovalDesk())
+            if not any_site:
+                with pytest.raises(ConfigurationError, match="Unknown service"):
+                    registry.open("alice", "site", "shop.example.com")
+                continue
+            session, _ = registry.open("alice", "site", "shop.example.com")
+            assert session.service.allowed_domains == ("example.com",)
+            assert session.guard.rules
