@@ -46,6 +46,9 @@ INSTRUCTIONS = (
     "approve your own calls."
 )
 
+#: Tools that change nothing on the page (clients may run them without asking).
+READ_ONLY = types.ToolAnnotations(read_only_hint=True)
+
 SessionName = Annotated[str, Field(description="The session's name, as given to session_open.")]
 Ref = Annotated[
     str,
@@ -179,8 +182,9 @@ def build_server(
         return as_result(Answer("ok", message))
 
     @server.tool(
+        annotations=READ_ONLY,
         description="List your sessions. WHEN TO USE: to find a session or see if it is "
-        "busy or waiting for approval. WHAT HAPPENS: nothing changes. ERRORS: none."
+        "busy or waiting for approval. WHAT HAPPENS: nothing changes. ERRORS: none.",
     )
     def session_list() -> types.CallToolResult:
         sessions = registry.listing(principal())
@@ -217,9 +221,10 @@ def build_server(
         return await browser(session, "browser_navigate", {"url": url}, ctx, "navigating")
 
     @server.tool(
+        annotations=READ_ONLY,
         description="Read the current page. WHEN TO USE: to get fresh element refs, after "
         "waiting, or first in a session. WHAT HAPPENS: a compact accessibility tree with refs; "
-        "`full` gives the whole tree. ERRORS: the browser could not be started."
+        "`full` gives the whole tree. ERRORS: the browser could not be started.",
     )
     async def snapshot(
         session: SessionName,
@@ -289,8 +294,9 @@ def build_server(
         return await browser(session, "browser_navigate_back", {}, ctx, "going back")
 
     @server.tool(
+        annotations=READ_ONLY,
         description="Wait for text to appear or disappear, or for some seconds (at most 30). "
-        "WHEN TO USE: the page is loading. WHAT HAPPENS: the fresh page. ERRORS: timeout."
+        "WHEN TO USE: the page is loading. WHAT HAPPENS: the fresh page. ERRORS: timeout.",
     )
     async def wait_for(
         session: SessionName,
@@ -311,9 +317,10 @@ def build_server(
         return await browser(session, "browser_wait_for", arguments, ctx, "waiting")
 
     @server.tool(
+        annotations=READ_ONLY,
         description="A JPEG of the visible page (at most 2000 px a side, under 5 MB) with the "
         "compact page as text. WHEN TO USE: when layout or images matter. WHAT HAPPENS: "
-        "nothing changes. ERRORS: a dialog blocks screenshots."
+        "nothing changes. ERRORS: a dialog blocks screenshots.",
     )
     async def screenshot(session: SessionName, ctx: Context) -> types.CallToolResult:
         result = await browser(
@@ -333,9 +340,10 @@ def build_server(
         )
 
     @server.tool(
+        annotations=READ_ONLY,
         description="Read an approval's state now. WHEN TO USE: after approval_pending. WHAT "
         "HAPPENS: pending, or the held call's final answer (its fresh page, or the "
-        "operator's rejection). ERRORS: unknown id."
+        "operator's rejection). ERRORS: unknown id.",
     )
     def approval_status(
         approval_id: Annotated[str, Field(description="The id from approval_pending.")],
