@@ -98,7 +98,9 @@ class OperatorConsole(App[int]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Columns, SIGTERM, the server worker, the refresh timer."""
+        """The person's keymap, columns, SIGTERM, the server worker, the refresh timer."""
+        if self.config.settings.keymap:
+            self.set_keymap(dict(self.config.settings.keymap))
         table = self.query_one("#sessions", DataTable)
         table.add_columns("principal/session", "service", "browser", "page", "state")
         with contextlib.suppress(NotImplementedError, RuntimeError):

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
+from textual.app import App
 
 from subterminator_tui.exit_codes import SUCCESS
 from subterminator_tui.practice.demoflix import DemoflixServer
@@ -17,6 +18,7 @@ from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.http import HttpOptions, http_transport
 from subterminator_tui.serve.runner import Transport
 from subterminator_tui.settings import load_settings
+from subterminator_tui.tui.keymap import CONSOLE_BINDING_IDS, binding_ids
 from subterminator_tui.tui.operator_console import OperatorConsole
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from tests.conftest import browser_parts_missing
@@ -124,3 +126,8 @@ async def test_an_agent_waits_for_the_console_operator_over_http(tmp_path: Path)
             await pilot.press("q")
     assert app.return_code == SUCCESS
     assert wait_until_none_under(tmp_path / "profiles") == []
+
+
+def test_the_keymap_knows_the_consoles_binding_ids() -> None:
+    """The app checks keymaps against the console's ids without importing it: they agree."""
+    assert binding_ids([OperatorConsole]) - binding_ids([App]) == CONSOLE_BINDING_IDS
