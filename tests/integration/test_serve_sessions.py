@@ -12,6 +12,7 @@ import pytest
 
 from subterminator_tui.browser.processes import pid_alive
 from subterminator_tui.practice.demoflix import DemoflixServer
+from subterminator_tui.practice.gauntlet.forbidden_host import ForbiddenHost
 from subterminator_tui.serve.errors import SessionBusyError, SessionNotFoundError
 from subterminator_tui.serve.session import BrowserSession
 from tests.conftest import browser_parts_missing
@@ -103,9 +104,11 @@ async def test_principals_are_isolated_and_the_domains_hold(
 
         assert mine.browser is not None and mine.browser.egress is not None
         counters = mine.browser.egress.counters
-        refused = await mine.run("browser_navigate", {"url": "http://example.com/"})
+        reached: list[str] = []
+        with ForbiddenHost(reached.append) as forbidden:
+            refused = await mine.run("browser_navigate", {"url": f"{forbidden.base_url}/x"})
         assert refused.status == "refused" and "refused" in refused.message
-        assert "example.com" not in counters.allowed and counters.blocked_hosts() == set()
+        assert reached == [] and counters.blocked_hosts() == set()
 
         last = mine.page.url
         old_ref = mine.page.elements[-1].ref or "e1"
