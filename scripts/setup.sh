@@ -20,10 +20,14 @@ fi
 
 # 2. Node and the pinned Playwright MCP from package-lock.json (never @latest).
 .venv/bin/python -m subterminator_tui.browser.node --check-only
-lock_stamp="node_modules/.lock-$(sha256sum package-lock.json | cut -c1-16)"
+# The tests also need the dev packages (the MCP Inspector, the conformance suite and the
+# Node 22 it runs on); a plain set-up leaves them out.
+npm_mode=(--omit=dev); mode=app
+if [ "${1:-}" = "--for-tests" ]; then npm_mode=(); mode=tests; fi
+lock_stamp="node_modules/.lock-$(sha256sum package-lock.json | cut -c1-16)-$mode"
 if [ ! -f "$lock_stamp" ]; then
-    npm ci --no-audit --no-fund --loglevel=error
-    touch "$lock_stamp"
+    npm ci --no-audit --no-fund --loglevel=error "${npm_mode[@]}"
+    rm -f node_modules/.lock-* && touch "$lock_stamp"
 fi
 
 # 3. A Chrome or Chromium (Playwright's own browser download is never used), and for

@@ -70,11 +70,13 @@ def required_node_version() -> tuple[int, int, int]:
     """The highest ``engines.node`` minimum among the locked packages.
 
     @playwright/mcp itself says ``>=18`` but the playwright-core it depends on
-    needs 20, so the real minimum comes from the whole locked tree.
+    needs 20, so the real minimum comes from the whole locked tree. Development-only
+    packages (the MCP Inspector the tests drive ``serve`` with) never run Playwright MCP
+    and do not count.
     """
     minimum = (0, 0, 0)
     for key, entry in _locked_packages().items():
-        if not key.startswith("node_modules/"):
+        if not key.startswith("node_modules/") or entry.get("dev") is True:
             continue
         engines = entry.get("engines")
         spec = engines.get("node") if isinstance(engines, dict) else None
@@ -136,12 +138,12 @@ def find_playwright_mcp() -> PlaywrightMCPPackage:
         if installed != pinned:
             raise ConfigurationError(
                 f"{package_json.parent} is {PACKAGE} {installed}, but {pinned} is pinned. "
-                f"Run: npm ci --prefix {directory}"
+                f"Run: npm ci --omit=dev --prefix {directory}"
             )
         return PlaywrightMCPPackage(cli=package_json.parent / "cli.js", version=pinned)
     raise ConfigurationError(
         f"The pinned {PACKAGE} {pinned} is not installed. "
-        f"Run: make setup (or: npm ci --prefix {node_project_dir()})"
+        f"Run: make setup (or: npm ci --omit=dev --prefix {node_project_dir()})"
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from subterminator_tui import __version__
+from subterminator_tui.cli.serve_options import add_serve_parser
 from subterminator_tui.exit_codes import CONFIGURATION, FAILURE, INTERRUPTED, describe_exit_codes
 
 EPILOG = describe_exit_codes()
@@ -215,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     commands.add_parser("doctor", help="check Node, Playwright MCP, the browser, profile and keys")
+    add_serve_parser(commands)
     return parser
 
 
@@ -232,6 +234,7 @@ _RUNNERS: dict[str, tuple[str, str]] = {
     "practice": ("subterminator_tui.cli.practice", "run_practice"),
     "services": ("subterminator_tui.cli.services", "run_services"),
     "doctor": ("subterminator_tui.cli.doctor", "run_doctor"),
+    "serve": ("subterminator_tui.cli.serve", "run_serve"),
 }
 
 
@@ -247,6 +250,8 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     target = _RUNNERS.get(args.command or "")
+    if args.command == "serve" and args.tui:
+        target = ("subterminator_tui.cli.serve_console", "run_serve_console")
     if target is not None:
         module_name, function_name = target
         try:

@@ -10,6 +10,10 @@ from textual.dom import DOMNode
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.settings import config_file
 
+#: The operator console's binding ids, named here so the app accepts a keymap for both
+#: without importing the console (and the MCP server with it). A test keeps them equal.
+CONSOLE_BINDING_IDS = frozenset({"console.quit", "console.quit-ctrl-c"})
+
 
 def binding_ids(owners: Iterable[type[DOMNode]]) -> set[str]:
     """Every ``Binding.id`` declared by ``owners`` (and their base classes)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from subterminator_tui.session import CancelSession, RunRequest, RunSession
 from subterminator_tui.settings import Settings
 from subterminator_tui.tui.app import SubTerminatorApp
-from subterminator_tui.tui.keymap import binding_ids, check_keymap
+from subterminator_tui.tui.keymap import CONSOLE_BINDING_IDS, binding_ids, check_keymap
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.screens.end import EndScreen
 from subterminator_tui.tui.screens.error import ErrorScreen
@@ -29,7 +29,8 @@ def create_app(settings: Settings, session: RunSession) -> SubTerminatorApp:
 
     An unknown binding id in the keymap is a ConfigurationError before anything starts.
     """
-    check_keymap(settings.keymap, binding_ids(BINDING_OWNERS))
+    # One keymap serves the app and the operator console (`serve --tui`).
+    check_keymap(settings.keymap, binding_ids(BINDING_OWNERS) | CONSOLE_BINDING_IDS)
     return SubTerminatorApp(
         session,
         image_previews=settings.image_previews,

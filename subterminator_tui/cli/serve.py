@@ -1,0 +1,130 @@
+"""``subterminator serve``: the guarded browser as an MCP server (stdio, or HTTP with tokens)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from subterminator_tui.errors import SubTerminatorError
+from subterminator_tui.exit_codes import CONFIGURATION, INTERRUPTED, SUCCESS, TERMINATED
+from subterminator_tui.serve.config import ServeConfig, default_profile_root
+from subterminator_tui.serve.errors import ServeConfigurationError
+from subterminator_tui.serve.operator import DEFAULT_TERMINAL
+from subterminator_tui.serve.runner import Transport, serve, stdio_transport
+from subterminator_tui.serve.tokens import TokenFileVerifier, default_tokens_file, new_token
+from subterminator_tui.settings import load_settings
+
+if TYPE_CHECKING:
+    from subterminator_tui.serve.http import HttpOptions
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Run the server until its client leaves or a signal stops it."""
+    tokens_file = (args.tokens or default_tokens_file()).expanduser()
+    try:
+        if args.new_token:
+            token = new_token(tokens_file, args.new_token)
+            print(token)
+            print(
+                f"Token for {args.new_token} saved (hashed) in {tokens_file}; it is shown only "
+                "now. Clients send it as: Authorization: Bearer <token>",
+                file=sys.stderr,
+            )
+            return SUCCESS
+        transport, verifier, issuer = _transport(args, tokens_file)
+        config = serve_config(args)
+        tty = operator_terminal(args.operator_tty)
+        stopped_by = asyncio.run(
+            serve(config, transport, operator_tty=tty, token_verifier=verifier, issuer_url=issuer)
+        )
+    except ServeConfigurationError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return CONFIGURATION
+    except SubTerminatorError as error:
+        # An unknown service or a bad name among --session, a journal that cannot open.
+        print(f"error: {error}", file=sys.stderr)
+        return error.exit_code
+    if stopped_by == signal.SIGTERM:
+        return TERMINATED
+    return INTERRUPTED if stopped_by == signal.SIGINT else SUCCESS
+
+
+def operator_terminal(option: str | None) -> str | None:
+    """The terminal to ask on: the one named, else /dev/tty when this process has one.
+
+    A desktop client starts ``serve`` without a terminal; it still runs, and every held
+    call is then refused with a message saying why (a named terminal that cannot be
+    opened is an error instead).
+    """
+    if option == "none":
+        return None
+    if option is not None:
+        return option
+    try:
+        with open(DEFAULT_TERMINAL, "rb"):
+            return DEFAULT_TERMINAL
+    except OSError:
+        print(
+            "warning: no terminal for the operator: every irreversible step will be refused "
+            "(run serve in a terminal, or use --http with --tui).",
+            file=sys.stderr,
+        )
+        return None
+
+
+def serve_config(args: argparse.Namespace) -> ServeConfig:
+    """The server's configuration from its options and the settings."""
+    return ServeConfig(
+        settings=load_settings(),
+        profile_root=(args.profile_root or default_profile_root()).expanduser().resolve(),
+        headless=not args.headed,
+        practice_url=args.practice_url,
+        max_sessions=args.max_sessions,
+        max_sessions_per_principal=args.max_sessions_per_principal,
+        idle_seconds=args.idle_minutes * 60.0,
+        services=tuple(args.services),
+        preopen=tuple(_session_pairs(args.session)),
+        any_site=args.any_site,
+    )
+
+
+def _session_pairs(values: list[str]) -> list[tuple[str, str]]:
+    pairs = []
+    for value in values:
+        name, _, service = value.partition("=")
+        if not name or not service:
+            raise ServeConfigurationError(f"--session takes NAME=SERVICE (got {value!r}).")
+        pairs.append((name, service))
+    return pairs
+
+
+def http_options(args: argparse.Namespace, tokens_file: Path) -> HttpOptions:
+    """``--http`` and its companions; imported only for HTTP so stdio start-up stays light."""
+    from subterminator_tui.serve.http import HttpOptions, parse_address
+
+    host, port = parse_address(args.http)
+    return HttpOptions(
+        host=host,
+        port=port,
+        tokens_file=tokens_file,
+        no_auth=args.no_auth,
+        allowed_hosts=tuple(args.allowed_host),
+        allowed_origins=tuple(args.allowed_origin),
+    )
+
+
+def _transport(
+    args: argparse.Namespace, tokens_file: Path
+) -> tuple[Transport, TokenFileVerifier | None, str | None]:
+    if not args.http:
+        if args.no_auth or args.allowed_host or args.allowed_origin:
+            raise ServeConfigurationError("--no-auth and --allowed-* apply to --http only.")
+        return stdio_transport, None, None
+    options = http_options(args, tokens_file)
+    from subterminator_tui.serve.http import http_transport
+
+    return http_transport(options), options.verifier(), f"http://{args.http}"

@@ -1,0 +1,85 @@
+"""What a tool call returns to the agent: a status, a message and the fresh page."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.pilots.page_view import PageView, page_for_model
+from subterminator_tui.rules import ServiceConfig, detect_handoff, verify_completion
+
+#: ``ok``: done; ``approval_pending``: held for the operator; ``rejected``: the operator
+#: said no; ``refused``: the guard stopped it; ``error``: the browser failed it.
+Status = Literal["ok", "approval_pending", "rejected", "refused", "error"]
+
+#: Agents read the page as text; a compact tree keeps their context small (seed 001 FR2).
+COMPACT_PAGE = PageView(budget_tokens=1200)
+FULL_PAGE = PageView(compact=False)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One tool call's answer; ``page`` is the page as it is after the call."""
+
+    status: Status
+    message: str = ""
+    page: NormalizedSnapshot | None = None
+    approval_id: str | None = None
+    #: The full tree instead of the compact one (snapshot with ``full``).
+    full: bool = False
+    #: The service's success rules confirm the page (None: not judged).
+    verified: bool | None = None
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the agent should read this as a failed call."""
+        return self.status in ("refused", "error", "rejected")
+
+    def text(self) -> str:
+        """The answer as the agent reads it."""
+        lines = [f"status: {self.status}"]
+        if self.approval_id:
+            lines.append(f"approval_id: {self.approval_id}")
+        if self.message:
+            lines.append(self.message)
+        if self.page is not None:
+            lines.append(page_for_model(self.page, FULL_PAGE if self.full else COMPACT_PAGE))
+        return "\n".join(lines)
+
+    def structured(self) -> dict[str, Any]:
+        """The same facts as a JSON object, for agents that parse."""
+        data: dict[str, Any] = {"status": self.status, "message": self.message}
+        if self.approval_id:
+            data["approval_id"] = self.approval_id
+        if self.page is not None:
+            data["url"] = self.page.url
+            data["title"] = self.page.title
+        if self.verified is not None:
+            data["verified"] = self.verified
+        return data
+
+
+_NEEDS = {"login": "a sign-in", "two_factor": "a verification code", "captcha": "a CAPTCHA"}
+
+
+def judged_by(service: ServiceConfig, answer: Answer) -> Answer:
+    """``answer`` with what the service's rules say of its page: done, or needs the person.
+
+    ``verified`` comes from the success rules, never from the agent; a page that needs
+    a sign-in, a code or a CAPTCHA says so, since agents never do those here.
+    """
+    page = answer.page
+    if page is None:
+        return answer
+    message = answer.message
+    handoff = detect_handoff(service, page)
+    if handoff is not None:
+        need = _NEEDS.get(handoff.kind, "the person")
+        message = (f"{message}\n" if message else "") + (
+            f"This page needs {need} ({handoff.rule.why}). Agents never sign in or solve "
+            "checks here: ask the person to do it in the browser, then call snapshot."
+        )
+    verified = verify_completion(service, page).verified
+    return dataclasses.replace(answer, message=message, verified=verified)

@@ -1,0 +1,148 @@
+"""Gated calls waiting for the operator: only the operator's side can decide them.
+
+A call a checkpoint rule holds becomes an :class:`Approval`. The agent gets its id
+and can read or wait on it; deciding is a method of the :class:`ApprovalDesk` that
+only operator front ends (the terminal prompt, the console, a test's approver)
+hold. No MCP tool reaches it, so an agent can never approve its own call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from subterminator_tui.serve.answers import Answer
+from subterminator_tui.serve.errors import ApprovalNotFoundError
+
+Decision = Literal["pending", "approved", "rejected"]
+
+
+@dataclass(eq=False)
+class Approval:
+    """One held call: what it would do, why it is held, and (later) what became of it."""
+
+    id: str
+    principal: str
+    session: str
+    action: str
+    why: str
+    url: str
+    screenshot_path: str | None = None
+    created: float = field(default_factory=time.time)
+    decision: Decision = "pending"
+    #: What the operator told the agent with a rejection (never journaled).
+    note: str = ""
+    #: The call's answer once decided: the fresh page after dispatch, or the rejection.
+    answer: Answer | None = None
+    _decided: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    _finished: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+
+    @property
+    def finished(self) -> bool:
+        """Decided, and dispatched when approved: ``answer`` is final."""
+        return self._finished.is_set()
+
+    async def decided(self) -> Decision:
+        """Wait for the operator's decision."""
+        await self._decided.wait()
+        return self.decision
+
+    def answer_for_agent(self) -> Answer:
+        """What approval_status and approval_wait return now."""
+        if self.answer is not None and self.finished:
+            return self.answer
+        state = "approved; the call is being sent" if self.decision == "approved" else "pending"
+        return Answer(
+            "approval_pending",
+            f"Waiting for the operator ({state}): {self.action}. Call approval_wait with "
+            "this id to wait for the outcome.",
+            approval_id=self.id,
+        )
+
+
+#: Called with every new approval, on the event loop; operator front ends subscribe.
+ApprovalListener = Callable[[Approval], None]
+
+
+class ApprovalDesk:
+    """Every approval of the server, with the operator's side (decide) and the agent's (wait)."""
+
+    def __init__(self) -> None:
+        self._approvals: dict[str, Approval] = {}
+        self._listeners: list[ApprovalListener] = []
+
+    def subscribe(self, listener: ApprovalListener) -> None:
+        """Hear of every new approval (operator front ends only)."""
+        self._listeners.append(listener)
+
+    def submit(
+        self,
+        principal: str,
+        session: str,
+        *,
+        action: str,
+        why: str,
+        url: str,
+        screenshot_path: str | None = None,
+    ) -> Approval:
+        """Hold a call for the operator; listeners hear of it at once."""
+        approval = Approval(
+            secrets.token_hex(8), principal, session, action, why, url, screenshot_path
+        )
+        self._approvals[approval.id] = approval
+        for listener in list(self._listeners):
+            listener(approval)
+        return approval
+
+    def pending(self) -> list[Approval]:
+        """Approvals still waiting for the operator, oldest first."""
+        return [a for a in self._approvals.values() if a.decision == "pending"]
+
+    def decide(self, approval_id: str, approve: bool, note: str = "") -> Approval:
+        """The operator's decision, with a note for the agent when rejecting.
+
+        Deciding twice changes nothing; KeyError for an unknown id.
+        """
+        approval = self._approvals[approval_id]
+        if approval.decision == "pending":
+            approval.decision = "approved" if approve else "rejected"
+            approval.note = "" if approve else note.strip()
+            approval._decided.set()
+        return approval
+
+    def finish(self, approval: Approval, answer: Answer) -> None:
+        """The held call's final answer (after dispatch, or its rejection)."""
+        approval.answer = answer
+        approval._finished.set()
+
+    def get(self, principal: str, approval_id: str) -> Approval:
+        """``principal``'s approval ``approval_id``; another principal's is not found."""
+        approval = self._approvals.get(approval_id)
+        if approval is None or approval.principal != principal:
+            raise ApprovalNotFoundError(
+                f"No approval {approval_id!r} for you. Ids come from a call that returned "
+                "status approval_pending."
+            )
+        return approval
+
+    async def wait(self, principal: str, approval_id: str, seconds: float) -> Approval:
+        """Wait up to ``seconds`` for the approval to be decided and its call done."""
+        approval = self.get(principal, approval_id)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(approval._finished.wait(), seconds)
+        return approval
+
+    def reject(self, approval: Approval) -> None:
+        """Reject ``approval`` (a listener's signature: nobody is there to approve it)."""
+        self.decide(approval.id, approve=False)
+
+    def reject_all(self, session: tuple[str, str] | None = None) -> None:
+        """Reject what is pending (for one (principal, name) session, or all): it is closing."""
+        for approval in self.pending():
+            if session is None or (approval.principal, approval.session) == session:
+                self.decide(approval.id, approve=False)

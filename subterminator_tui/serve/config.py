@@ -1,0 +1,42 @@
+"""How the server runs its sessions: where profiles live, limits, timeouts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from subterminator_tui.settings import Settings, user_data_dir
+
+#: Defaults from the issue: a browser costs ~300 MiB here, so 8 fit on this 2-core machine.
+DEFAULT_MAX_SESSIONS = 8
+DEFAULT_MAX_SESSIONS_PER_PRINCIPAL = 4
+DEFAULT_IDLE_SECONDS = 30 * 60.0
+
+
+def default_profile_root() -> Path:
+    """Where the server keeps one browser profile per (principal, session name)."""
+    return user_data_dir() / "serve-sessions"
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """Server-wide choices every session follows."""
+
+    settings: Settings
+    profile_root: Path
+    #: Per-call output (snapshots, screenshots, the browser's log); None: the user state dir.
+    runs_root: Path | None = None
+    headless: bool = True
+    #: A practice site already running here, used by practice services instead of their own.
+    practice_url: str | None = None
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    max_sessions_per_principal: int = DEFAULT_MAX_SESSIONS_PER_PRINCIPAL
+    #: A session idle this long has its browser closed (its profile and last URL stay).
+    idle_seconds: float = DEFAULT_IDLE_SECONDS
+    #: Extra services.toml files, as ``--services`` gives them.
+    services: tuple[Path, ...] = ()
+    #: Sessions (name, service id) opened for the local principal at start, so a client
+    #: that cannot call session_open first (one call per process) still finds one.
+    preopen: tuple[tuple[str, str], ...] = ()
+    #: Sessions may name any site by address (generic rules, that site's domain only).
+    any_site: bool = False

@@ -1,0 +1,103 @@
+"""A session's browser, started on demand and closed when idle; its profile and last page kept.
+
+The profile lives in the session's own folder (``<root>/<principal>/<name>/profile``),
+so two principals' sessions of one name never share cookies; the last URL is kept
+beside it and reopened when the browser starts again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+from subterminator_tui.browser.gateway import ActionResult, BrowserGateway
+from subterminator_tui.rules import ServiceConfig
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.session.browser import ServiceBrowser, open_service_browser
+
+_STATE_FILE = "session.json"
+
+
+class LazyBrowser:
+    """The guarded browser of one session: none until needed, reopened where it was."""
+
+    def __init__(self, service: ServiceConfig, config: ServeConfig, folder: Path) -> None:
+        self.service = service
+        self.config = config
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self.running: ServiceBrowser | None = None
+        self._stack: AsyncExitStack | None = None
+
+    @property
+    def profile_dir(self) -> Path:
+        """The session's own browser profile (kept when the browser closes)."""
+        return self.folder / "profile"
+
+    @property
+    def start_url(self) -> str:
+        """Where the service starts (on this start's practice port, for a practice service)."""
+        assert self.running is not None
+        return self.running.start_url
+
+    async def open(self, allowed: Callable[[str], bool]) -> ActionResult:
+        """Start the browser and open the last page (when ``allowed``), else the start page."""
+        stack = AsyncExitStack()
+        try:
+            self.running = await stack.enter_async_context(
+                open_service_browser(
+                    self.service,
+                    self.config.settings,
+                    headless=self.config.headless,
+                    profile_dir=self.profile_dir,
+                    runs_root=self.config.runs_root,
+                    practice_url=self.config.practice_url,
+                )
+            )
+            self._stack = stack
+            url = self._reopen_url(allowed)
+            return await self.running.gateway.call("browser_navigate", {"url": url})
+        except BaseException:
+            self.running = None
+            self._stack = None
+            await stack.aclose()
+            raise
+
+    @property
+    def gateway(self) -> BrowserGateway | None:
+        """The running gateway, or None while closed."""
+        return self.running.gateway if self.running is not None else None
+
+    def _reopen_url(self, allowed: Callable[[str], bool]) -> str:
+        """The last URL when still allowed; on a practice site, its path on today's port."""
+        start = self.start_url
+        last = self.last_url()
+        if not last or last == "about:blank" or not allowed(last):
+            return start
+        if self.service.practice:
+            parts = urlsplit(last)
+            return urljoin(start, parts.path + (f"?{parts.query}" if parts.query else ""))
+        return last
+
+    def last_url(self) -> str | None:
+        """The last page the session showed, from an earlier browser too."""
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            data = json.loads((self.folder / _STATE_FILE).read_text(encoding="utf-8"))
+            return str(data["last_url"])
+        return None
+
+    def remember(self, url: str) -> None:
+        """Keep ``url`` as the page to reopen."""
+        with contextlib.suppress(OSError):
+            (self.folder / _STATE_FILE).write_text(json.dumps({"last_url": url}), encoding="utf-8")
+
+    async def close(self) -> None:
+        """Stop the browser (and its egress filter and practice site); the profile stays."""
+        stack, self._stack = self._stack, None
+        self.running = None
+        if stack is not None:
+            await stack.aclose()

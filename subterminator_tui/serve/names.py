@@ -1,0 +1,43 @@
+"""Principals and session names: short, plain and safe to use as folder names."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from subterminator_tui.serve.errors import ServeInputError
+
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,47}")
+
+#: The principal of the stdio transport and of HTTP with ``--no-auth``: the local operator.
+LOCAL_PRINCIPAL = "local"
+
+
+def checked_name(kind: str, value: str) -> str:
+    """``value`` when it is 1-48 lower-case letters, digits, ``-`` or ``_``; else a clear error.
+
+    Names become folder names under the profile root, so anything that could climb out
+    of it (``..``, ``/``) or collide by case never gets that far.
+    """
+    if not isinstance(value, str) or not _NAME.fullmatch(value):
+        raise ServeInputError(
+            f"Invalid {kind} {value!r}: use 1-48 lower-case letters, digits, '-' or '_', "
+            "starting with a letter or digit (for example 'demo-1')."
+        )
+    return value
+
+
+@dataclass(frozen=True, order=True)
+class SessionKey:
+    """A session's identity: whose it is and what they called it."""
+
+    principal: str
+    name: str
+
+    @classmethod
+    def of(cls, principal: str, name: str) -> SessionKey:
+        """A key from unchecked input."""
+        return cls(checked_name("principal", principal), checked_name("session name", name))
+
+    def __str__(self) -> str:
+        return f"{self.principal}/{self.name}"

@@ -1,0 +1,413 @@
+"""One named browser session: a lazy guarded browser, its journal run, one call at a time.
+
+Every call goes the app's way (orchestrator/loop.py): the guard refuses stale refs,
+tools off the list and navigation outside the service's domains; a state-changing
+call is judged on the page as it is right before dispatch, by the real element it
+targets (rules/effects.py); a checkpoint holds it for the operator. The agent then
+gets an approval id at once, and the call is sent only after the operator approves,
+and only if its target is still the element that was approved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.gateway import BrowserGateway
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.errors import (
+    JournalWriteError,
+    MCPConnectionError,
+    MCPToolError,
+    OutcomeUnknownError,
+)
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.orchestrator.guard import Checkpoint, Guard, describe_action
+from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.orchestrator.tabs import contain_tabs
+from subterminator_tui.rules import ServiceConfig, verify_completion
+from subterminator_tui.rules.effects import READ_ONLY_TOOLS
+from subterminator_tui.serve.answers import Answer, judged_by
+from subterminator_tui.serve.approvals import Approval, ApprovalDesk
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.errors import SessionBusyError
+from subterminator_tui.serve.lazy_browser import LazyBrowser
+from subterminator_tui.serve.names import SessionKey
+from subterminator_tui.session.browser import ServiceBrowser
+
+#: The Playwright tools the server's own tools map onto; nothing else is ever sent.
+SERVE_BROWSER_TOOLS = frozenset(
+    {
+        "browser_navigate",
+        "browser_navigate_back",
+        "browser_snapshot",
+        "browser_click",
+        "browser_type",
+        "browser_select_option",
+        "browser_press_key",
+        "browser_wait_for",
+        "browser_take_screenshot",
+    }
+)
+
+
+class BrowserSession:
+    """A session of one principal: its service, profile, guard and journal run."""
+
+    def __init__(
+        self,
+        key: SessionKey,
+        service: ServiceConfig,
+        config: ServeConfig,
+        journal: Journal,
+        desk: ApprovalDesk,
+    ) -> None:
+        self.key = key
+        self.service = service
+        self.config = config
+        self.journal = journal
+        self.desk = desk
+        self.guard = Guard(service, offered_tools=SERVE_BROWSER_TOOLS)
+        self.scrubber = SecretScrubber()
+        self.lazy = LazyBrowser(service, config, config.profile_root / key.principal / key.name)
+        self.turns = 0
+        self.last_used = time.monotonic()
+        self.in_flight: str | None = None
+        self.pending: Approval | None = None
+        #: The page the agent was last given: its refs are the ones it may use.
+        self._seen: NormalizedSnapshot | None = None
+        self._held: set[asyncio.Task[None]] = set()
+        self._pilot = f"mcp:{key.principal}"
+        self.run_id = journal.start_run(service.id, None, self._pilot)
+
+    @property
+    def profile_dir(self) -> Path:
+        """The session's own browser profile (kept when the browser closes)."""
+        return self.lazy.profile_dir
+
+    @property
+    def browser(self) -> ServiceBrowser | None:
+        """The running browser, or None while it is closed."""
+        return self.lazy.running
+
+    @property
+    def page(self) -> NormalizedSnapshot | None:
+        """The last page the agent was given."""
+        return self._seen
+
+    def describe(self) -> dict[str, Any]:
+        """The session as session_list shows it."""
+        return {
+            "name": self.key.name,
+            "service": self.service.id,
+            "browser": "open" if self.browser is not None else "closed",
+            "url": self._seen.url if self._seen else self.lazy.last_url(),
+            "busy": self.in_flight,
+            "pending_approval": self.pending.id if self.pending else None,
+            "calls": self.turns,
+        }
+
+    # --- one call at a time -----------------------------------------------------------
+
+    def _claim(self, tool: str) -> None:
+        if self.pending is not None:
+            raise SessionBusyError(
+                f"busy: session '{self.key.name}' holds a call waiting for the operator "
+                f"(approval {self.pending.id}: {self.pending.action}). Call approval_wait "
+                "first; nothing else runs in this session until it is decided."
+            )
+        if self.in_flight is not None:
+            raise SessionBusyError(
+                f"busy: session '{self.key.name}' is running {self.in_flight}; one call at a "
+                "time per session. Wait for its answer, then call again."
+            )
+        self.in_flight = tool
+        self.last_used = time.monotonic()
+
+    def claim_for(self, what: str) -> bool:
+        """Take the session's one slot for the server's own work (an idle close); False if busy."""
+        if self.in_flight is not None or self.pending is not None:
+            return False
+        self.in_flight = what
+        return True
+
+    def release(self) -> None:
+        """Free the slot taken by :meth:`claim_for`."""
+        self._release()
+
+    def _release(self) -> None:
+        self.in_flight = None
+        self.last_used = time.monotonic()
+
+    async def run(self, tool: str, arguments: dict[str, Any]) -> Answer:
+        """Run one browser tool call through the guard; the answer carries the fresh page."""
+        self._claim(tool)
+        held = False
+        try:
+            answer = judged_by(self.service, await self._run(tool, arguments))
+            held = answer.status == "approval_pending"
+            if answer.status == "error" and not self._browser_alive():
+                await self.close_browser()
+            return answer
+        except MCPConnectionError:
+            # The browser could not be kept alive: the next call starts a fresh one.
+            await self.close_browser()
+            raise
+        finally:
+            if not held:
+                self._release()
+
+    def _browser_alive(self) -> bool:
+        gateway = self.lazy.gateway
+        return gateway is None or gateway.restarts < gateway.max_restarts or gateway.alive
+
+    async def _run(self, tool: str, arguments: dict[str, Any]) -> Answer:
+        reopened = self.browser is None
+        gateway = await self._open_browser()
+        if tool == "browser_navigate":
+            base = self._seen.url if self._seen and self._seen.url.startswith("http") else None
+            arguments = {**arguments, "url": urljoin(base or self.lazy.start_url, arguments["url"])}
+        call = ToolCall(f"call-{self.turns + 1}", tool, arguments)
+        self.turns += 1
+        started = time.perf_counter()
+        row = self.journal.record_intent(self.run_id, self.turns, self._pilot, tool, arguments)
+        seen = self._seen
+        if seen is None:
+            seen = await self._settle(await gateway.snapshot())
+        if reopened and call.target_refs():
+            # Refs from the page before the browser closed may name other elements now.
+            message = (
+                "The session's browser had closed (idle) and was reopened on its last page; "
+                "refs from before are void. Nothing was done; use a ref from the page below."
+            )
+            return self._record(row, started, Answer("refused", message, seen))
+        refusal = self.guard.refusal(call, seen)
+        if refusal is not None:
+            return self._record(row, started, Answer("refused", refusal.message, seen))
+        try:
+            gateway.checked_arguments(tool, arguments)
+            judged = await self._judge(call, seen)
+        except MCPToolError as invalid:
+            return self._record(row, started, Answer("refused", str(invalid), seen))
+        if isinstance(judged, Answer):
+            return self._record(row, started, judged)
+        if judged is not None:
+            checkpoint, fresh = judged
+            return await self._hold(call, checkpoint, fresh, row, started)
+        return self._record(row, started, await self._dispatch(call, seen))
+
+    async def _judge(
+        self, call: ToolCall, seen: NormalizedSnapshot
+    ) -> Answer | tuple[Checkpoint, NormalizedSnapshot] | None:
+        """The checkpoint ``call`` must pass on the page as it is now (None: send it)."""
+        if call.name in READ_ONLY_TOOLS:
+            return None
+        gateway = self._gateway()
+        fresh = self.scrubber.snapshot(await gateway.snapshot())
+        changed = self.guard.relabelled(call, seen, fresh)
+        if changed is not None:
+            self._seen = fresh
+            return Answer("refused", changed.message, fresh)
+        refs = call.target_refs()
+        facts = await gateway.inspect(refs[0] if refs else None)
+        self.guard.learn(fresh, facts)
+        checkpoint = self.guard.judge(call, fresh, facts)
+        return (checkpoint, fresh) if checkpoint is not None else None
+
+    async def _hold(
+        self,
+        call: ToolCall,
+        checkpoint: Checkpoint,
+        fresh: NormalizedSnapshot,
+        row: int,
+        started: float,
+    ) -> Answer:
+        """Hold ``call`` for the operator; a task sends it once approved (and never before)."""
+        action = describe_action(call, self.guard.target_of(call, fresh))
+        if checkpoint.effect():
+            action = f"{action}: {checkpoint.effect()}"
+        screenshot: str | None = None
+        with contextlib.suppress(MCPToolError):
+            screenshot = str(await self._gateway().screenshot())
+        step = self.journal.record_question(
+            self.run_id, self.turns, checkpoint.why, action, fresh.url
+        )
+        approval = self.desk.submit(
+            self.key.principal,
+            self.key.name,
+            action=action,
+            why=checkpoint.why,
+            url=fresh.url,
+            screenshot_path=screenshot,
+        )
+        self.pending = approval
+        task = asyncio.create_task(
+            self._send_when_decided(approval, call, fresh, step, row, started),
+            name=f"approval-{approval.id}",
+        )
+        self._held.add(task)
+        task.add_done_callback(self._held.discard)
+        return Answer(
+            "approval_pending",
+            f"Held for the operator: {action} ({checkpoint.why}). Nothing was sent to the "
+            "browser. Call approval_wait with this approval_id; the call is sent only if the "
+            "operator approves, and its answer comes back there.",
+            approval_id=approval.id,
+        )
+
+    async def _send_when_decided(
+        self,
+        approval: Approval,
+        call: ToolCall,
+        judged: NormalizedSnapshot,
+        step: int,
+        row: int,
+        started: float,
+    ) -> None:
+        answer = Answer("error", "The session closed before the call was sent.", judged)
+        try:
+            verdict = await approval.decided()
+            self.journal.record_decision(step, "approve" if verdict == "approved" else "reject")
+            if verdict != "approved":
+                rejected = (
+                    f"The operator rejected: {approval.action}. Nothing was sent to the browser."
+                )
+                # The journal gets the decision only; the operator's note goes to the agent.
+                self._record(row, started, Answer("rejected", rejected, self._seen))
+                said = f" The operator says: {approval.note}" if approval.note else ""
+                answer = Answer("rejected", rejected + said, self._seen)
+            else:
+                sent = await self._send_approved(call, judged, step)
+                answer = judged_by(self.service, self._record(row, started, sent))
+        except (MCPToolError, MCPConnectionError, JournalWriteError) as error:
+            answer = Answer("error", str(error), self._seen)
+        finally:
+            if not self._browser_alive():
+                await self.close_browser()
+            self.pending = None
+            self._release()
+            self.desk.finish(approval, answer)
+
+    async def _send_approved(self, call: ToolCall, judged: NormalizedSnapshot, step: int) -> Answer:
+        # The operator took time; the page may have moved. Only the approved element is clicked.
+        fresh = self.scrubber.snapshot(await self._gateway().snapshot())
+        changed = self.guard.relabelled(call, judged, fresh)
+        if changed is not None:
+            self._seen = fresh
+            self.journal.record_step_outcome(step, "failed")
+            return Answer("refused", changed.message, fresh)
+        # Written before the call goes out: a crash now reads "dispatched, outcome unknown".
+        self.journal.record_dispatch(step)
+        return await self._dispatch(call, judged, step)
+
+    async def _dispatch(
+        self, call: ToolCall, seen: NormalizedSnapshot, step: int | None = None
+    ) -> Answer:
+        try:
+            result = await self._gateway().call(call.name, call.arguments)
+        except (OutcomeUnknownError, MCPConnectionError) as lost:
+            self._step_outcome(step, "unknown")
+            return Answer(
+                "error",
+                f"{lost} What the call did is not known: take a snapshot before acting again.",
+                self._seen,
+            )
+        except MCPToolError as failed:
+            self._step_outcome(step, "failed")
+            page = failed.snapshot if isinstance(failed.snapshot, NormalizedSnapshot) else seen
+            return Answer("error", str(failed), await self._settle(page))
+        self._step_outcome(step, "done")
+        return Answer("ok", "", await self._settle(result.snapshot))
+
+    def _step_outcome(self, step: int | None, outcome: str) -> None:
+        if step is not None:
+            self.journal.record_step_outcome(step, outcome)
+
+    async def _settle(self, raw: NormalizedSnapshot) -> NormalizedSnapshot:
+        """Scrub the page, close tabs that left the domains, remember it as the agent's page."""
+        page = self.scrubber.snapshot(raw)
+        contained, _removed = await contain_tabs(self._gateway(), page, self.guard.url_allowed)
+        page = self.scrubber.snapshot(contained)
+        self.guard.learn(page)
+        self._seen = page
+        self.lazy.remember(page.url)
+        return page
+
+    def _record(self, row: int, started: float, answer: Answer) -> Answer:
+        page = answer.page
+        self.journal.record_outcome(
+            row,
+            outcome=answer.status,
+            error=answer.message if answer.is_error else None,
+            url=page.url if page else None,
+            title=page.title if page else None,
+            snapshot=page.content if page else None,
+            latency=time.perf_counter() - started,
+            input_tokens=0,
+            output_tokens=0,
+        )
+        return answer
+
+    # --- the browser, lazily ----------------------------------------------------------
+
+    def _gateway(self) -> BrowserGateway:
+        gateway = self.lazy.gateway
+        if gateway is None:
+            raise MCPConnectionError(f"The browser of session '{self.key.name}' is closed.")
+        return gateway
+
+    async def _open_browser(self) -> BrowserGateway:
+        """The running gateway; a closed browser starts and reopens the session's last page."""
+        gateway = self.lazy.gateway
+        if gateway is not None:
+            return gateway
+        self._seen = None
+        result = await self.lazy.open(self.guard.url_allowed)
+        try:
+            await self._settle(result.snapshot)
+        except BaseException:
+            await self.lazy.close()
+            raise
+        return self._gateway()
+
+    async def close_browser(self) -> None:
+        """Close the browser (idle or closing); the profile and the last URL stay."""
+        self._seen = None
+        await self.lazy.close()
+
+    async def close(self) -> None:
+        """Reject what waits for the operator, close the browser, end the journal run."""
+        self.desk.reject_all((self.key.principal, self.key.name))
+        if self._held:
+            await asyncio.gather(*self._held, return_exceptions=True)
+        page = self._seen
+        await self.close_browser()
+        verified = verify_completion(self.service, page) if page is not None else None
+        if verified is not None and verified.verified:
+            result = TaskResult(
+                True,
+                True,
+                "completed",
+                self.turns,
+                page.url if page else None,
+                message=verified.message,
+                run_id=self.run_id,
+            )
+        else:
+            result = TaskResult(
+                False,
+                False,
+                "interrupted",
+                self.turns,
+                page.url if page else None,
+                message="The agent's session closed.",
+                run_id=self.run_id,
+            )
+        with contextlib.suppress(JournalWriteError):
+            self.journal.finish_run(self.run_id, result, model=None, pilot=self._pilot)

@@ -1,0 +1,227 @@
+"""`serve --tui`: the operator's console. Sessions, their live page, and held calls to decide.
+
+The MCP server runs in a worker of this app (``exit_on_error=False``), over HTTP:
+stdin and stdout belong to the terminal here. Every call a rule holds comes up,
+oldest first, in the app's own checkpoint modal: ``y`` approves, ``n`` (or
+guidance, which an external agent cannot take) rejects. Quitting closes every
+session first, so no browser outlives the console.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections import deque
+from collections.abc import Callable
+from pathlib import PurePath
+from typing import Any, ClassVar
+
+from mcp.server.auth.provider import TokenVerifier
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker, WorkerState
+
+from subterminator_tui.exit_codes import CONNECTION, SUCCESS, TERMINATED
+from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
+from subterminator_tui.resources import styles_dir
+from subterminator_tui.serve.approvals import Approval, ApprovalDesk
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.runner import ServerParts, Transport, server_parts
+from subterminator_tui.serve.session import BrowserSession
+from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
+from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
+
+#: How often the sessions table and the live page are redrawn from the registry.
+REFRESH_SECONDS = 0.5
+
+
+class OperatorConsole(App[int]):
+    """The server's operator: watches every principal's sessions, decides held calls."""
+
+    TITLE = "SubTerminator serve"
+    CSS_PATH: ClassVar[list[str | PurePath]] = [
+        styles_dir() / "app.tcss",
+        styles_dir() / "console.tcss",
+    ]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "q", "quit_console", "Quit", id="console.quit", tooltip="Close every session and exit"
+        ),
+        Binding(
+            "ctrl+c",
+            "quit_console",
+            "Quit",
+            priority=True,
+            id="console.quit-ctrl-c",
+            tooltip="Close every session and exit",
+        ),
+    ]
+
+    def __init__(
+        self,
+        config: ServeConfig,
+        make_transport: Callable[[Callable[[str], None]], Transport],
+        *,
+        token_verifier: TokenVerifier | None = None,
+        issuer_url: str | None = None,
+        image_previews: bool = True,
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self.make_transport = make_transport
+        self.token_verifier = token_verifier
+        self.issuer_url = issuer_url
+        self.image_previews = image_previews
+        self.desk = ApprovalDesk()
+        self.desk.subscribe(self._held)
+        self.parts: ServerParts | None = None
+        self.listening = ""
+        self._queue: deque[Approval] = deque()
+        self._asking: Approval | None = None
+        self._shown_page: object | None = None
+        self._server: Worker[None] | None = None
+
+    def compose(self) -> ComposeResult:
+        """Status line, sessions beside the selected session's page, the footer."""
+        yield Static("Starting the server...", id="console-status")
+        with Horizontal(id="console-main"):
+            table: DataTable[str] = DataTable(id="sessions", cursor_type="row")
+            table.border_title = "Sessions"
+            yield table
+            tree = SnapshotTree(id="snapshot")
+            tree.border_title = "Live page"
+            yield tree
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """The person's keymap, columns, SIGTERM, the server worker, the refresh timer."""
+        if self.config.settings.keymap:
+            self.set_keymap(dict(self.config.settings.keymap))
+        table = self.query_one("#sessions", DataTable)
+        table.add_columns("principal/session", "service", "browser", "page", "state")
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminate)
+        self._server = self.run_server()
+        self.set_interval(REFRESH_SECONDS, self.refresh_sessions)
+
+    @work(exit_on_error=False, name="server", group="server")
+    async def run_server(self) -> None:
+        """The MCP server and its sessions, for as long as the console runs."""
+        async with server_parts(
+            self.config,
+            token_verifier=self.token_verifier,
+            issuer_url=self.issuer_url,
+            desk=self.desk,
+        ) as parts:
+            self.parts = parts
+            await self.make_transport(self.announce)(parts.server)
+
+    def announce(self, url: str) -> None:
+        """The transport listens at ``url``."""
+        self.listening = url
+        self._status()
+
+    @on(Worker.StateChanged)
+    def _server_state(self, event: Worker.StateChanged) -> None:
+        if event.worker is not self._server or event.state != WorkerState.ERROR:
+            return
+        self.notify(f"The server stopped: {event.worker.error}", severity="error", timeout=30)
+        self.exit(CONNECTION)
+
+    # --- approvals ----------------------------------------------------------------------
+
+    def _held(self, approval: Approval) -> None:
+        self._queue.append(approval)
+        self._ask_next()
+
+    def _ask_next(self) -> None:
+        while self._asking is None and self._queue:
+            approval = self._queue.popleft()
+            if approval.decision != "pending":
+                continue
+            self._asking = approval
+            request = CheckpointRequest(
+                kind="rule",
+                why=f"{approval.why} (asked by {approval.principal}/{approval.session})",
+                action=approval.action,
+                url=approval.url,
+                screenshot_path=approval.screenshot_path,
+            )
+            self.push_screen(CheckpointScreen(request, preview=self.image_previews), self._decided)
+        self._status()
+
+    def _decided(self, decision: Decision | None) -> None:
+        approval, self._asking = self._asking, None
+        if approval is not None:
+            approve = decision is not None and decision.verdict == "approve"
+            # Guidance cannot steer another agent's loop: it rejects, and the agent reads it.
+            note = decision.guidance if decision is not None else ""
+            self.desk.decide(approval.id, approve=approve, note=note)
+        self._ask_next()
+
+    # --- the sessions and the live page ---------------------------------------------------
+
+    def _sessions(self) -> list[BrowserSession]:
+        return list(self.parts.registry.sessions.values()) if self.parts else []
+
+    def refresh_sessions(self) -> None:
+        """Redraw the table from the registry; show the selected session's latest page."""
+        table = self.query_one("#sessions", DataTable)
+        sessions = self._sessions()
+        selected = table.cursor_row
+        table.clear()
+        for session in sessions:
+            state = "held: waiting for you" if session.pending else (session.in_flight or "idle")
+            page = session.page.url if session.page else "-"
+            table.add_row(
+                str(session.key),
+                session.service.id,
+                "open" if session.browser else "closed",
+                page,
+                state,
+            )
+        if sessions:
+            table.move_cursor(row=min(max(selected, 0), len(sessions) - 1))
+            chosen = sessions[table.cursor_row].page
+            if chosen is not None and chosen is not self._shown_page:
+                self._shown_page = chosen
+                self.query_one("#snapshot", SnapshotTree).show_snapshot(chosen)
+        self._status()
+
+    def _status(self) -> None:
+        where = f"listening on {self.listening}" if self.listening else "starting"
+        waiting = len([a for a in self.desk.pending()])
+        self.query_one("#console-status", Static).update(
+            f"{where} · {len(self._sessions())} session(s) · {waiting} waiting for you"
+        )
+
+    # --- leaving ----------------------------------------------------------------------------
+
+    async def action_quit_console(self) -> None:
+        """Close every session (held calls rejected, browsers stopped), then exit."""
+        await self._stop_server()
+        self.exit(SUCCESS)
+
+    def _terminate(self) -> None:
+        self.run_worker(self._stop_then_exit(TERMINATED), group="exit")
+
+    async def _stop_then_exit(self, code: int) -> None:
+        await self._stop_server()
+        self.exit(code)
+
+    async def _stop_server(self) -> None:
+        server = self._server
+        if server is not None and server.is_running:
+            server.cancel()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await server.wait()
+
+
+def run_console(console: OperatorConsole) -> int:
+    """Run the console; its exit code."""
+    result: Any = console.run()
+    return int(result) if result is not None else SUCCESS

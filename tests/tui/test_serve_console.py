@@ -1,0 +1,133 @@
+"""`serve --tui`: the operator console shows sessions and decides held calls with y and n."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+from textual.app import App
+
+from subterminator_tui.exit_codes import SUCCESS
+from subterminator_tui.practice.demoflix import DemoflixServer
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.http import HttpOptions, http_transport
+from subterminator_tui.serve.runner import Transport
+from subterminator_tui.settings import load_settings
+from subterminator_tui.tui.keymap import CONSOLE_BINDING_IDS, binding_ids
+from subterminator_tui.tui.operator_console import OperatorConsole
+from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
+from tests.conftest import browser_parts_missing
+from tests.integration.serve_clients import ref_in, text_of
+from tests.integration.serve_parts import WALK_TO_FINISH, wait_until_none_under
+from tests.tui.conftest import SIZE, screen_text, wait_until
+
+
+def idle_transport(announce: Callable[[str], None]) -> Transport:
+    """A transport that only says where it listens: the agents' side is not what is tested."""
+
+    async def run(server: MCPServer[Any]) -> None:
+        announce("http://127.0.0.1:1/mcp")
+        await asyncio.Event().wait()
+
+    return run
+
+
+def console(tmp_path: Path) -> OperatorConsole:
+    """The console as `serve --tui` builds it, on a private profile root and journal."""
+    config = ServeConfig(
+        settings=load_settings(journal=tmp_path / "journal.sqlite3"),
+        profile_root=tmp_path / "profiles",
+    )
+    return OperatorConsole(config, idle_transport, image_previews=False)
+
+
+async def test_held_calls_are_asked_in_order_and_decided_by_keys(tmp_path: Path) -> None:
+    """Two held calls come up one after the other; y approves the first, n rejects the second."""
+    app = console(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.parts is not None, "the server parts")
+        assert app.parts is not None
+        app.parts.registry.open("alice", "main", "demoflix")
+        first = app.desk.submit(
+            "alice",
+            "main",
+            action="Click button 'Finish cancellation'",
+            why="Finishing the cancellation is irreversible",
+            url="http://127.0.0.1/cancel",
+        )
+        second = app.desk.submit(
+            "alice", "main", action="Click button 'Accept offer'", why="Accepting", url="http://x"
+        )
+        await wait_until(pilot, lambda: isinstance(app.screen, CheckpointScreen), "the modal")
+        assert "Finish cancellation" in screen_text(app)
+        assert "alice/main" in screen_text(app)
+        await pilot.press("y")
+        assert first.decision == "approved" and second.decision == "pending"
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, CheckpointScreen) and "Accept offer" in screen_text(app),
+            "the second question",
+        )
+        await pilot.press("n")
+        assert second.decision == "rejected"
+        await wait_until(pilot, lambda: "alice/main" in screen_text(app), "the sessions table")
+        await pilot.press("q")
+    assert app.return_code == SUCCESS
+    assert app.parts.registry.sessions == {}
+
+
+@pytest.mark.browser
+async def test_an_agent_waits_for_the_console_operator_over_http(tmp_path: Path) -> None:
+    """Real HTTP, browser and practice site: the agent's Finish waits until y in the console."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    with DemoflixServer(["remembered"]) as site:
+        config = ServeConfig(
+            settings=load_settings(journal=tmp_path / "journal.sqlite3"),
+            profile_root=tmp_path / "profiles",
+            practice_url=site.base_url,
+        )
+        options = HttpOptions("127.0.0.1", 0, tmp_path / "tokens.json", no_auth=True)
+        app = OperatorConsole(
+            config, lambda announce: http_transport(options, announce), image_previews=False
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: bool(app.listening), "the server to listen")
+            async with Client(app.listening) as client:
+                await client.call_tool("session_open", {"name": "main", "service": "demoflix"})
+                page = text_of(await client.call_tool("snapshot", {"session": "main"}))
+                for role, name in WALK_TO_FINISH:
+                    answer = await client.call_tool(
+                        "click", {"session": "main", "ref": ref_in(page, role, name)}
+                    )
+                    page = text_of(answer)
+                finish = ref_in(page, "button", "Finish cancellation")
+                held = await client.call_tool("click", {"session": "main", "ref": finish})
+                assert held.structured_content is not None, text_of(held)
+                approval_id = held.structured_content["approval_id"]
+                await wait_until(
+                    pilot, lambda: isinstance(app.screen, CheckpointScreen), "the modal"
+                )
+                assert site.state.cancel_requests == 0
+                assert "Finish cancellation" in screen_text(app)
+                await pilot.press("y")
+                done = await client.call_tool(
+                    "approval_wait", {"approval_id": approval_id, "timeout_seconds": 60}
+                )
+                assert done.structured_content is not None
+                assert done.structured_content["status"] == "ok", text_of(done)
+                assert site.state.cancel_requests == 1
+            await pilot.press("q")
+    assert app.return_code == SUCCESS
+    assert wait_until_none_under(tmp_path / "profiles") == []
+
+
+def test_the_keymap_knows_the_consoles_binding_ids() -> None:
+    """The app checks keymaps against the console's ids without importing it: they agree."""
+    assert binding_ids([OperatorConsole]) - binding_ids([App]) == CONSOLE_BINDING_IDS
