@@ -10,7 +10,7 @@ from subterminator_tui.providers.resolution import (
     configured_model_problem,
     missing_model_reason,
 )
-from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.rules import ServiceConfig, generic_service, load_services
 from subterminator_tui.settings import Settings, load_settings
 
 PILOTS = ("auto", "ai", "playbook")
@@ -33,6 +33,10 @@ class RunRequest:
     naive: bool = False
     #: A practice site already running at this URL, instead of one started for the run.
     practice_url: str | None = None
+    #: Any site by its address (``--url``): no services file needed, generic rules verify.
+    url: str | None = None
+    #: The task for the model instead of the service's own goal (``--goal``).
+    goal: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ def check_request(request: RunRequest) -> CheckedRequest:
     problem = configured_model_problem(settings)
     if problem:
         raise ConfigurationError(problem)
-    service = load_services([Path(p) for p in request.services]).get(request.service)
+    service = requested_service(request)
     needs_model = (
         request.pilot == "ai"
         or (request.model is not None and request.pilot != "playbook")
@@ -98,3 +102,46 @@ def check_request(request: RunRequest) -> CheckedRequest:
             f"--practice-url applies to practice services; '{service.id}' is not one."
         )
     return CheckedRequest(request, settings, service)
+
+
+def looks_like_site(text: str) -> bool:
+    """Whether a SERVICE argument is an address (``example.com``, ``https://...``), not an id.
+
+    Service ids are single words (``netflix``, ``gauntlet-basic``); a dot, a slash or a
+    scheme makes the argument a site.
+    """
+    return any(mark in text for mark in (".", "/", ":"))
+
+
+def requested_service(request: RunRequest) -> ServiceConfig:
+    """The service ``request`` names: a known id, else any site by its address.
+
+    ``--url`` (or a SERVICE argument that is an address and no service's id) builds a
+    service from the address with no services file at all; ``--goal`` replaces the goal.
+    ConfigurationError before anything starts for bad addresses and contradictions.
+    """
+    if request.goal is not None and not request.goal.strip():
+        raise ConfigurationError("--goal is empty; describe the task, or leave the option out.")
+    if request.url is not None:
+        if request.service:
+            raise ConfigurationError(
+                f"Give a service or --url, not both (got '{request.service}' and "
+                f"--url {request.url})."
+            )
+        service = generic_service(request.url, goal=request.goal)
+    else:
+        registry = load_services([Path(p) for p in request.services])
+        if request.service not in registry and looks_like_site(request.service):
+            service = generic_service(request.service, goal=request.goal)
+        else:
+            service = registry.get(request.service)
+            if request.goal is not None:
+                service = service.model_copy(update={"goal": request.goal})
+    if "localhost" in service.allowed_domains:
+        # The egress filter opens a loopback address only when a service names that very
+        # address; "localhost" is a name, and names that resolve to loopback stay closed.
+        raise ConfigurationError(
+            "Sites on this computer are reached by address: use http://127.0.0.1:PORT/... "
+            "instead of localhost."
+        )
+    return service
