@@ -171,6 +171,23 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--output", default="bench-out", help="directory for JSON and chart")
     bench.add_argument("--services", action="append", type=Path, default=[], metavar="PATH")
 
+    record = commands.add_parser(
+        "record",
+        help="turn a verified run into its service's playbook (next runs need no model)",
+        description="Turn verified run RUN (see: subterminator runs) into a playbook for its "
+        "service, written to your own services.toml (everything else in it is kept). The next "
+        "run replays the steps without a model while they match the pages; the AI takes over "
+        "at the first that does not. Checkpoints still ask before every irreversible step. "
+        "Nothing you typed is recorded.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    record.add_argument("run", type=int, help="the verified run's number")
+    record.add_argument(
+        "--service", metavar="ID", help="record it for this service id (default: the run's)"
+    )
+    record.add_argument("--services", action="append", type=Path, default=[], metavar="PATH")
+
     runs = commands.add_parser("runs", help="list recent runs from the journal")
     runs.add_argument("--limit", type=int, default=20, help="how many (default 20)")
     show = commands.add_parser("show", help="print one run turn by turn")
@@ -228,6 +245,7 @@ _RUNNERS: dict[str, tuple[str, str]] = {
     "cancel": ("subterminator_tui.cli.cancel", "run_cancel"),
     "resume": ("subterminator_tui.cli.cancel", "run_resume"),
     "bench": ("subterminator_bench.command", "run_bench"),
+    "record": ("subterminator_tui.cli.record", "run_record"),
     "runs": ("subterminator_tui.cli.journal_views", "run_runs"),
     "show": ("subterminator_tui.cli.journal_views", "run_show"),
     "inspect": ("subterminator_tui.cli.inspect_page", "run_inspect"),
