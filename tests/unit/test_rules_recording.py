@@ -8,13 +8,15 @@ from typing import Any
 
 import pytest
 
+from subterminator_tui.cli.main import main
 from subterminator_tui.errors import ConfigurationError, ServiceConfigError
 from subterminator_tui.journal.store import Journal, TurnRow
 from subterminator_tui.orchestrator.result import TaskResult
-from subterminator_tui.rules import load_services
+from subterminator_tui.rules import load_services, user_services_file
 from subterminator_tui.rules.recording import NEUTRAL_TEXT, name_pattern, record_steps
 from subterminator_tui.rules.user_file import write_user_service
 from subterminator_tui.session.record import record_playbook
+from subterminator_tui.settings import load_settings
 
 START = "http://127.0.0.1:8123/account"
 
@@ -233,3 +235,22 @@ def test_only_a_verified_run_is_recorded(tmp_path: Path) -> None:
         with pytest.raises(ConfigurationError, match="No run 99"):
             record_playbook(journal, 99, user_file=user_file)
     assert not user_file.exists()
+
+
+def test_record_command_writes_the_users_file(capsys: pytest.CaptureFixture[str]) -> None:
+    """`subterminator record RUN`: exit 0, the user's services file, and what to run next."""
+    with Journal(load_settings().resolved_journal()) as journal:
+        run = finished(journal, "completed", success=True)
+    assert main(["record", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert f"Recorded 1 step(s) from run {run}" in out
+    assert "subterminator cancel 127.0.0.1" in out
+    assert "127.0.0.1" in load_services().ids()
+    assert user_services_file().is_file()
+
+
+def test_record_command_refuses_an_unknown_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """No such run: exit 2 and the journal named; no file written."""
+    assert main(["record", "41"]) == 2
+    assert "No run 41 in the journal" in capsys.readouterr().err
+    assert not user_services_file().exists()
