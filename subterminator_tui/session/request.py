@@ -128,16 +128,20 @@ def requested_service(request: RunRequest) -> ServiceConfig:
                 f"Give a service or --url, not both (got '{request.service}' and "
                 f"--url {request.url})."
             )
-        service = generic_service(request.url, goal=request.goal)
-    else:
-        registry = load_services([Path(p) for p in request.services])
-        if request.service not in registry and looks_like_site(request.service):
-            service = generic_service(request.service, goal=request.goal)
-        else:
-            service = registry.get(request.service)
-            if request.goal is not None:
-                service = service.model_copy(update={"goal": request.goal})
-    if "localhost" in service.allowed_domains:
+        return _site_service(request.url, request.goal)
+    registry = load_services([Path(p) for p in request.services])
+    if request.service not in registry and looks_like_site(request.service):
+        return _site_service(request.service, request.goal)
+    service = registry.get(request.service)
+    if request.goal is not None:
+        service = service.model_copy(update={"goal": request.goal})
+    return service
+
+
+def _site_service(address: str, goal: str | None) -> ServiceConfig:
+    """Any site's service from its address; a site on this computer goes by its IP."""
+    service = generic_service(address, goal=goal)
+    if service.allowed_domains == ("localhost",):
         # The egress filter opens a loopback address only when a service names that very
         # address; "localhost" is a name, and names that resolve to loopback stay closed.
         raise ConfigurationError(
