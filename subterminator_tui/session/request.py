@@ -5,12 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.errors import ConfigurationError, ServiceNotFoundError
 from subterminator_tui.providers.resolution import (
     configured_model_problem,
     missing_model_reason,
 )
-from subterminator_tui.rules import ServiceConfig, generic_service, load_services
+from subterminator_tui.rules import (
+    ServiceConfig,
+    domain_allowed,
+    generic_service,
+    load_services,
+    registrable_domain,
+    site_url,
+)
 from subterminator_tui.settings import Settings, load_settings
 
 PILOTS = ("auto", "ai", "playbook")
@@ -128,18 +135,27 @@ def requested_service(request: RunRequest) -> ServiceConfig:
                 f"Give a service or --url, not both (got '{request.service}' and "
                 f"--url {request.url})."
             )
-        return _site_service(request.url, request.goal)
+        return _site_service(request.url, request.goal, request.services)
     registry = load_services([Path(p) for p in request.services])
     if request.service not in registry and looks_like_site(request.service):
-        return _site_service(request.service, request.goal)
-    service = registry.get(request.service)
-    if request.goal is not None:
-        service = service.model_copy(update={"goal": request.goal})
-    return service
+        return _site_service(request.service, request.goal, request.services)
+    return _with_goal(registry.get(request.service), request.goal)
 
 
-def _site_service(address: str, goal: str | None) -> ServiceConfig:
-    """Any site's service from its address; a site on this computer goes by its IP."""
+def _with_goal(service: ServiceConfig, goal: str | None) -> ServiceConfig:
+    return service if goal is None else service.model_copy(update={"goal": goal})
+
+
+def _site_service(address: str, goal: str | None, services: tuple[str, ...]) -> ServiceConfig:
+    """Any site's service from its address; a site on this computer goes by its IP.
+
+    A site recorded earlier (``subterminator record`` names it by its registrable
+    domain) keeps its playbook: the address given now is where the run starts.
+    """
+    start_url = site_url(address)
+    recorded = _recorded_site(registrable_domain(start_url), services)
+    if recorded is not None and domain_allowed(start_url, recorded.allowed_domains):
+        return _with_goal(recorded.model_copy(update={"start_url": start_url}), goal)
     service = generic_service(address, goal=goal)
     if service.allowed_domains == ("localhost",):
         # The egress filter opens a loopback address only when a service names that very
@@ -149,3 +165,16 @@ def _site_service(address: str, goal: str | None) -> ServiceConfig:
             "instead of localhost."
         )
     return service
+
+
+def _recorded_site(domain: str, services: tuple[str, ...]) -> ServiceConfig | None:
+    """The service a recorded run of ``domain`` left in the services files, if any.
+
+    Only one with a playbook and no practice site counts: that is what ``record``
+    writes for a site run by its address.
+    """
+    try:
+        found = load_services([Path(p) for p in services]).get(domain)
+    except ServiceNotFoundError:
+        return None
+    return found if found.playbook and found.practice is None else None

@@ -25,6 +25,7 @@ from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.practice.gauntlet import GauntletServer
 from subterminator_tui.rules import PlaybookStep
 from subterminator_tui.session import RunRequest, prepared_run
+from subterminator_tui.session.record import record_playbook
 from subterminator_tui.settings import load_settings
 from tests.fakes.human import RecordingReporter, ScriptedHuman
 from tests.integration.cli_children import Cli
@@ -164,3 +165,24 @@ def test_inspect_url_shows_what_the_generic_rules_see(browser_cli: Cli) -> None:
     assert "success:  does not hold" in run.stdout
     # The account page still offers to cancel: not finished, in the generic rules' words.
     assert "failure:  generic rule: The page still offers" in run.stdout
+
+
+@pytest.mark.slow
+async def test_a_recorded_site_replays_by_its_url_without_a_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cancel --url`, `record`, `cancel --url` again (another port): no model call, same ask."""
+    steps = clicks("Cancel membership", "Finish cancellation")
+    first = await cancel_by_url(
+        "basic", steps, ScriptedHuman([Decision("approve")]), tmp_path, monkeypatch
+    )
+    assert first.result.model_calls == 3 and first.result.run_id is not None
+    with Journal(load_settings().resolved_journal()) as journal:
+        recorded = record_playbook(journal, first.result.run_id)
+    assert recorded.service_id == "127.0.0.1" and len(recorded.recorded.steps) == 2
+    human = ScriptedHuman([Decision("approve")])
+    again = await cancel_by_url("basic", steps, human, tmp_path / "again", monkeypatch)
+    assert again.result.reason == "completed" and again.result.verified_by == "generic"
+    assert again.result.model_calls == 0
+    assert [request.action for request in human.approvals] == [FINISH]
+    assert again.site.state.cancel_requests == 1

@@ -9,7 +9,7 @@ import pytest
 from subterminator_tui.browser.egress import EgressPolicy
 from subterminator_tui.errors import ConfigurationError, ServiceNotFoundError
 from subterminator_tui.exit_codes import CONFIGURATION
-from subterminator_tui.rules import SiteAddressError
+from subterminator_tui.rules import SiteAddressError, user_services_file
 from subterminator_tui.session import RunRequest, check_request
 from tests.fakes.provider_env import clear_provider_env
 
@@ -98,3 +98,21 @@ def test_a_site_on_this_computer_opens_only_its_own_address() -> None:
 def test_site_address_errors_are_configuration_errors() -> None:
     """The error type the CLI maps to exit 2."""
     assert issubclass(SiteAddressError, ConfigurationError)
+
+
+def test_a_recorded_site_keeps_its_playbook_when_run_by_url() -> None:
+    """After `record`, --url on the same site replays; the address given is the start."""
+    user_file = user_services_file()
+    user_file.parent.mkdir(parents=True, exist_ok=True)
+    user_file.write_text(
+        '[services."example.com"]\nname = "Example"\nstart_url = "https://example.com/"\n'
+        'allowed_domains = ["example.com"]\ngoal = "Cancel."\ngeneric_rules = true\n'
+        '[[services."example.com".playbook]]\naction = "click"\nrole = "button"\n'
+        'name_regex = "^Cancel$"\n',
+        encoding="utf-8",
+    )
+    service = check_request(RunRequest("", url="https://www.example.com/plan")).service
+    assert len(service.playbook) == 1
+    assert service.start_url == "https://www.example.com/plan"
+    other = check_request(RunRequest("", url="https://example.org/")).service
+    assert other.playbook == ()
