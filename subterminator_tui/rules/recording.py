@@ -33,10 +33,15 @@ from subterminator_tui.rules.models import PlaybookStep
 NEUTRAL_TEXT = "I no longer need this subscription."
 
 # The parts of a name that change between runs, each with the pattern that replaces it.
+# A month counts only beside a number ("12 March", "Mar 3"): "May" alone is a word.
+_MONTHS = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november"
+    r"|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b\.?"
+)
 _VARIABLE = re.compile(
     r"(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
     r"|(?P<number>\d[\d.,:/-]*)"
-    r"|(?P<month>\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?)",
+    rf"|(?P<month>(?<=\d\s){_MONTHS}|\b{_MONTHS}(?=\s\d))",
     re.IGNORECASE,
 )
 _PATTERNS = {"email": r"\S+@\S+", "number": r"\d[\d.,:/-]*", "month": r"[a-z]+\.?"}

@@ -63,6 +63,7 @@ def _read(path: Path) -> tomlkit.TOMLDocument:
 
 
 def _replace(path: Path, text: str) -> None:
+    temporary: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists():
@@ -74,6 +75,8 @@ def _replace(path: Path, text: str) -> None:
             os.fsync(file.fileno())
         os.replace(temporary, path)
     except OSError as error:
+        if temporary is not None and os.path.exists(temporary):
+            os.unlink(temporary)
         raise ServiceConfigError(
             f"{path}: cannot be written ({error.strerror or error}); nothing was changed."
         ) from None

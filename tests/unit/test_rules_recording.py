@@ -73,6 +73,10 @@ def test_names_with_dates_numbers_and_addresses_are_generalised() -> None:
     assert pattern.search("Keep bob@example.org on Premium until 3 April 2028")
     assert not pattern.search("Keep bob@example.org on Basic until 3 April 2028")
     assert re.compile(name_pattern("Pay $22.99 now"), re.I).search("Pay $6.99 now")
+    # A month is generalised only beside a number: "May" alone is a word that matters.
+    assert not re.compile(name_pattern("Maybe later"), re.I).search("Decide later")
+    assert not re.compile(name_pattern("You may leave"), re.I).search("You must leave")
+    assert re.compile(name_pattern("Ends Mar 3"), re.I).search("Ends Apr. 14")
 
 
 def test_refused_failed_guided_and_read_only_calls_are_left_out() -> None:
