@@ -9,6 +9,7 @@ its registrable domain (``subterminator cancel example.com`` then finds it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,9 @@ from subterminator_tui.rules.recording import RecordedPlaybook, record_steps
 from subterminator_tui.rules.sites import registrable_domain
 from subterminator_tui.rules.user_file import write_user_service
 from subterminator_tui.session.request import looks_like_site
+
+# Ids are typed on the command line (`cancel ID`): one word, a domain included.
+_SERVICE_ID = re.compile(r"[A-Za-z0-9][\w.-]*")
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,10 @@ def record_playbook(
             "was written."
         )
     target = service_id or run.service
+    if not _SERVICE_ID.fullmatch(target):
+        raise ConfigurationError(
+            f"'{target}' cannot be a service id: use letters, digits, '-', '_' and '.' only."
+        )
     path = user_file or user_services_file()
     table = _base_table(run, target, services, path)
     table["playbook"] = recorded.steps

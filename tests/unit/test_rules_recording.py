@@ -238,6 +238,9 @@ def test_only_a_verified_run_is_recorded(tmp_path: Path) -> None:
             record_playbook(journal, rejected, user_file=user_file)
         with pytest.raises(ConfigurationError, match="No run 99"):
             record_playbook(journal, 99, user_file=user_file)
+        verified = finished(journal, "completed", success=True)
+        with pytest.raises(ConfigurationError, match="cannot be a service id"):
+            record_playbook(journal, verified, service_id="my gym", user_file=user_file)
     assert not user_file.exists()
 
 
