@@ -261,3 +261,11 @@ def test_record_command_refuses_an_unknown_run(capsys: pytest.CaptureFixture[str
     assert main(["record", "41"]) == 2
     assert "No run 41 in the journal" in capsys.readouterr().err
     assert not user_services_file().exists()
+
+
+def test_runs_lists_a_generic_verification_as_such(capsys: pytest.CaptureFixture[str]) -> None:
+    """`subterminator runs` says "verified by generic rules" for such a run, not "verified"."""
+    with Journal(load_settings().resolved_journal()) as journal:
+        finished(journal, "completed", success=True)
+    assert main(["runs"]) == 0
+    assert "completed (verified by generic rules)" in capsys.readouterr().out
