@@ -11,8 +11,10 @@ from subterminator_tui.exit_codes import CONFIGURATION
 from subterminator_tui.headless.gate import TerminalGate
 from subterminator_tui.headless.reporter import TerminalReporter
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.rules import load_services
 from subterminator_tui.running import run_command
 from subterminator_tui.session import RunRequest, check_request, prepared_run
+from subterminator_tui.session.request import looks_like_site
 from subterminator_tui.settings import load_settings
 
 
@@ -30,6 +32,8 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
         services=tuple(str(path) for path in args.services),
         practice_url=args.practice_url,
         sign_in_file=None if args.sign_in_file is None else str(args.sign_in_file),
+        url=getattr(args, "url", None),
+        goal=args.goal,
     )
 
 
@@ -51,7 +55,17 @@ def run_resume(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return CONFIGURATION
-    args.service = run.service
+    args.service, args.url = run.service, None
+    if run.start_url and looks_like_site(run.service):
+        # A run of any site by its address: the same address again, unless a services
+        # file has defined that site since (say, by `subterminator record`).
+        try:
+            known = run.service in load_services(args.services)
+        except SubTerminatorError as failure:
+            print(f"error: {failure}", file=sys.stderr)
+            return failure.exit_code
+        if not known:
+            args.service, args.url = "", run.start_url
     return run_cancel(args)
 
 
@@ -64,6 +78,13 @@ def wants_tui(args: argparse.Namespace) -> bool:
 
 def run_cancel(args: argparse.Namespace) -> int:
     """Run in the app on a terminal, headless otherwise; the exit code follows the TaskResult."""
+    if not args.service and not getattr(args, "url", None):
+        print(
+            "error: name a service (subterminator services lists them) or a site: "
+            "subterminator cancel example.com, or --url https://example.com/account.",
+            file=sys.stderr,
+        )
+        return CONFIGURATION
     request = request_from_args(args)
     if wants_tui(args):
         try:

@@ -9,15 +9,19 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.headless.console import read_line
 from subterminator_tui.rules import (
+    PageRule,
     ServiceConfig,
     detect_handoff,
     domain_allowed,
     first_holding,
+    generic_service,
     load_services,
     verify_completion,
 )
+from subterminator_tui.rules.generic import is_generic_rule
 from subterminator_tui.running import run_command
 from subterminator_tui.session.browser import open_service_browser
+from subterminator_tui.session.request import looks_like_site
 from subterminator_tui.settings import load_settings
 
 # Roles worth listing for someone writing rules; structure-only nodes are left out.
@@ -56,15 +60,32 @@ def describe_page(service: ServiceConfig, snapshot: NormalizedSnapshot) -> list[
     handoff = detect_handoff(service, snapshot)
     failure = first_holding(service.failure, snapshot)
     lines += ["", "Rules:"]
+    success = verification.success_rule
     lines.append(
         f"  success:  {'holds' if verification.verified else 'does not hold'}"
-        + (f" ({verification.success_rule.explain()})" if verification.success_rule else "")
+        + (f" ({_whose(success)}{success.explain()})" if success else "")
     )
-    lines.append(f"  failure:  {failure.explain() if failure else 'none holds'}")
-    lines.append(
-        f"  hand-off: {handoff.kind + ' (' + handoff.rule.explain() + ')' if handoff else 'none'}"
-    )
+    lines.append(f"  failure:  {_whose(failure) + failure.explain() if failure else 'none holds'}")
+    handed = f"{handoff.kind} ({_whose(handoff.rule)}{handoff.rule.explain()})" if handoff else ""
+    lines.append(f"  hand-off: {handed or 'none'}")
     return lines
+
+
+def _whose(rule: PageRule) -> str:
+    """ "generic rule: " before a built-in generic rule, so nobody takes it for the service's."""
+    return "generic rule: " if is_generic_rule(rule) else ""
+
+
+def inspected_service(args: argparse.Namespace) -> ServiceConfig:
+    """The service ``inspect`` judges with: a known one, else any site by ``--url``."""
+    if not args.service and not args.url:
+        raise ConfigurationError("Name a service, or a page with --url https://example.com/...")
+    if not args.service:
+        return generic_service(args.url)
+    registry = load_services(args.services)
+    if args.service not in registry and looks_like_site(args.service):
+        return generic_service(args.service)
+    return registry.get(args.service)
 
 
 def run_inspect(args: argparse.Namespace) -> int:
@@ -72,7 +93,9 @@ def run_inspect(args: argparse.Namespace) -> int:
 
     async def inspect() -> int:
         settings = load_settings()
-        service = load_services(args.services).get(args.service)
+        service = inspected_service(args)
+        if args.url and not args.service:
+            args.url = service.start_url  # the address as the browser will open it
         async with open_service_browser(
             service, settings, headless=args.headless, profile_dir=args.profile_dir
         ) as opened:

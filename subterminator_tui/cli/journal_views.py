@@ -22,6 +22,8 @@ def _outcome(run: RunRow, interrupted: set[int]) -> str:
     if run.reason is None:
         return "interrupted" if run.id in interrupted else "running"
     mark = "verified" if run.success and run.verified else "not verified"
+    if run.success and run.verified_by == "generic":
+        mark = "verified by generic rules"
     return f"{run.reason} ({mark})" if run.success else run.reason
 
 

@@ -84,6 +84,12 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the TaskResult as JSON")
     parser.add_argument(
+        "--goal",
+        metavar="TEXT",
+        help="the task for the model, instead of the service's goal (or the one built from "
+        "the site's name)",
+    )
+    parser.add_argument(
         "--practice-url",
         metavar="URL",
         help="a practice site already running here (subterminator practice ... --port N), "
@@ -118,13 +124,27 @@ def build_parser() -> argparse.ArgumentParser:
     cancel = commands.add_parser(
         "cancel",
         help="cancel a subscription (a model or the playbook drives, you approve)",
-        description="Cancel SERVICE's subscription. A model (or the service's recorded "
-        "playbook) drives the guarded browser one tool call per turn; rules stop before "
-        "irreversible steps and ask you; success is verified by the service's rules.",
+        description="Cancel SERVICE's subscription, or any site's (cancel example.com, or "
+        "cancel --url URL). A model (or the service's recorded playbook) drives the guarded "
+        "browser one tool call per turn; rules stop before irreversible steps and ask you; "
+        "success is verified by the service's rules, or for any other site by generic rules "
+        "(the result says which).",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    cancel.add_argument("service", help="service id, e.g. netflix or demoflix")
+    cancel.add_argument(
+        "service",
+        nargs="?",
+        default="",
+        help="service id (e.g. netflix, demoflix) or any site's address (e.g. example.com)",
+    )
+    cancel.add_argument(
+        "--url",
+        metavar="URL",
+        help="any site by the address where its cancellation starts, e.g. "
+        "https://account.example.com/subscription (no services file needed; generic rules "
+        "verify, and the result says so)",
+    )
     _add_run_options(cancel)
 
     resume = commands.add_parser(
@@ -159,6 +179,23 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--output", default="bench-out", help="directory for JSON and chart")
     bench.add_argument("--services", action="append", type=Path, default=[], metavar="PATH")
 
+    record = commands.add_parser(
+        "record",
+        help="turn a verified run into its service's playbook (next runs need no model)",
+        description="Turn verified run RUN (see: subterminator runs) into a playbook for its "
+        "service, written to your own services.toml (everything else in it is kept). The next "
+        "run replays the steps without a model while they match the pages; the AI takes over "
+        "at the first that does not. Checkpoints still ask before every irreversible step. "
+        "Nothing you typed is recorded.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    record.add_argument("run", type=int, help="the verified run's number")
+    record.add_argument(
+        "--service", metavar="ID", help="record it for this service id (default: the run's)"
+    )
+    record.add_argument("--services", action="append", type=Path, default=[], metavar="PATH")
+
     runs = commands.add_parser("runs", help="list recent runs from the journal")
     runs.add_argument("--limit", type=int, default=20, help="how many (default 20)")
     show = commands.add_parser("show", help="print one run turn by turn")
@@ -169,10 +206,17 @@ def build_parser() -> argparse.ArgumentParser:
         "inspect",
         help="open a service's page and show what the rules see",
         description="Open a service's start page (or --url) in the guarded browser, print the "
-        "normalized snapshot and which of the service's rules hold. For writing services.toml.",
+        "normalized snapshot and which of the service's rules hold (for --url alone: which "
+        "generic rules hold). For writing services.toml.",
     )
-    inspect.add_argument("service", help="service id, e.g. demoflix")
-    inspect.add_argument("--url", help="open this URL instead of the service's start page")
+    inspect.add_argument(
+        "service", nargs="?", default="", help="service id, e.g. demoflix (or leave out with --url)"
+    )
+    inspect.add_argument(
+        "--url",
+        help="open this URL instead of the service's start page; without SERVICE, any site, "
+        "judged by the generic rules",
+    )
     inspect.add_argument(
         "--wait", action="store_true", help="keep the browser open until Enter or end of input"
     )
@@ -227,6 +271,7 @@ _RUNNERS: dict[str, tuple[str, str]] = {
     "cancel": ("subterminator_tui.cli.cancel", "run_cancel"),
     "resume": ("subterminator_tui.cli.cancel", "run_resume"),
     "bench": ("subterminator_bench.command", "run_bench"),
+    "record": ("subterminator_tui.cli.record", "run_record"),
     "runs": ("subterminator_tui.cli.journal_views", "run_runs"),
     "show": ("subterminator_tui.cli.journal_views", "run_show"),
     "inspect": ("subterminator_tui.cli.inspect_page", "run_inspect"),

@@ -80,8 +80,11 @@ class TerminalReporter:
         if result.reason == "dry_run":
             self._out(f"Dry run: proposed {result.message}. Nothing was done: no action ran.")
         elif result.success:
+            # Generic rules are weaker evidence than a service's own: the line says which held.
+            how = " by generic rules" if result.verified_by == "generic" else ""
             self._out(
-                f"✓ {self.service_name} cancellation completed and verified ({result.turns} turns)"
+                f"✓ {self.service_name} cancellation completed and verified{how} "
+                f"({result.turns} turns)"
             )
         else:
             detail = result.message or result.error or ""

@@ -30,6 +30,10 @@ class RunRow:
     message: str | None
     input_tokens: int | None
     output_tokens: int | None
+    #: Where the run started (journals before version 3 did not record it).
+    start_url: str | None = None
+    #: ``service`` or ``generic``: whose rule verified the cancellation.
+    verified_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,10 @@ class TurnRow:
     latency: float | None
     input_tokens: int | None
     output_tokens: int | None
+    #: The role and accessible name of the element the call acted on, read from the page
+    #: (never the pilot's words); None for calls without a target.
+    target_role: str | None = None
+    target_name: str | None = None
 
 
 def run_row(row: tuple[Any, ...]) -> RunRow:
@@ -97,4 +105,6 @@ def run_row(row: tuple[Any, ...]) -> RunRow:
         message=row[12],
         input_tokens=row[13],
         output_tokens=row[14],
+        start_url=row[15],
+        verified_by=row[16],
     )

@@ -3,7 +3,10 @@
 Version 1 (runs, turns) had no version number; version 2 adds the facts of every
 irreversible step (question, decision, dispatch, outcome, each written when it
 happens) and the process that ran each run, so an interrupted run can be told
-from a live one. Files are migrated in place, in one transaction.
+from a live one; version 3 adds where a run started and whose rules verified it
+(``subterminator cancel example.com`` runs are verified by generic rules, and say so),
+and the role and name of the element each turn acted on, so ``subterminator record``
+can turn a run into a playbook. Files are migrated in place, in one transaction.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import apsw
 
 from subterminator_tui.errors import JournalError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _VERSION_1 = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -74,6 +77,12 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             finished_at REAL
         )""",
         "CREATE INDEX steps_by_run ON steps(run_id, id)",
+    ),
+    3: (
+        "ALTER TABLE runs ADD COLUMN start_url TEXT",
+        "ALTER TABLE runs ADD COLUMN verified_by TEXT",
+        "ALTER TABLE turns ADD COLUMN target_role TEXT",
+        "ALTER TABLE turns ADD COLUMN target_name TEXT",
     ),
 }
 

@@ -37,7 +37,7 @@ from subterminator_tui.orchestrator.result import TaskResult
 _RUN_COLUMNS = (
     "id, service, model, pilot, started_at, ended_at, success, verified, reason, "
     "COALESCE(turns, (SELECT COUNT(DISTINCT t.turn) FROM turns t WHERE t.run_id = runs.id)), "
-    "final_url, error, message, input_tokens, output_tokens"
+    "final_url, error, message, input_tokens, output_tokens, start_url, verified_by"
 )
 #: Milliseconds a writer waits for another process's lock before it counts as a failure.
 _BUSY_MS = 5_000
@@ -115,14 +115,16 @@ class Journal:
         with self._writing(what):
             self._db.execute(sql, values)
 
-    def start_run(self, service: str, model: str | None, pilot: str) -> int:
+    def start_run(
+        self, service: str, model: str | None, pilot: str, *, start_url: str | None = None
+    ) -> int:
         """A new run row, with the process running it; returns its id."""
         pid = os.getpid()
         return self._insert(
             "the start of the run",
-            "INSERT INTO runs (service, model, pilot, started_at, pid, pid_started) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (service, model, pilot, time.time(), pid, process_started(pid)),
+            "INSERT INTO runs (service, model, pilot, started_at, pid, pid_started, start_url) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (service, model, pilot, time.time(), pid, process_started(pid), start_url),
         )
 
     def finish_run(self, run_id: int, result: TaskResult, *, model: str | None, pilot: str) -> None:
@@ -130,8 +132,8 @@ class Journal:
         self._update(
             "the end of the run",
             """UPDATE runs SET ended_at=?, success=?, verified=?, reason=?, turns=?, final_url=?,
-               error=?, message=?, model_calls=?, input_tokens=?, output_tokens=?, model=?, pilot=?
-               WHERE id=?""",
+               error=?, message=?, model_calls=?, input_tokens=?, output_tokens=?, model=?, pilot=?,
+               verified_by=? WHERE id=?""",
             (
                 time.time(),
                 int(result.success),
@@ -146,19 +148,38 @@ class Journal:
                 result.output_tokens,
                 model,
                 pilot,
+                result.verified_by,
                 run_id,
             ),
         )
 
     def record_intent(
-        self, run_id: int, turn: int, pilot: str, tool: str, arguments: dict[str, Any]
+        self,
+        run_id: int,
+        turn: int,
+        pilot: str,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        target: tuple[str, str] | None = None,
     ) -> int:
-        """Before dispatch: what is about to happen. Returns the turn row's id."""
+        """Before dispatch: what is about to happen, and the ``(role, name)`` of the element it
+        acts on as the page shows it. Returns the turn row's id."""
+        role, name = target if target is not None else (None, None)
         return self._insert(
             "the intended call",
-            "INSERT INTO turns (run_id, turn, pilot, tool, arguments, started_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (run_id, turn, pilot, tool, json.dumps(arguments, sort_keys=True), time.time()),
+            "INSERT INTO turns (run_id, turn, pilot, tool, arguments, started_at, target_role, "
+            "target_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                turn,
+                pilot,
+                tool,
+                json.dumps(arguments, sort_keys=True),
+                time.time(),
+                role,
+                name,
+            ),
         )
 
     def record_outcome(
@@ -267,7 +288,8 @@ class Journal:
         """A run's turns in order."""
         rows = self._select(
             """SELECT turn, pilot, tool, arguments, outcome, error, url, title, snapshot, latency,
-               input_tokens, output_tokens FROM turns WHERE run_id=? ORDER BY turn, id""",
+               input_tokens, output_tokens, target_role, target_name FROM turns WHERE run_id=?
+               ORDER BY turn, id""",
             (run_id,),
         )
         return [
@@ -284,6 +306,8 @@ class Journal:
                 latency=row[9],
                 input_tokens=row[10],
                 output_tokens=row[11],
+                target_role=row[12],
+                target_name=row[13],
             )
             for row in rows
         ]

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from subterminator_tui.browser.calls import ToolCall
-from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Outcome
 from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 from subterminator_tui.pilots.base import Pilot, PilotTurn
+from subterminator_tui.rules.matching import VerifiedBy
 
 #: Outcomes whose message is an error worth keeping in the journal.
 _ERROR_OUTCOMES: frozenset[Outcome] = frozenset({"error", "refused", "unverified"})
@@ -26,8 +27,11 @@ class TurnRecord:
 class RunLedger:
     """Counts what a run spends and writes what it does, so the loop only decides."""
 
-    def __init__(self, service_id: str, pilot: Pilot, journal: Journal | None) -> None:
+    def __init__(
+        self, service_id: str, pilot: Pilot, journal: Journal | None, start_url: str | None = None
+    ) -> None:
         self.service_id = service_id
+        self.start_url = start_url
         self.pilot = pilot
         self.journal = journal
         self.run_id: int | None = None
@@ -43,7 +47,7 @@ class RunLedger:
         """The run's row."""
         if self.journal is not None:
             self.run_id = self.journal.start_run(
-                self.service_id, self.pilot.model_name, self.pilot.name
+                self.service_id, self.pilot.model_name, self.pilot.name, start_url=self.start_url
             )
 
     def count(self, proposal: PilotTurn) -> None:
@@ -56,12 +60,21 @@ class RunLedger:
         """The newest page: the result's final URL."""
         self.final_url = snapshot.url
 
-    def intent(self, call: ToolCall) -> TurnRecord:
-        """Write the call before anything happens, so a crash leaves a record of it."""
+    def intent(self, call: ToolCall, target: SnapshotElement | None = None) -> TurnRecord:
+        """Write the call before anything happens, so a crash leaves a record of it.
+
+        ``target`` is the element the call acts on, read from the page: its role and
+        name are what a recorded playbook matches on later.
+        """
         row = None
         if self.journal is not None and self.run_id is not None:
             row = self.journal.record_intent(
-                self.run_id, self.turns, self.pilot.name, call.name, call.arguments
+                self.run_id,
+                self.turns,
+                self.pilot.name,
+                call.name,
+                call.arguments,
+                target=_target_facts(target),
             )
         self.open_turn = TurnRecord(row, self.turns)
         return self.open_turn
@@ -136,6 +149,7 @@ class RunLedger:
         success: bool = False,
         message: str | None = None,
         error: str | None = None,
+        verified_by: VerifiedBy | None = None,
     ) -> TaskResult:
         """The TaskResult of a run that ended for ``reason``."""
         return TaskResult(
@@ -150,6 +164,7 @@ class RunLedger:
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
             run_id=self.run_id,
+            verified_by=verified_by if success else None,
         )
 
     def finish(self, result: TaskResult) -> None:
@@ -158,3 +173,15 @@ class RunLedger:
             self.journal.finish_run(
                 self.run_id, result, model=self.pilot.model_name, pilot=self.pilot.name
             )
+
+
+#: Roles whose inline text is what was typed into them, not what they are called.
+_FIELD_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
+
+
+def _target_facts(target: SnapshotElement | None) -> tuple[str, str] | None:
+    """``(role, name)`` of a call's target for the journal; a field's contents never."""
+    if target is None:
+        return None
+    name = target.name if target.role in _FIELD_ROLES else target.label
+    return target.role, name

@@ -86,7 +86,7 @@ class Orchestrator:
         self.reporter = reporter
         self.guard = guard
         self.options = options
-        self.ledger = RunLedger(service.id, pilot, journal)
+        self.ledger = RunLedger(service.id, pilot, journal, options.start_url)
         self.scrubber = SecretScrubber()
         self._unverified_claims = 0
 
@@ -142,7 +142,12 @@ class Orchestrator:
         if self.options.verify_first:
             verification = verify_completion(self.service, snapshot)
             if verification.verified:
-                return self.ledger.result("completed", success=True, message=verification.message)
+                return self.ledger.result(
+                    "completed",
+                    success=True,
+                    message=verification.message,
+                    verified_by=verification.verified_by,
+                )
         self.pilot.begin(snapshot)
         no_action = 0
         while self.ledger.turns < self.options.max_turns:
@@ -169,7 +174,7 @@ class Orchestrator:
             self.reporter.emit(TurnStarted(turn, call, target, proposal.text, self.pilot.name))
             if self.options.dry_run:
                 return self.ledger.result("dry_run", message=describe_action(call, target))
-            record = self.ledger.intent(call)
+            record = self.ledger.intent(call, target)
             step = await self._execute(call, snapshot)
             latency = time.perf_counter() - started
             if step.snapshot is not None:
@@ -195,6 +200,7 @@ class Orchestrator:
                     "completed" if step.verified else "task_failed",
                     success=step.verified,
                     message=step.message,
+                    verified_by=step.verified_by,
                 )
         raise RunEnded("max_turns_exceeded", f"No result after {self.options.max_turns} turns.")
 
@@ -284,7 +290,13 @@ class Orchestrator:
             verification = verify_completion(self.service, page)
             if verification.verified:
                 self.ledger.step_outcome(step, "done")
-                return TurnOutcome("done", verification.message, page, verified=True)
+                return TurnOutcome(
+                    "done",
+                    verification.message,
+                    page,
+                    verified=True,
+                    verified_by=verification.verified_by,
+                )
             if verification.failure_rule is not None:
                 self.ledger.step_outcome(step, "failed")
                 raise RunEnded("task_failed", verification.message)
@@ -328,7 +340,13 @@ class Orchestrator:
         self.ledger.saw(page)
         verification = verify_completion(self.service, page)
         if verification.verified:
-            return TurnOutcome("done", verification.message, page, verified=True)
+            return TurnOutcome(
+                "done",
+                verification.message,
+                page,
+                verified=True,
+                verified_by=verification.verified_by,
+            )
         self._unverified_claims += 1
         if self._unverified_claims >= UNVERIFIED_CLAIM_LIMIT:
             raise RunEnded("verification_failed", verification.message)

@@ -41,6 +41,9 @@ class TaskResult:
     input_tokens: int = 0
     output_tokens: int = 0
     run_id: int | None = None
+    #: Whose rule confirmed the cancellation: ``service`` (its own rules) or ``generic``
+    #: (only the built-in rules for any site held); None when not verified.
+    verified_by: Literal["service", "generic"] | None = None
 
     @property
     def exit_code(self) -> int:

@@ -13,6 +13,7 @@ from subterminator_tui.errors import (
 )
 from subterminator_tui.orchestrator.events import Outcome
 from subterminator_tui.orchestrator.result import TaskReason
+from subterminator_tui.rules.matching import VerifiedBy
 
 NO_ACTION_LIMIT = 3
 UNVERIFIED_CLAIM_LIMIT = 3
@@ -47,6 +48,8 @@ class TurnOutcome:
     snapshot: NormalizedSnapshot | None = None
     #: complete_task ended the run: True when the rules confirmed success.
     verified: bool = False
+    #: Whose rule confirmed it (reported honestly: "generic" is not a service's own rule).
+    verified_by: VerifiedBy | None = None
 
 
 @dataclass

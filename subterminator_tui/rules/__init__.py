@@ -6,6 +6,8 @@
 - ``domains``   where the browser may go, and where a run starts
 - ``sites``     a typed site's full URL and registrable domain (Public Suffix List)
 - ``generic``   rules for any site (``generic.toml``) and services built from an address
+- ``recording`` a playbook from a run's journal turns (``subterminator record``)
+- ``user_file`` one service written into the user's own ``services.toml``
 """
 
 from subterminator_tui.rules.domains import domain_allowed, resolve_start_url

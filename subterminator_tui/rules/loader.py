@@ -86,6 +86,32 @@ def load_services(
     return ServiceRegistry(services)
 
 
+def service_table(
+    service_id: str,
+    extra_files: Sequence[Path] = (),
+    *,
+    user_file: Path | UserFileDefault | None = USER_CONFIG_DIR,
+    practice_scenarios: bool = False,
+) -> dict[str, Any]:
+    """The keys of ``service_id`` as the files wrote them, ``extends`` resolved and removed.
+
+    A table that stands on its own: written to another file it defines the same service
+    (``subterminator record`` copies a service this way before giving it a playbook).
+    ServiceNotFoundError when no file defines it; ServiceConfigError when it is invalid.
+    """
+    registry = load_services(
+        extra_files, user_file=user_file, practice_scenarios=practice_scenarios
+    )
+    registry.get(service_id)  # ServiceNotFoundError names the known ids
+    definitions: dict[str, _Definition] = {}
+    for path in _files_to_load(extra_files, user_file, practice_scenarios):
+        for key, table in read_services_file(path).items():
+            definitions[key] = _Definition(key, table, path)
+    merged = _Resolver(definitions)._merge(service_id, ())
+    assert merged is not None, "the registry validated this service"
+    return {key: value for key, value in merged.table.items() if key != "extends"}
+
+
 def _files_to_load(
     extra_files: Sequence[Path],
     user_file: Path | UserFileDefault | None,

@@ -22,6 +22,8 @@ from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConf
 
 RuleT = TypeVar("RuleT", bound=PageRule)
 HandoffKind = Literal["login", "two_factor", "captcha"]
+#: Whose rule confirmed a cancellation: the service's own, or only the generic ones.
+VerifiedBy = Literal["service", "generic"]
 
 #: When several hand-off detectors hold, the most specific wins: a verification-code
 #: or captcha page often sits under a ``/login`` URL, and the person needs to know
@@ -41,6 +43,14 @@ class Verification:
     success_rule: PageRule | None
     failure_rule: PageRule | None
     message: str
+
+    @property
+    def verified_by(self) -> VerifiedBy | None:
+        """``generic`` when only a built-in generic rule confirmed it, ``service`` when the
+        service's own rule did, None when the page is not verified."""
+        if not self.verified or self.success_rule is None:
+            return None
+        return "generic" if is_generic_rule(self.success_rule) else "service"
 
 
 @dataclass(frozen=True)

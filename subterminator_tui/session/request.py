@@ -6,12 +6,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.errors import ConfigurationError, ServiceNotFoundError
 from subterminator_tui.providers.resolution import (
     configured_model_problem,
     missing_model_reason,
 )
-from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.rules import (
+    ServiceConfig,
+    domain_allowed,
+    generic_service,
+    load_services,
+    registrable_domain,
+    site_url,
+)
 from subterminator_tui.session.saved_sign_in import read_sign_in_file
 from subterminator_tui.settings import Settings, load_settings
 
@@ -37,6 +44,10 @@ class RunRequest:
     practice_url: str | None = None
     #: A sign-in saved with ``subterminator auth save``, added before the run starts.
     sign_in_file: str | None = None
+    #: Any site by its address (``--url``): no services file needed, generic rules verify.
+    url: str | None = None
+    #: The task for the model instead of the service's own goal (``--goal``).
+    goal: str | None = None
 
 
 @dataclass(frozen=True)
@@ -77,7 +88,7 @@ def check_request(request: RunRequest) -> CheckedRequest:
     problem = configured_model_problem(settings)
     if problem:
         raise ConfigurationError(problem)
-    service = load_services([Path(p) for p in request.services]).get(request.service)
+    service = requested_service(request)
     needs_model = (
         request.pilot == "ai"
         or (request.model is not None and request.pilot != "playbook")
@@ -119,3 +130,72 @@ def check_practice_service(practice_url: str | None, service: ServiceConfig) -> 
         raise ConfigurationError(
             f"--practice-url applies to practice services; '{service.id}' is not one."
         )
+
+
+def looks_like_site(text: str) -> bool:
+    """Whether a SERVICE argument is an address (``example.com``, ``https://...``), not an id.
+
+    Service ids are single words (``netflix``, ``gauntlet-basic``); a dot, a slash or a
+    scheme makes the argument a site.
+    """
+    return any(mark in text for mark in (".", "/", ":"))
+
+
+def requested_service(request: RunRequest) -> ServiceConfig:
+    """The service ``request`` names: a known id, else any site by its address.
+
+    ``--url`` (or a SERVICE argument that is an address and no service's id) builds a
+    service from the address with no services file at all; ``--goal`` replaces the goal.
+    ConfigurationError before anything starts for bad addresses and contradictions.
+    """
+    if request.goal is not None and not request.goal.strip():
+        raise ConfigurationError("--goal is empty; describe the task, or leave the option out.")
+    if request.url is not None:
+        if request.service:
+            raise ConfigurationError(
+                f"Give a service or --url, not both (got '{request.service}' and "
+                f"--url {request.url})."
+            )
+        return _site_service(request.url, request.goal, request.services)
+    registry = load_services([Path(p) for p in request.services])
+    if request.service not in registry and looks_like_site(request.service):
+        return _site_service(request.service, request.goal, request.services)
+    return _with_goal(registry.get(request.service), request.goal)
+
+
+def _with_goal(service: ServiceConfig, goal: str | None) -> ServiceConfig:
+    return service if goal is None else service.model_copy(update={"goal": goal})
+
+
+def _site_service(address: str, goal: str | None, services: tuple[str, ...]) -> ServiceConfig:
+    """Any site's service from its address; a site on this computer goes by its IP.
+
+    A site recorded earlier (``subterminator record`` names it by its registrable
+    domain) keeps its playbook: the address given now is where the run starts.
+    """
+    start_url = site_url(address)
+    recorded = _recorded_site(registrable_domain(start_url), services)
+    if recorded is not None and domain_allowed(start_url, recorded.allowed_domains):
+        return _with_goal(recorded.model_copy(update={"start_url": start_url}), goal)
+    service = generic_service(address, goal=goal)
+    if service.allowed_domains == ("localhost",):
+        # The egress filter opens a loopback address only when a service names that very
+        # address; "localhost" is a name, and names that resolve to loopback stay closed.
+        raise ConfigurationError(
+            "Sites on this computer are reached by address: use http://127.0.0.1:PORT/... "
+            "instead of localhost."
+        )
+    return service
+
+
+def _recorded_site(domain: str, services: tuple[str, ...]) -> ServiceConfig | None:
+    """The service a recorded run of ``domain`` left in the services files, if any.
+
+    Only one with a playbook and no practice site counts: that is what ``record``
+    writes for a site run by its address.
+    """
+    try:
+        found = load_services([Path(p) for p in services]).get(domain)
+    except ServiceNotFoundError:
+        return None
+    return found if found.playbook and found.practice is None else None

@@ -130,3 +130,20 @@ def test_answers_from_a_file_or_dev_null_work(
         assert child.returncode == 0 and "completed and verified" in child.stdout
     else:
         assert child.returncode == 1 and "human_rejected" in child.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--url", "ftp://example.com/account"], ["only http and https"]),
+        ([], ["name a service", "--url"]),
+    ],
+)
+def test_a_bad_site_address_is_refused_before_the_browser(
+    cli: Cli, args: list[str], words: list[str]
+) -> None:
+    """`cancel --url ftp://...` or `cancel` alone: exit 2 with what to do, no browser."""
+    run = cli.run(["cancel", *args, "--headless", "--profile-dir", str(cli.profile)])
+    assert run.code == 2
+    assert_clean_error(run.stderr, *words)
+    assert_no_browser_started(cli.profile)

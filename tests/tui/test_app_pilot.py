@@ -15,9 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from subterminator_bench.loopback_model import ScriptedModelServer
+from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.exit_codes import INTERRUPTED
 from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.practice.gauntlet import GauntletServer
+from subterminator_tui.rules import PlaybookStep
+from subterminator_tui.session import RunRequest
 from subterminator_tui.tui.app import SubTerminatorApp
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.screens.end import EndScreen
@@ -29,7 +34,7 @@ from subterminator_tui.tui.widgets.key_hints import KeyHints
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 from subterminator_tui.tui.widgets.turn_log import TurnLog
 from subterminator_tui.tui.widgets.url_bar import UrlBar
-from tests.conftest import wait_until_no_profile_processes
+from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
 from tests.fakes.demoflix_brain import DemoflixBrain
 from tests.fakes.fake_model import FakeModelServer, FakeRequest
 from tests.fakes.provider_env import clear_provider_env
@@ -425,3 +430,38 @@ class TestShutdown:
                 await pilot.pause(0.01)
             assert at_checkpoint(app)
         # Leaving run_test shuts the app down and re-raises any error a handler raised.
+
+
+@pytest.mark.browser
+async def test_any_site_by_url_ends_verified_by_generic_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app runs a site in no services file by its address; the end says whose rules held."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    clear_provider_env(monkeypatch)
+    steps = [
+        PlaybookStep.model_validate({"action": "click", "role": "button", "name": name})
+        for name in ("Cancel membership", "Finish cancellation")
+    ]
+    with (
+        GauntletServer(("basic", "remembered")) as site,
+        ScriptedModelServer(PlaybookBrain(steps)) as model,
+    ):
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", model.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-tui")
+        run = PracticeRun(
+            RunRequest(
+                "", url=f"{site.base_url}/account", headless=True, profile_dir=str(tmp_path / "p")
+            )
+        )
+        app = run.app()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
+            await pilot.press("y")
+            await wait_until(pilot, lambda: at_end(app), "the end screen")
+            text = screen_text(app)
+        assert "Cancelled and verified by generic rules" in text
+        assert "yes (generic rules)" in text
+        assert site.state.cancel_requests == 1

@@ -45,6 +45,10 @@ def test_a_version_1_file_is_migrated_in_place(path: Path) -> None:
         assert (run.service, run.turns) == ("demoflix", 1)
         step = journal.record_question(run.id, 1, "why", "Click", "http://x/")
         assert [s.id for s in journal.steps(run.id)] == [step]
+        # Version 3's facts are unknown for old rows, not made up.
+        assert (run.start_url, run.verified_by) == (None, None)
+        (turn,) = journal.turns(run.id)
+        assert (turn.target_role, turn.target_name) == (None, None)
     with sqlite3.connect(path) as again:
         assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 

@@ -84,6 +84,7 @@ def test_to_dict_carries_every_field_and_the_exit_code() -> None:
         input_tokens=100,
         output_tokens=20,
         run_id=7,
+        verified_by="service",
     )
     data = json.loads(json.dumps(finished.to_dict()))
     assert data == {
@@ -98,6 +99,7 @@ def test_to_dict_carries_every_field_and_the_exit_code() -> None:
         "input_tokens": 100,
         "output_tokens": 20,
         "run_id": 7,
+        "verified_by": "service",
         "exit_code": 0,
     }
 

@@ -29,12 +29,15 @@ class EndScreen(ModalScreen[int]):
     def compose(self) -> ComposeResult:
         """The summary."""
         result = self.result
+        generic = result.verified_by == "generic"
         verdict = "Cancelled and verified" if result.success else "Not cancelled"
+        if result.success and generic:
+            verdict += " by generic rules"
         with Vertical(id="end-dialog", classes="dialog " + ("good" if result.success else "bad")):
             yield Label(("✓ " if result.success else "✗ ") + verdict, classes="title")
             rows = [
                 ("Success", "yes" if result.success else "no"),
-                ("Verified", "yes" if result.verified else "no"),
+                ("Verified", ("yes" if result.verified else "no") + " (generic rules)" * generic),
                 ("Reason", result.reason),
                 ("Turns", str(result.turns)),
                 ("Model calls", str(result.model_calls)),
