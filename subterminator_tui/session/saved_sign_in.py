@@ -10,6 +10,7 @@ that does cannot add them. Nothing here is ever offered to a model.
 from __future__ import annotations
 
 import json
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,22 @@ def _check_target(path: Path) -> None:
         raise ConfigurationError(f"{path}: is a folder; name a file to save the sign-in in.")
 
 
+def _open_at(
+    place: BrowserPlace,
+    service: ServiceConfig,
+    settings: Settings,
+    sign_in: dict[str, Any] | None = None,
+) -> AbstractAsyncContextManager[ServiceBrowser]:
+    return open_service_browser(
+        service,
+        settings,
+        headless=place.headless,
+        profile_dir=place.profile_dir,
+        practice_url=place.practice_url,
+        sign_in=sign_in,
+    )
+
+
 async def _look_at_start(opened: ServiceBrowser) -> tuple[bool, str]:
     """Open the start page: whether it is signed in (no sign-in page shows), and its URL."""
     result = await opened.gateway.call("browser_navigate", {"url": opened.start_url})
@@ -86,13 +103,7 @@ async def save_sign_in(
 ) -> SignInReport:
     """Copy the profile's sign-in for ``service`` into ``path`` (mode 0600)."""
     _check_target(path)
-    async with open_service_browser(
-        service,
-        settings,
-        headless=place.headless,
-        profile_dir=place.profile_dir,
-        practice_url=place.practice_url,
-    ) as opened:
+    async with _open_at(place, service, settings) as opened:
         signed_in, url = await _look_at_start(opened)
         state = state_for_domains(await opened.gateway.storage_state(), service.allowed_domains)
     try:
@@ -107,14 +118,7 @@ async def load_sign_in(
 ) -> SignInReport:
     """Put the sign-in saved in ``path`` into the profile, and look whether it holds."""
     state = read_sign_in_file(path, service)
-    async with open_service_browser(
-        service,
-        settings,
-        headless=place.headless,
-        profile_dir=place.profile_dir,
-        practice_url=place.practice_url,
-        sign_in=state,
-    ) as opened:
+    async with _open_at(place, service, settings, sign_in=state) as opened:
         signed_in, url = await _look_at_start(opened)
         # Chromium writes cookies lazily: keep a copy beside the profile now.
         await opened.gateway.keep_sign_in()
