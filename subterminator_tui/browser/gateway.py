@@ -247,7 +247,7 @@ class BrowserGateway(PlaywrightMCPProcess):
             self._errlog.write(ANSI.sub("", message) + "\n")
             self._errlog.flush()
         return (
-            f"{head}. The browser {self.plan.browser} did not start or closed at once: check "
+            f"{head}. The browser {self.plan.browser_description} did not start or closed at once: check "
             f"SUBTERMINATOR_BROWSER and run `subterminator doctor`. Browser log: "
             f"{self.plan.server_log}"
         )
