@@ -75,6 +75,13 @@ def run_egress(args: argparse.Namespace) -> int:
             await asyncio.Event().wait()
         finally:
             await proxy.close()
+            # What passed and what did not: an operator's check that the browser used it.
+            counters = proxy.counters
+            print(
+                f"egress filter for {service.id} stopped: {counters.allowed_total} allowed, "
+                f"{len(counters.blocked)} blocked",
+                flush=True,
+            )
         return 0
 
     return run_command(serve)
