@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from subterminator_tui.browser.discovery import require_browser, running_as_root
-from subterminator_tui.browser.remote import RemoteBrowser, remote_browser
 from subterminator_tui.browser.node import (
     NodeRuntime,
     PlaywrightMCPPackage,
     find_node,
     find_playwright_mcp,
 )
+from subterminator_tui.browser.remote import RemoteBrowser, remote_browser
 from subterminator_tui.settings import Settings, user_state_dir
 
 # Variables a headed browser needs to reach the display; everything else

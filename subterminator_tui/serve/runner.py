@@ -21,6 +21,7 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.mcpserver import MCPServer
 
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve import live_view
 from subterminator_tui.serve.approvals import ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL
@@ -61,6 +62,7 @@ async def server_parts(
         for name, service in config.preopen:
             registry.open(LOCAL_PRINCIPAL, name, service)
         server = build_server(registry, desk, token_verifier=token_verifier, issuer_url=issuer_url)
+        live_view.attach(server, registry)
         registry.start_idle_watch()
         try:
             yield ServerParts(registry, desk, server)
