@@ -21,7 +21,7 @@ from mcp.server.auth.provider import TokenVerifier
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
@@ -30,9 +30,11 @@ from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
 from subterminator_tui.resources import styles_dir
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.live_view import frames
 from subterminator_tui.serve.runner import ServerParts, Transport, server_parts
 from subterminator_tui.serve.session import BrowserSession
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
+from subterminator_tui.tui.widgets.live_page import LivePage
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 
 #: How often the sessions table and the live page are redrawn from the registry.
@@ -84,6 +86,8 @@ class OperatorConsole(App[int]):
         self._asking: Approval | None = None
         self._shown_page: object | None = None
         self._server: Worker[None] | None = None
+        #: The session whose frames the live view follows (the selected one).
+        self._watched: BrowserSession | None = None
 
     def compose(self) -> ComposeResult:
         """Status line, sessions beside the selected session's page, the footer."""
@@ -92,9 +96,12 @@ class OperatorConsole(App[int]):
             table: DataTable[str] = DataTable(id="sessions", cursor_type="row")
             table.border_title = "Sessions"
             yield table
-            tree = SnapshotTree(id="snapshot")
-            tree.border_title = "Live page"
-            yield tree
+            with Vertical(id="console-page"):
+                tree = SnapshotTree(id="snapshot")
+                tree.border_title = "Live page"
+                yield tree
+                if self.image_previews:
+                    yield LivePage(id="live-page")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -186,11 +193,26 @@ class OperatorConsole(App[int]):
             )
         if sessions:
             table.move_cursor(row=min(max(selected, 0), len(sessions) - 1))
+            self._follow(sessions[table.cursor_row])
             chosen = sessions[table.cursor_row].page
             if chosen is not None and chosen is not self._shown_page:
                 self._shown_page = chosen
                 self.query_one("#snapshot", SnapshotTree).show_snapshot(chosen)
         self._status()
+
+    def _follow(self, session: BrowserSession) -> None:
+        """Show ``session``'s frames in the live view (image previews on), from now on."""
+        if not self.image_previews or session is self._watched:
+            return
+        self._watched = session
+        self.query_one(LivePage).clear()
+        self._watch_frames(session)
+
+    @work(exclusive=True, group="live-view", exit_on_error=False)
+    async def _watch_frames(self, session: BrowserSession) -> None:
+        # Frames are taken only while this worker runs: one watched session at a time.
+        async for frame in frames(session):
+            self.query_one(LivePage).show_frame(frame)
 
     def _status(self) -> None:
         where = f"listening on {self.listening}" if self.listening else "starting"
