@@ -16,8 +16,9 @@ lint: setup-tests
 	.venv/bin/mypy
 	.venv/bin/lint-imports
 
+# Two workers: a browser test mostly waits on Chromium, so two run in about the time of one.
 test: lint
-	.venv/bin/pytest -q -m "not slow"
+	.venv/bin/pytest -q -m "not slow" -n 2
 
 # The long tests make test leaves out (the traps' honest walks, proof the traps are real).
 test-slow: setup-tests

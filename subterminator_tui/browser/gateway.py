@@ -38,6 +38,7 @@ from subterminator_tui.browser.sign_in import (
     SAVE_STATE_CODE,
     SIGN_IN_FILE,
     add_cookies_code,
+    add_state_code,
     parse_saved_state,
     write_private_json,
 )
@@ -132,13 +133,33 @@ class BrowserGateway(PlaywrightMCPProcess):
         when the next browser starts. It lives in the profile directory, which
         holds the same cookies already, and only the person can read it (0600).
         """
+        state = await self.storage_state()
+        if state is not None:
+            await asyncio.to_thread(write_private_json, self.plan.profile_dir / SIGN_IN_FILE, state)
+
+    async def storage_state(self) -> Any:
+        """The context's cookies and local storage (Playwright's storage state), or None.
+
+        Read with SubTerminator's own fixed code; no model is ever offered the tool,
+        so no model can read a cookie.
+        """
         try:
             result = await self._dispatch("browser_run_code_unsafe", {"code": SAVE_STATE_CODE})
         except (MCPToolError, ServerStopped):
+            return None
+        return parse_saved_state(text_of(result))
+
+    async def add_storage_state(self, state: dict[str, Any]) -> None:
+        """Add a saved sign-in (already narrowed to one service's domains) to the browser.
+
+        Raises MCPToolError when the browser refuses it.
+        """
+        code = add_state_code(state)
+        if code is None:
             return
-        state = parse_saved_state(text_of(result))
-        if state is not None:
-            await asyncio.to_thread(write_private_json, self.plan.profile_dir / SIGN_IN_FILE, state)
+        result = await self._dispatch("browser_run_code_unsafe", {"code": code})
+        if result.is_error:
+            raise MCPToolError(error_message(text_of(result)))
 
     async def _restore_sign_in(self) -> None:
         code = add_cookies_code(self.plan.profile_dir / SIGN_IN_FILE)

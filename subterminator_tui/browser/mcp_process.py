@@ -235,4 +235,6 @@ class PlaywrightMCPProcess:
                 snapshot=self.page_before_failure(),
             ) from None
         finally:
-            self.mcp_seconds += time.perf_counter() - started
+            seconds = time.perf_counter() - started
+            self.mcp_seconds += seconds
+            logger.debug("%s took %.3f s", name, seconds)

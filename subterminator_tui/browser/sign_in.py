@@ -15,12 +15,24 @@ from pathlib import Path
 from typing import Any
 
 from subterminator_tui.browser.snapshot import split_sections
+from subterminator_tui.rules.domains import domain_allowed
 
 #: The copy of the browser's sign-ins kept beside the profile (see keep_sign_in).
 SIGN_IN_FILE = "subterminator-sign-in.json"
 # SubTerminator's own fixed code, run through a tool no model is ever offered.
 SAVE_STATE_CODE = "async (page) => JSON.stringify(await page.context().storageState())"
 _ADD_COOKIES = "async (page) => { await page.context().addCookies(COOKIES); return 'ok'; }"
+# Local storage belongs to an origin: the page visits each one and writes its items.
+_ADD_STATE_BODY = """
+  await page.context().addCookies(cookies);
+  for (const origin of origins) {
+    await page.goto(origin.origin);
+    await page.evaluate((items) => {
+      for (const item of items) localStorage.setItem(item.name, item.value);
+    }, origin.localStorage);
+  }
+  return 'ok';
+}"""
 
 
 def still_valid(cookie: dict[str, Any]) -> bool:
@@ -48,6 +60,56 @@ def add_cookies_code(path: Path) -> str | None:
         return None
     cookies = [cookie for cookie in state.get("cookies", []) if still_valid(cookie)]
     return _ADD_COOKIES.replace("COOKIES", json.dumps(cookies)) if cookies else None
+
+
+def state_for_domains(state: Any, allowed_domains: tuple[str, ...]) -> dict[str, Any]:
+    """The cookies and origins of a storage state that belong to ``allowed_domains``.
+
+    A saved sign-in carries one service's cookies, never the rest of the profile's,
+    and a file loaded into a run can add nothing for another site. Expired cookies
+    and malformed entries are dropped.
+    """
+    if not isinstance(state, dict):
+        return {"cookies": [], "origins": []}
+    cookies = [
+        cookie
+        for cookie in state.get("cookies", [])
+        if isinstance(cookie, dict)
+        and isinstance(cookie.get("domain"), str)
+        and domain_allowed(f"https://{cookie['domain'].lstrip('.')}/", allowed_domains)
+        and still_valid(cookie)
+    ]
+    origins = [
+        {"origin": origin["origin"], "localStorage": _storage_items(origin.get("localStorage"))}
+        for origin in state.get("origins", [])
+        if isinstance(origin, dict)
+        and isinstance(origin.get("origin"), str)
+        and domain_allowed(origin["origin"], allowed_domains)
+    ]
+    return {"cookies": cookies, "origins": origins}
+
+
+def _storage_items(items: object) -> list[dict[str, str]]:
+    if not isinstance(items, list):
+        return []
+    return [
+        {"name": item["name"], "value": item["value"]}
+        for item in items
+        if isinstance(item, dict)
+        and isinstance(item.get("name"), str)
+        and isinstance(item.get("value"), str)
+    ]
+
+
+def add_state_code(state: dict[str, Any]) -> str | None:
+    """The fixed code that adds a filtered state's cookies and local storage; None when empty."""
+    if not state["cookies"] and not state["origins"]:
+        return None
+    # JSON is a JavaScript expression; each value is placed once, never searched again.
+    return (
+        f"async (page) => {{\n  const cookies = {json.dumps(state['cookies'])};"
+        f"\n  const origins = {json.dumps(state['origins'])};{_ADD_STATE_BODY}"
+    )
 
 
 def parse_saved_state(answer_text: str) -> Any:

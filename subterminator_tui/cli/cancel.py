@@ -29,6 +29,7 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
         profile_dir=None if args.profile_dir is None else str(args.profile_dir),
         services=tuple(str(path) for path in args.services),
         practice_url=args.practice_url,
+        sign_in_file=None if args.sign_in_file is None else str(args.sign_in_file),
     )
 
 

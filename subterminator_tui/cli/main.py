@@ -91,6 +91,13 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         "so its state outlives the run",
     )
     parser.add_argument(
+        "--sign-in",
+        dest="sign_in_file",
+        type=non_empty_path,
+        metavar="FILE",
+        help="start from a sign-in saved with `subterminator auth save`",
+    )
+    parser.add_argument(
         "--no-tui",
         action="store_true",
         help="plain terminal output (the default when stdout is not a terminal)",
@@ -172,6 +179,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_browser_options(inspect)
 
+    auth = commands.add_parser(
+        "auth",
+        help="save a service's sign-in to a file you own, or load one into the browser profile",
+        description="save: copy the sign-in (cookies and local storage of the service's own "
+        "domains) from the browser profile into FILE, readable by you only. load: put the "
+        "sign-in saved in FILE into the browser profile. Both then open the service's start "
+        "page and say whether it is signed in (exit 0) or shows a sign-in page (exit 1). "
+        "Keep the file as safe as a password: it signs you in.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    auth.add_argument("action", choices=("save", "load"))
+    auth.add_argument("service", help="service id, e.g. netflix")
+    auth.add_argument("file", type=non_empty_path, help="the sign-in file")
+    auth.add_argument("--practice-url", metavar="URL", help="a practice site already running here")
+    _add_browser_options(auth)
+
     practice = commands.add_parser(
         "practice",
         help="serve a bundled practice site for you to try in your own browser",
@@ -208,6 +232,7 @@ _RUNNERS: dict[str, tuple[str, str]] = {
     "runs": ("subterminator_tui.cli.journal_views", "run_runs"),
     "show": ("subterminator_tui.cli.journal_views", "run_show"),
     "inspect": ("subterminator_tui.cli.inspect_page", "run_inspect"),
+    "auth": ("subterminator_tui.cli.auth", "run_auth"),
     "practice": ("subterminator_tui.cli.practice", "run_practice"),
     "services": ("subterminator_tui.cli.services", "run_services"),
     "doctor": ("subterminator_tui.cli.doctor", "run_doctor"),

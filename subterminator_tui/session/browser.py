@@ -48,6 +48,7 @@ async def open_service_browser(
     profile_dir: Path | None = None,
     runs_root: Path | None = None,
     practice_url: str | None = None,
+    sign_in: dict[str, Any] | None = None,
 ) -> AsyncIterator[ServiceBrowser]:
     """Start what ``service`` needs; everything is stopped again on exit, however it ends.
 
@@ -55,7 +56,9 @@ async def open_service_browser(
     keeps it to the service's domains (and the addresses they name).
     ``practice_url`` points a practice service at a site already running there (say
     ``subterminator practice demoflix --port 8000`` in another terminal, whose state
-    then outlives the run) instead of starting one for the run.
+    then outlives the run) instead of starting one for the run. ``sign_in`` is a
+    saved sign-in, already narrowed to the service's domains, added before anything
+    else happens.
     """
     site = (
         practice_site(service.practice, service.practice_variants)
@@ -73,6 +76,8 @@ async def open_service_browser(
                 proxy_server=egress.url if egress else settings.remote_egress,
             )
             async with BrowserGateway(plan, call_timeout=settings.call_timeout) as gateway:
+                if sign_in is not None:
+                    await gateway.add_storage_state(sign_in)
                 start_url = resolve_start_url(service, base_url)
                 yield ServiceBrowser(service, gateway, start_url, site, egress)
     finally:

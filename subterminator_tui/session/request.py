@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.providers.resolution import (
@@ -11,6 +12,7 @@ from subterminator_tui.providers.resolution import (
     missing_model_reason,
 )
 from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.session.saved_sign_in import read_sign_in_file
 from subterminator_tui.settings import Settings, load_settings
 
 PILOTS = ("auto", "ai", "playbook")
@@ -33,6 +35,8 @@ class RunRequest:
     naive: bool = False
     #: A practice site already running at this URL, instead of one started for the run.
     practice_url: str | None = None
+    #: A sign-in saved with ``subterminator auth save``, added before the run starts.
+    sign_in_file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,8 @@ class CheckedRequest:
     request: RunRequest
     settings: Settings
     service: ServiceConfig
+    #: The saved sign-in the request names, read and narrowed to the service's domains.
+    sign_in: dict[str, Any] | None = None
 
     @property
     def max_turns(self) -> int:
@@ -66,18 +72,7 @@ def check_request(request: RunRequest) -> CheckedRequest:
         )
     if request.max_turns is not None and request.max_turns < 1:
         raise ConfigurationError(f"--max-turns must be at least 1 (got {request.max_turns}).")
-    if request.profile_dir is not None and not request.profile_dir.strip():
-        raise ConfigurationError(
-            "The browser profile directory is empty; pass a directory path to --profile-dir "
-            "(or leave it out to use the default profile)."
-        )
-    if request.practice_url is not None and not request.practice_url.startswith(
-        ("http://127.0.0.1", "http://localhost")
-    ):
-        raise ConfigurationError(
-            f"--practice-url must be a practice site on this computer, such as "
-            f"http://127.0.0.1:8000 (got {request.practice_url!r})."
-        )
+    check_browser_place(request.profile_dir, request.practice_url)
     settings = load_settings()
     problem = configured_model_problem(settings)
     if problem:
@@ -93,8 +88,34 @@ def check_request(request: RunRequest) -> CheckedRequest:
         raise ConfigurationError(missing)
     if request.pilot == "playbook" and not service.playbook:
         raise ConfigurationError(f"Service '{service.id}' has no playbook; use --pilot ai.")
-    if request.practice_url is not None and not service.practice:
+    check_practice_service(request.practice_url, service)
+    sign_in = (
+        read_sign_in_file(Path(request.sign_in_file), service)
+        if request.sign_in_file is not None
+        else None
+    )
+    return CheckedRequest(request, settings, service, sign_in)
+
+
+def check_browser_place(profile_dir: str | None, practice_url: str | None) -> None:
+    """Refuse an empty profile path and a practice URL that is not on this computer."""
+    if profile_dir is not None and not profile_dir.strip():
+        raise ConfigurationError(
+            "The browser profile directory is empty; pass a directory path to --profile-dir "
+            "(or leave it out to use the default profile)."
+        )
+    if practice_url is not None and not practice_url.startswith(
+        ("http://127.0.0.1", "http://localhost")
+    ):
+        raise ConfigurationError(
+            f"--practice-url must be a practice site on this computer, such as "
+            f"http://127.0.0.1:8000 (got {practice_url!r})."
+        )
+
+
+def check_practice_service(practice_url: str | None, service: ServiceConfig) -> None:
+    """A practice URL only means something for a practice service."""
+    if practice_url is not None and not service.practice:
         raise ConfigurationError(
             f"--practice-url applies to practice services; '{service.id}' is not one."
         )
-    return CheckedRequest(request, settings, service)

@@ -94,6 +94,7 @@ async def prepared_run(request: RunRequest | CheckedRequest) -> AsyncIterator[Pr
             headless=checked.request.headless,
             profile_dir=checked.profile_dir,
             practice_url=checked.request.practice_url,
+            sign_in=checked.sign_in,
         ) as opened:
             interrupted = tuple(journal.interrupted_runs(checked.service.id))
             yield PreparedRun(checked, opened, journal, interrupted)

@@ -16,20 +16,9 @@ from subterminator_tui.browser.tools import REQUIRED_TOOLS
 from subterminator_tui.errors import MCPConnectionError, MCPToolError
 from subterminator_tui.practice.demoflix import DemoflixServer
 from tests.conftest import wait_until_no_profile_processes
+from tests.integration.sign_ins import sign_in
 
 pytestmark = pytest.mark.browser
-
-
-async def sign_in(gateway: BrowserGateway, site: DemoflixServer) -> None:
-    """Sign in to the practice site through the browser."""
-    page = (await gateway.call("browser_navigate", {"url": f"{site.base_url}/login"})).snapshot
-    await gateway.call(
-        "browser_type", {"target": page.ref_of("textbox", "Username"), "text": "demo"}
-    )
-    await gateway.call(
-        "browser_type", {"target": page.ref_of("textbox", "Password"), "text": "demo-pass"}
-    )
-    await gateway.call("browser_click", {"target": page.ref_of("button", "Sign in")})
 
 
 def command_line(pid: int | None) -> list[str]:

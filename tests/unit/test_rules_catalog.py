@@ -7,11 +7,13 @@ from typing import get_args
 
 import pytest
 
+from subterminator_tui.cli.services import listing_order
 from subterminator_tui.resources import builtin_catalog_file, builtin_services_file
 from subterminator_tui.rules.domains import domain_allowed
 from subterminator_tui.rules.generic import generic_rules
 from subterminator_tui.rules.loader import load_services, read_services_file
 from subterminator_tui.rules.models import Category, ServiceConfig
+from subterminator_tui.rules.sites import registrable_domain
 
 CATALOG_IDS = sorted(read_services_file(builtin_catalog_file()))
 
@@ -43,11 +45,52 @@ def test_entry_cites_its_help_page_and_date(service_id: str) -> None:
 
 
 @pytest.mark.parametrize("service_id", CATALOG_IDS)
+def test_entry_cites_a_page_on_the_services_own_domain(service_id: str) -> None:
+    """The help page is the service's own (or its help site's), never a third party's copy.
+
+    Its registrable domain is one of the entry's allowed domains, so a page such as
+    ``help.example.com`` counts for ``example.com`` and a guide on ``howto.example``
+    about example.com does not.
+    """
+    service = catalog_service(service_id)
+    assert service.help_url is not None
+    assert registrable_domain(service.help_url) in service.allowed_domains
+
+
+@pytest.mark.parametrize("service_id", CATALOG_IDS)
+def test_entry_was_read_in_the_research_window(service_id: str) -> None:
+    """The day the page was read is a real day of this research, not a placeholder."""
+    researched = catalog_service(service_id).researched
+    assert researched is not None
+    assert datetime.date(2026, 11, 22) <= researched <= datetime.date.today()
+
+
+@pytest.mark.parametrize("service_id", CATALOG_IDS)
 def test_entry_starts_inside_its_allowed_domains(service_id: str) -> None:
-    """The start URL is a full https URL the domain check lets the browser open."""
+    """The start URL is a full https URL the domain check lets the browser open.
+
+    Its registrable domain is itself an allowed domain: a start page the browser may
+    open only through a broader parent entry would be a different site.
+    """
     service = catalog_service(service_id)
     assert service.start_url.startswith("https://")
     assert domain_allowed(service.start_url, service.allowed_domains)
+    assert registrable_domain(service.start_url) in service.allowed_domains
+
+
+@pytest.mark.parametrize("service_id", CATALOG_IDS)
+def test_entry_names_its_service_and_explains_its_own_rules(service_id: str) -> None:
+    """The goal names the service, and each rule the entry adds says why (its source)."""
+    service = catalog_service(service_id)
+    assert service.name in service.goal
+    generic = generic_rules()
+    own_rules = [
+        *service.checkpoint,
+        *service.success[: len(service.success) - len(generic.success)],
+        *service.login[: len(service.login) - len(generic.login)],
+    ]
+    for rule in own_rules:
+        assert "help page" in rule.why or "answer" in rule.why, rule
 
 
 @pytest.mark.parametrize("service_id", CATALOG_IDS)
@@ -67,6 +110,19 @@ def test_every_category_is_represented() -> None:
     """Streaming, music, news, software, fitness, delivery and cloud each have a service."""
     categories = {catalog_service(service_id).category for service_id in CATALOG_IDS}
     assert categories == set(get_args(Category))
+
+
+def test_services_lists_the_catalog_first_by_category() -> None:
+    """`subterminator services` shows every catalog entry before any other real service."""
+    registry = load_services(user_file=None)
+    real = [service for service in registry.all() if not service.practice]
+    ordered = [service.id for service in listing_order(real)]
+    assert set(ordered[: len(CATALOG_IDS)]) == set(CATALOG_IDS)
+    assert "netflix" in ordered[len(CATALOG_IDS) :]
+    categories = list(get_args(Category))
+    first = ordered[: len(CATALOG_IDS)]
+    ranks = [categories.index(str(registry.get(service_id).category)) for service_id in first]
+    assert ranks == sorted(ranks)
 
 
 def test_a_user_file_overrides_a_catalog_entry(tmp_path: pytest.TempPathFactory) -> None:
