@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -45,6 +46,40 @@ def config_file() -> Path:
     """The config file in use: ``SUBTERMINATOR_CONFIG`` or the default location."""
     override = os.environ.get("SUBTERMINATOR_CONFIG")
     return Path(override) if override else user_config_dir() / "config.toml"
+
+
+#: The URL schemes each remote backend accepts for ``browser_endpoint``.
+_ENDPOINT_SCHEMES = {"cdp": ("http", "https", "ws", "wss"), "endpoint": ("ws", "wss")}
+
+
+def remote_browser_problem(backend: str, endpoint: str | None, egress: str | None) -> str | None:
+    """What is wrong with the remote browser settings, in a sentence; None when they fit."""
+    if backend == "local":
+        stray = [
+            name
+            for name, value in (("browser_endpoint", endpoint), ("remote_egress", egress))
+            if value
+        ]
+        if stray:
+            return (
+                f"{' and '.join(stray)} only apply to a remote browser; set browser_backend "
+                "to 'cdp' or 'endpoint', or unset them"
+            )
+        return None
+    schemes = _ENDPOINT_SCHEMES[backend]
+    if not endpoint or urlsplit(endpoint).scheme not in schemes or not urlsplit(endpoint).netloc:
+        return (
+            f"browser_backend '{backend}' needs browser_endpoint, a {'/'.join(schemes)} URL "
+            f"of the remote browser (got {endpoint!r})"
+        )
+    parts = urlsplit(egress or "")
+    if parts.scheme != "http" or not parts.hostname or parts.port is None:
+        return (
+            f"browser_backend '{backend}' needs remote_egress, the egress filter beside the "
+            f"remote browser as http://HOST:PORT (run it there with `subterminator egress "
+            f"SERVICE`); got {egress!r}. Without it the remote browser could reach any address"
+        )
+    return None
 
 
 class Settings(BaseSettings):
@@ -85,6 +120,27 @@ class Settings(BaseSettings):
     openai_compatible_base_url: str | None = None
     """Base URL of an OpenAI-compatible server (Ollama, llama.cpp, vLLM) for ``openai:<name>``."""
 
+    browser_backend: Literal["local", "cdp", "endpoint"] = "local"
+    """Where the browser runs: ``local`` (started here), ``cdp`` (a Chromium's DevTools
+    endpoint: browserless, Selenium Grid) or ``endpoint`` (a Playwright browser server)."""
+
+    browser_endpoint: str | None = None
+    """The remote browser's address, for ``cdp`` (``http://``/``ws://``) or ``endpoint`` (``ws://``)."""
+
+    remote_egress: str | None = None
+    """The egress filter beside the remote browser (``http://HOST:PORT``, as that browser
+    reaches it; see ``subterminator egress``). Required with a remote backend."""
+
+    @model_validator(mode="after")
+    def _remote_browser_complete(self) -> Settings:
+        # Checked here so a half-configured remote browser fails before anything starts.
+        problem = remote_browser_problem(
+            self.browser_backend, self.browser_endpoint, self.remote_egress
+        )
+        if problem is not None:
+            raise ValueError(problem)
+        return self
+
     @field_validator("browser", "node", "profile_dir", "journal", mode="before")
     @classmethod
     def _no_empty_path(cls, value: Any) -> Any:
@@ -118,6 +174,10 @@ class Settings(BaseSettings):
 def _describe_problem(item: Any) -> str:
     """``key: message (source)``, naming the variable when it is set, else the file."""
     key = ".".join(str(part) for part in item["loc"])
+    if not key:
+        # A check across settings (the remote browser's): it names its own keys.
+        message = str(item["msg"]).removeprefix("Value error, ")
+        return f"{message} (SUBTERMINATOR_* variables and {config_file()})"
     variable = f"SUBTERMINATOR_{key.upper()}"
     source = f"from {variable}" if variable in os.environ else f"in {config_file()}"
     return f"{key}: {item['msg']} ({source})"

@@ -268,8 +268,8 @@ class BrowserGateway(PlaywrightMCPProcess):
             self._errlog.write(ANSI.sub("", message) + "\n")
             self._errlog.flush()
         return (
-            f"{head}. The browser {self.plan.browser} did not start or closed at once: check "
-            f"SUBTERMINATOR_BROWSER and run `subterminator doctor`. Browser log: "
+            f"{head}. The browser {self.plan.browser_description} did not start or closed at "
+            f"once: check SUBTERMINATOR_BROWSER and run `subterminator doctor`. Browser log: "
             f"{self.plan.server_log}"
         )
 
@@ -283,6 +283,20 @@ class BrowserGateway(PlaywrightMCPProcess):
         if result.screenshot_path is None:
             raise MCPToolError("Playwright MCP returned no image for the screenshot")
         return result.screenshot_path
+
+    async def jpeg_frame(self) -> bytes | None:
+        """The viewport as JPEG bytes, for a live view: nothing saved, no snapshot taken.
+
+        None when the browser gives no image (a dialog is open, it is restarting).
+        """
+        try:
+            result = await self._dispatch("browser_take_screenshot", {"type": "jpeg"})
+        except (MCPToolError, MCPConnectionError, ServerStopped, OutcomeUnknownError):
+            return None
+        for block in result.content:
+            if isinstance(block, types.ImageContent) and not result.is_error:
+                return base64.b64decode(block.data)
+        return None
 
     async def _dispatch_with_restart(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
         if self._server_died or (self._owner is not None and self._owner.done()):

@@ -16,6 +16,7 @@ from subterminator_tui.browser.node import (
     find_node,
     find_playwright_mcp,
 )
+from subterminator_tui.browser.remote import RemoteBrowser, remote_browser
 from subterminator_tui.settings import Settings, user_state_dir
 
 # Variables a headed browser needs to reach the display; everything else
@@ -36,7 +37,8 @@ class LaunchPlan:
 
     node: NodeRuntime
     package: PlaywrightMCPPackage
-    browser: Path
+    #: The local browser executable; None when the browser is remote.
+    browser: Path | None
     profile_dir: Path
     run_dir: Path
     headless: bool
@@ -45,6 +47,13 @@ class LaunchPlan:
     #: The run's egress proxy (``http://127.0.0.1:PORT``); None lets the browser go direct.
     proxy_server: str | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
+    #: A remote browser (``cdp`` or ``endpoint``) to drive instead of starting one here.
+    remote: RemoteBrowser | None = None
+
+    @property
+    def browser_description(self) -> str:
+        """The browser, for messages: its executable here, or the remote one."""
+        return self.remote.describe() if self.remote is not None else str(self.browser)
 
     @property
     def output_dir(self) -> Path:
@@ -58,14 +67,15 @@ class LaunchPlan:
 
     def arguments(self) -> list[str]:
         """The server's command line after ``node``."""
-        args = [
-            str(self.package.cli),
-            "--user-data-dir",
-            str(self.profile_dir),
+        if self.remote is not None:
+            # No profile, executable, headless or sandbox flags: the browser is elsewhere.
+            args = [str(self.package.cli), *self.remote.arguments()]
+        else:
+            args = [str(self.package.cli), "--user-data-dir", str(self.profile_dir)]
+            args += ["--executable-path", str(self.browser)]
+        args += [
             "--output-dir",
             str(self.output_dir),
-            "--executable-path",
-            str(self.browser),
             "--snapshot-boxes",
             "--codegen",
             "none",
@@ -76,9 +86,9 @@ class LaunchPlan:
             # Pages may register tools through WebMCP; none of them may reach a model.
             "--no-webmcp",
         ]
-        if self.headless:
+        if self.headless and self.remote is None:
             args.append("--headless")
-        if self.no_sandbox:
+        if self.no_sandbox and self.remote is None:
             args.append("--no-sandbox")
         if self.proxy_server:
             # No --proxy-bypass: Playwright then adds "<-loopback>", so loopback goes through too.
@@ -115,7 +125,8 @@ def plan_launch(
     """
     node = find_node(str(settings.node) if settings.node else None)
     package = find_playwright_mcp()
-    browser = require_browser(settings.browser)
+    remote = remote_browser(settings)
+    browser = require_browser(settings.browser) if remote is None else None
     chosen_headless = headless if headless is not None else settings.headless
     if chosen_headless is None:
         chosen_headless = not display_available()
@@ -130,4 +141,5 @@ def plan_launch(
         headless=chosen_headless,
         no_sandbox=running_as_root(),
         proxy_server=proxy_server,
+        remote=remote,
     )

@@ -210,7 +210,7 @@ class PlaywrightMCPProcess:
             tail = " | ".join(line.strip() for line in lines[-5:] if line.strip())
         hint = (
             f"Ensure Node.js and the pinned Playwright MCP are installed (make setup) and that "
-            f"{self.plan.browser} starts. Server log: {self.plan.server_log}"
+            f"{self.plan.browser_description} starts. Server log: {self.plan.server_log}"
         )
         return hint + (f". Last output: {tail}" if tail else "")
 

@@ -88,17 +88,22 @@ def serve_config(args: argparse.Namespace) -> ServeConfig:
         idle_seconds=args.idle_minutes * 60.0,
         services=tuple(args.services),
         preopen=tuple(_session_pairs(args.session)),
+        sign_ins=tuple((name, Path(file)) for name, file in _pairs(args.sign_in, "NAME=FILE")),
         any_site=args.any_site,
     )
 
 
 def _session_pairs(values: list[str]) -> list[tuple[str, str]]:
+    return _pairs(values, "NAME=SERVICE", option="--session")
+
+
+def _pairs(values: list[str], form: str, option: str = "--sign-in") -> list[tuple[str, str]]:
     pairs = []
     for value in values:
-        name, _, service = value.partition("=")
-        if not name or not service:
-            raise ServeConfigurationError(f"--session takes NAME=SERVICE (got {value!r}).")
-        pairs.append((name, service))
+        name, _, other = value.partition("=")
+        if not name or not other:
+            raise ServeConfigurationError(f"{option} takes {form} (got {value!r}).")
+        pairs.append((name, other))
     return pairs
 
 

@@ -76,6 +76,14 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="open this session for the local principal at start (repeatable)",
     )
     parser.add_argument(
+        "--sign-in",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help="start session NAME (of --session) from a saved sign-in (subterminator auth save); "
+        "repeatable",
+    )
+    parser.add_argument(
         "--any-site",
         action="store_true",
         help="let sessions name any site by address (its domain only, generic rules)",

@@ -38,5 +38,7 @@ class ServeConfig:
     #: Sessions (name, service id) opened for the local principal at start, so a client
     #: that cannot call session_open first (one call per process) still finds one.
     preopen: tuple[tuple[str, str], ...] = ()
+    #: Saved sign-ins (session name, file) loaded into those preopened sessions at start.
+    sign_ins: tuple[tuple[str, Path], ...] = ()
     #: Sessions may name any site by address (generic rules, that site's domain only).
     any_site: bool = False

@@ -23,6 +23,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
 from subterminator_tui.serve.errors import ServeConfigurationError
+from subterminator_tui.serve.live_view import LiveView
 from subterminator_tui.serve.runner import Transport
 from subterminator_tui.serve.tokens import TokenFileVerifier, read_tokens
 
@@ -140,12 +141,14 @@ def http_transport(
         config.load()
         sockets = [config.bind_socket()]
         port = sockets[0].getsockname()[1]
-        app_holder["app"] = server.streamable_http_app(
+        mcp_app = server.streamable_http_app(
             streamable_http_path="/mcp",
             max_request_body_size=options.body_limit,
             transport_security=options.security(port),
             host=options.host,
         )
+        # /sessions/{name}/screenshots, which the SDK would not protect: checked there.
+        app_holder["app"] = LiveView(mcp_app, server, options.security(port), options.verifier())
         serving = asyncio.ensure_future(web.serve(sockets=sockets))
         listening = asyncio.ensure_future(web.listening.wait())
         await asyncio.wait({listening, serving}, return_when=asyncio.FIRST_COMPLETED)

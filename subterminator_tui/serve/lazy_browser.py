@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from subterminator_tui.browser.gateway import ActionResult, BrowserGateway
@@ -32,6 +33,8 @@ class LazyBrowser:
         folder.mkdir(parents=True, exist_ok=True)
         self.running: ServiceBrowser | None = None
         self._stack: AsyncExitStack | None = None
+        #: A saved sign-in the operator loaded while the browser was closed: added at its start.
+        self.sign_in: dict[str, Any] | None = None
 
     @property
     def profile_dir(self) -> Path:
@@ -56,9 +59,14 @@ class LazyBrowser:
                     profile_dir=self.profile_dir,
                     runs_root=self.config.runs_root,
                     practice_url=self.config.practice_url,
+                    sign_in=self.sign_in,
                 )
             )
             self._stack = stack
+            if self.sign_in is not None:
+                # In the browser now; kept beside the profile for later starts.
+                await self.running.gateway.keep_sign_in()
+                self.sign_in = None
             url = self._reopen_url(allowed)
             return await self.running.gateway.call("browser_navigate", {"url": url})
         except BaseException:

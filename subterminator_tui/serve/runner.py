@@ -21,11 +21,13 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.mcpserver import MCPServer
 
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve import live_view
 from subterminator_tui.serve.approvals import ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.operator import NoOperator, TerminalOperator, open_terminal
 from subterminator_tui.serve.registry import SessionRegistry
+from subterminator_tui.serve.sign_ins import preload_sign_ins
 from subterminator_tui.serve.tools import build_server
 
 #: Runs the transport for a built server until it ends or is cancelled.
@@ -60,7 +62,9 @@ async def server_parts(
         registry = SessionRegistry(config, journal, desk)
         for name, service in config.preopen:
             registry.open(LOCAL_PRINCIPAL, name, service)
+        preload_sign_ins(registry, config.sign_ins)
         server = build_server(registry, desk, token_verifier=token_verifier, issuer_url=issuer_url)
+        live_view.attach(server, registry)
         registry.start_idle_watch()
         try:
             yield ServerParts(registry, desk, server)

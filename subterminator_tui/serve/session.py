@@ -39,6 +39,7 @@ from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.errors import SessionBusyError
 from subterminator_tui.serve.lazy_browser import LazyBrowser
 from subterminator_tui.serve.names import SessionKey
+from subterminator_tui.serve.page_changes import PageChanges
 from subterminator_tui.session.browser import ServiceBrowser
 
 #: The Playwright tools the server's own tools map onto; nothing else is ever sent.
@@ -84,6 +85,8 @@ class BrowserSession:
         self._seen: NormalizedSnapshot | None = None
         self._held: set[asyncio.Task[None]] = set()
         self._pilot = f"mcp:{key.principal}"
+        #: Bumped after every call: the live view sends a frame then.
+        self.changes = PageChanges()
         self.run_id = journal.start_run(service.id, None, self._pilot)
 
     @property
@@ -144,6 +147,7 @@ class BrowserSession:
     def _release(self) -> None:
         self.in_flight = None
         self.last_used = time.monotonic()
+        self.changes.bump()
 
     async def run(self, tool: str, arguments: dict[str, Any]) -> Answer:
         """Run one browser tool call through the guard; the answer carries the fresh page."""

@@ -29,6 +29,17 @@ class ServiceBrowser:
 
 
 @asynccontextmanager
+async def _egress(service: ServiceConfig, settings: Settings) -> AsyncIterator[EgressProxy | None]:
+    """The run's own egress filter for a local browser; none for a remote one, whose filter
+    runs beside it (``remote_egress``, docs/remote-browsers.md)."""
+    if settings.browser_backend != "local":
+        yield None
+        return
+    async with egress_filter(EgressPolicy.for_domains(service.allowed_domains)) as egress:
+        yield egress
+
+
+@asynccontextmanager
 async def open_service_browser(
     service: ServiceConfig,
     settings: Settings,
@@ -56,13 +67,13 @@ async def open_service_browser(
     )
     try:
         base_url = site.start() if site else practice_url
-        async with egress_filter(EgressPolicy.for_domains(service.allowed_domains)) as egress:
+        async with _egress(service, settings) as egress:
             plan = plan_launch(
                 settings,
                 headless=headless,
                 profile_dir=profile_dir,
                 runs_root=runs_root,
-                proxy_server=egress.url,
+                proxy_server=egress.url if egress else settings.remote_egress,
             )
             async with BrowserGateway(plan, call_timeout=settings.call_timeout) as gateway:
                 if sign_in is not None:

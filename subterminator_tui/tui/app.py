@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
+from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import FAILURE, INTERRUPTED, TERMINATED
@@ -44,6 +45,7 @@ from subterminator_tui.tui.screens.end import EndScreen
 from subterminator_tui.tui.screens.error import ErrorScreen
 from subterminator_tui.tui.screens.quit import QuitScreen
 from subterminator_tui.tui.widgets.arguments import ArgumentsPane
+from subterminator_tui.tui.widgets.live_page import LivePage
 from subterminator_tui.tui.widgets.run_header import RunHeader
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 from subterminator_tui.tui.widgets.turn_log import TurnLog, TurnRecord
@@ -119,6 +121,8 @@ class SubTerminatorApp(App[int]):
                 tree = SnapshotTree(id="snapshot")
                 tree.border_title = "Accessibility snapshot"
                 yield tree
+                if self.image_previews:
+                    yield LivePage(id="live-page")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -171,6 +175,8 @@ class SubTerminatorApp(App[int]):
             )
             if event.outcome not in ("ok", "done") and event.message:
                 self.notify(event.message, title=f"Turn {event.turn}: {event.outcome}")
+            if self.image_previews:
+                self._frame_after_action()
         elif isinstance(event, NoAction):
             self.notify(f"The model answered without a tool call ({event.count}).")
         elif isinstance(event, Notice):
@@ -180,6 +186,16 @@ class SubTerminatorApp(App[int]):
         elif isinstance(event, RunFinished):
             header.tokens = event.result.input_tokens + event.result.output_tokens
             header.state = event.result.reason
+
+    @work(exclusive=True, group="live-view", exit_on_error=False)
+    async def _frame_after_action(self) -> None:
+        """The page as the browser shows it after the action, in the live view."""
+        # The session exposes its running browser (CancelSession does; a test's may not).
+        browser = getattr(self.session, "browser", None)
+        gateway = getattr(browser, "gateway", None)
+        frame = await gateway.jpeg_frame() if isinstance(gateway, BrowserGateway) else None
+        if frame is not None:
+            self.query_one(LivePage).show_frame(frame)
 
     def show_pending(self, request: CheckpointRequest) -> None:
         """Behind the checkpoint modal: the page with the targeted element highlighted."""

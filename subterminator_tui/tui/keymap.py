@@ -12,7 +12,9 @@ from subterminator_tui.settings import config_file
 
 #: The operator console's binding ids, named here so the app accepts a keymap for both
 #: without importing the console (and the MCP server with it). A test keeps them equal.
-CONSOLE_BINDING_IDS = frozenset({"console.quit", "console.quit-ctrl-c"})
+CONSOLE_BINDING_IDS = frozenset(
+    {"console.quit", "console.quit-ctrl-c", "console.save-sign-in", "console.load-sign-in"}
+)
 
 
 def binding_ids(owners: Iterable[type[DOMNode]]) -> set[str]:

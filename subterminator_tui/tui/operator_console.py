@@ -14,25 +14,30 @@ import contextlib
 import signal
 from collections import deque
 from collections.abc import Callable
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from mcp.server.auth.provider import TokenVerifier
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
+from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import CONNECTION, SUCCESS, TERMINATED
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
 from subterminator_tui.resources import styles_dir
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.live_view import frames
 from subterminator_tui.serve.runner import ServerParts, Transport, server_parts
 from subterminator_tui.serve.session import BrowserSession
+from subterminator_tui.serve.sign_ins import load_session_sign_in, save_session_sign_in
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
+from subterminator_tui.tui.screens.sign_in_path import SignInPathScreen
+from subterminator_tui.tui.widgets.live_page import LivePage
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 
 #: How often the sessions table and the live page are redrawn from the registry.
@@ -59,6 +64,20 @@ class OperatorConsole(App[int]):
             id="console.quit-ctrl-c",
             tooltip="Close every session and exit",
         ),
+        Binding(
+            "s",
+            "save_sign_in",
+            "Save sign-in",
+            id="console.save-sign-in",
+            tooltip="Save the selected session's sign-in (its service's cookies) to a file",
+        ),
+        Binding(
+            "l",
+            "load_sign_in",
+            "Load sign-in",
+            id="console.load-sign-in",
+            tooltip="Load a saved sign-in into the selected session",
+        ),
     ]
 
     def __init__(
@@ -84,6 +103,10 @@ class OperatorConsole(App[int]):
         self._asking: Approval | None = None
         self._shown_page: object | None = None
         self._server: Worker[None] | None = None
+        #: What each sign-in action did (shown as a notification too), oldest first.
+        self.sign_in_outcomes: list[str] = []
+        #: The session whose frames the live view follows (the selected one).
+        self._watched: BrowserSession | None = None
 
     def compose(self) -> ComposeResult:
         """Status line, sessions beside the selected session's page, the footer."""
@@ -92,9 +115,12 @@ class OperatorConsole(App[int]):
             table: DataTable[str] = DataTable(id="sessions", cursor_type="row")
             table.border_title = "Sessions"
             yield table
-            tree = SnapshotTree(id="snapshot")
-            tree.border_title = "Live page"
-            yield tree
+            with Vertical(id="console-page"):
+                tree = SnapshotTree(id="snapshot")
+                tree.border_title = "Live page"
+                yield tree
+                if self.image_previews:
+                    yield LivePage(id="live-page")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -186,11 +212,75 @@ class OperatorConsole(App[int]):
             )
         if sessions:
             table.move_cursor(row=min(max(selected, 0), len(sessions) - 1))
+            self._follow(sessions[table.cursor_row])
             chosen = sessions[table.cursor_row].page
             if chosen is not None and chosen is not self._shown_page:
                 self._shown_page = chosen
                 self.query_one("#snapshot", SnapshotTree).show_snapshot(chosen)
         self._status()
+
+    def _follow(self, session: BrowserSession) -> None:
+        """Show ``session``'s frames in the live view (image previews on), from now on."""
+        if not self.image_previews or session is self._watched:
+            return
+        self._watched = session
+        self.query_one(LivePage).clear()
+        self._watch_frames(session)
+
+    @work(exclusive=True, group="live-view", exit_on_error=False)
+    async def _watch_frames(self, session: BrowserSession) -> None:
+        # Frames are taken only while this worker runs: one watched session at a time.
+        async for frame in frames(session):
+            self.query_one(LivePage).show_frame(frame)
+
+    # --- sign-ins: the operator's, never an agent's ------------------------------------------
+
+    def _selected(self) -> BrowserSession | None:
+        sessions = self._sessions()
+        row = self.query_one("#sessions", DataTable).cursor_row
+        return sessions[row] if 0 <= row < len(sessions) else None
+
+    def action_save_sign_in(self) -> None:
+        """Ask for a file, then save the selected session's sign-in there (mode 0600)."""
+        self._ask_sign_in_path(save=True)
+
+    def action_load_sign_in(self) -> None:
+        """Ask for a saved sign-in, then add it to the selected session."""
+        self._ask_sign_in_path(save=False)
+
+    def _ask_sign_in_path(self, *, save: bool) -> None:
+        session = self._selected()
+        if session is None:
+            self.notify("No session is selected.", severity="warning")
+            return
+        verb = "Save" if save else "Load"
+        note = (
+            f"{session.service.name} cookies and storage of {session.key}, readable by you only."
+            if save
+            else f"A file saved for {session.service.name}; only its domains are loaded."
+        )
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self._sign_in(session, path, save=save)
+
+        self.push_screen(SignInPathScreen(f"{verb} the sign-in of {session.key}", note), chosen)
+
+    @work(group="sign-in", exit_on_error=False)
+    async def _sign_in(self, session: BrowserSession, path: Path, *, save: bool) -> None:
+        try:
+            if save:
+                count = await save_session_sign_in(session, path)
+                said = f"Saved {count} cookie(s) of {session.key} to {path}."
+            else:
+                count = await load_session_sign_in(session, path)
+                said = f"Loaded {count} cookie(s) into {session.key}."
+        except SubTerminatorError as error:
+            self.sign_in_outcomes.append(f"error: {error}")
+            self.notify(str(error), severity="error", timeout=15)
+            return
+        self.sign_in_outcomes.append(said)
+        self.notify(said)
 
     def _status(self) -> None:
         where = f"listening on {self.listening}" if self.listening else "starting"

@@ -73,15 +73,18 @@ class EgressProxy:
         head_timeout: float = 15.0,
         connect_timeout: float = 10.0,
         idle_timeout: float = 300.0,
+        listen: tuple[str, int] = (_LISTEN_HOST, 0),
     ) -> None:
         self.policy = policy
+        #: Where it listens: a free loopback port for a run's own filter; ``subterminator
+        #: egress`` (beside a remote browser) may name another address and port.
+        self.listen_host, self._port = listen
         self.counters = EgressCounters()
         self._resolver = resolver
         self._head_timeout = head_timeout
         self._connect_timeout = connect_timeout
         self._idle_timeout = idle_timeout
         self._server: asyncio.Server | None = None
-        self._port = 0
         self._connections: set[asyncio.Task[None]] = set()
         # One answer per host for the whole run: a later answer cannot rebind it.
         self._resolved: dict[str, list[IPAddress]] = {}
@@ -91,12 +94,13 @@ class EgressProxy:
         """The address to give Chromium as ``--proxy-server``."""
         if self._server is None:
             raise RuntimeError("the egress proxy is not running")
-        return f"http://{_LISTEN_HOST}:{self._port}"
+        host = f"[{self.listen_host}]" if ":" in self.listen_host else self.listen_host
+        return f"http://{host}:{self._port}"
 
     async def start(self) -> None:
-        """Listen on a free loopback port."""
+        """Listen (by default on a free loopback port)."""
         self._server = await asyncio.start_server(
-            self._serve, _LISTEN_HOST, 0, limit=MAX_HEAD_BYTES
+            self._serve, self.listen_host, self._port, limit=MAX_HEAD_BYTES
         )
         self._port = self._server.sockets[0].getsockname()[1]
 
@@ -179,12 +183,20 @@ class EgressProxy:
         else:
             addresses = [request.host]
         for address in addresses:
-            if address == ipaddress.ip_address(_LISTEN_HOST) and request.port == self._port:
+            if request.port == self._port and self._is_own_address(address):
                 raise _Refused(403, "the request points back at the proxy itself")
             reason = self.policy.address_refusal(request.host, address)
             if reason is not None:
                 raise _Refused(403, reason)
         return addresses[0]
+
+    def _is_own_address(self, address: IPAddress) -> bool:
+        """Whether ``address`` may be this proxy (a loop through it would never end)."""
+        try:
+            listening = ipaddress.ip_address(self.listen_host)
+        except ValueError:
+            return address.is_loopback
+        return address.is_loopback or address == listening or listening.is_unspecified
 
     async def _resolve_once(self, name: str, port: int) -> list[IPAddress]:
         if name in self._resolved:

@@ -1,0 +1,173 @@
+"""The remote browser path on this machine: a Chromium with a DevTools port, its own egress filter.
+
+The "remote" Chromium is started here on 127.0.0.1 with ``--remote-debugging-port`` and
+``--proxy-server`` naming a ``subterminator egress demoflix`` child, as a pod would run them
+(docs/remote-browsers.md). ``cancel demoflix --pilot playbook`` then drives it with
+``browser_backend = "cdp"``: the practice site counts exactly one cancellation, the egress
+filter saw the traffic, the remote browser outlives the run (only its context closes), and
+once the test stops it nothing is left running.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.browser.discovery import require_browser, running_as_root
+from subterminator_tui.browser.processes import process_table
+from subterminator_tui.exit_codes import TERMINATED
+from subterminator_tui.practice.demoflix import DemoflixServer
+from tests.conftest import wait_until_no_profile_processes
+from tests.integration.cli_children import Cli, read_until
+
+pytestmark = pytest.mark.browser
+
+#: Chromium's own background traffic off, so the egress filter sees only the site's.
+QUIET_FLAGS = (
+    "--disable-gpu",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-domain-reliability",
+    "--metrics-recording-only",
+)
+
+
+def devtools_port(profile: Path, browser: subprocess.Popen[bytes], timeout: float = 30.0) -> int:
+    """The port Chromium chose for ``--remote-debugging-port=0`` (it writes it to the profile)."""
+    marker = profile / "DevToolsActivePort"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        # Polling a file Chromium writes: there is no event to await from another process.
+        if marker.is_file() and marker.read_text().strip():
+            return int(marker.read_text().split()[0])
+        if browser.poll() is not None:
+            raise AssertionError(f"chromium exited with {browser.returncode}")
+        time.sleep(0.05)
+    raise AssertionError(f"chromium wrote no DevToolsActivePort within {timeout} s")
+
+
+def wait_until_none_mention(text: str, timeout: float = 10.0) -> list[str]:
+    """The command lines still naming ``text`` after up to ``timeout`` s (empty when none)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = [p.cmdline for p in process_table() if p.alive and text in p.cmdline]
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.05)  # other processes' exits: polling is all there is
+
+
+@pytest.fixture
+def egress(browser_cli: Cli) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``subterminator egress demoflix`` on a free loopback port, and its proxy URL."""
+    child = browser_cli.start(["egress", "demoflix"])
+    line = read_until(child, "\n", timeout=30)
+    match = re.search(r"on (http://127\.0\.0\.1:\d+)", line)
+    assert match is not None, line
+    yield child, match[1]
+    if child.poll() is None:
+        child.kill()
+        child.wait()
+
+
+@pytest.fixture
+def remote_chromium(
+    tmp_path: Path, isolated_home: Path, egress: tuple[subprocess.Popen[bytes], str]
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """A Chromium on 127.0.0.1 with a DevTools port, all its traffic through the egress filter."""
+    profile = tmp_path / "remote-profile"
+    command = [
+        str(require_browser(None)),
+        "--headless",
+        *(["--no-sandbox"] if running_as_root() else []),
+        *QUIET_FLAGS,
+        "--remote-debugging-address=127.0.0.1",
+        "--remote-debugging-port=0",
+        f"--proxy-server={egress[1]}",
+        # Loopback too: Chromium bypasses the proxy for it unless told not to.
+        "--proxy-bypass-list=<-loopback>",
+        f"--user-data-dir={profile}",
+        "about:blank",
+    ]
+    browser = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        yield browser, f"http://127.0.0.1:{devtools_port(profile, browser)}"
+    finally:
+        if browser.poll() is None:
+            os.killpg(browser.pid, signal.SIGKILL)
+        browser.wait(timeout=30)
+        assert wait_until_no_profile_processes(profile) == []
+        # Its crash handler (which names the isolated home) leaves once the browser is gone.
+        assert wait_until_none_mention(str(isolated_home)) == []
+
+
+def cancellations(site: DemoflixServer) -> int:
+    """The site's own count of finishing requests."""
+    with urllib.request.urlopen(f"{site.base_url}/__state", timeout=5) as answer:
+        return int(json.load(answer)["cancel_requests"])
+
+
+def test_demoflix_through_a_cdp_endpoint_cancels_once_and_leaves_nothing(
+    browser_cli: Cli,
+    egress: tuple[subprocess.Popen[bytes], str],
+    remote_chromium: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    """The playbook over CDP: one cancellation, traffic through the filter, nothing left."""
+    browser, endpoint = remote_chromium
+    egress_child, egress_url = egress
+    with DemoflixServer(variants=("remembered",)) as site:
+        env = browser_cli.env(
+            SUBTERMINATOR_BROWSER_BACKEND="cdp",
+            SUBTERMINATOR_BROWSER_ENDPOINT=endpoint,
+            SUBTERMINATOR_REMOTE_EGRESS=egress_url,
+        )
+        args = browser_cli.cancel_args(
+            "demoflix", "--no-tui", "--pilot", "playbook", "--practice-url", site.base_url
+        )
+        run = browser_cli.run(args, stdin=b"y\n", env=env)
+        assert run.code == 0, run.stdout + run.stderr
+        assert "completed and verified" in run.stdout
+        assert cancellations(site) == 1
+    # Only the run's context closed: the remote browser is the pod's, and still runs.
+    assert browser.poll() is None
+    # No Playwright MCP of the run is left (its command line names the isolated home).
+    home = str(browser_cli.home)
+    left = [
+        p.cmdline for p in process_table() if p.alive and "node" in p.program and home in p.cmdline
+    ]
+    assert left == []
+    egress_child.send_signal(signal.SIGTERM)
+    out, _err = egress_child.communicate(timeout=30)
+    assert egress_child.returncode == TERMINATED
+    summary = re.search(rb"stopped: (\d+) allowed, (\d+) blocked", out)
+    assert summary is not None, out
+    assert int(summary[1]) > 0, "the remote browser's traffic did not go through the filter"
+
+
+def test_a_remote_backend_without_its_egress_filter_is_refused(browser_cli: Cli) -> None:
+    """``cdp`` without ``remote_egress``: a clear configuration error, exit 2, no browser."""
+    env = browser_cli.env(
+        SUBTERMINATOR_BROWSER_BACKEND="cdp",
+        SUBTERMINATOR_BROWSER_ENDPOINT="http://127.0.0.1:9",
+    )
+    run = browser_cli.run(browser_cli.cancel_args("demoflix", "--no-tui"), env=env)
+    assert run.code == 2, run.stdout + run.stderr
+    assert "needs remote_egress" in run.stderr
