@@ -3,7 +3,9 @@
 Version 1 (runs, turns) had no version number; version 2 adds the facts of every
 irreversible step (question, decision, dispatch, outcome, each written when it
 happens) and the process that ran each run, so an interrupted run can be told
-from a live one. Files are migrated in place, in one transaction.
+from a live one; version 3 adds serve mode's call records (one per served call, by
+``ref_id``), their console messages and each caller's read cursors. Files are
+migrated in place, in one transaction.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import apsw
 
 from subterminator_tui.errors import JournalError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _VERSION_1 = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -74,6 +76,42 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             finished_at REAL
         )""",
         "CREATE INDEX steps_by_run ON steps(run_id, id)",
+    ),
+    3: (
+        """CREATE TABLE call_records (
+            id INTEGER PRIMARY KEY,
+            ref_id TEXT NOT NULL UNIQUE,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            principal TEXT NOT NULL,
+            session TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            arguments TEXT NOT NULL,
+            status TEXT NOT NULL,
+            result TEXT,
+            snapshot TEXT,
+            url TEXT,
+            error TEXT,
+            latency REAL NOT NULL,
+            created_at REAL NOT NULL
+        )""",
+        "CREATE INDEX call_records_by_session ON call_records(principal, session, id)",
+        """CREATE TABLE console_messages (
+            id INTEGER PRIMARY KEY,
+            record_id INTEGER NOT NULL REFERENCES call_records(id),
+            level TEXT NOT NULL,
+            message TEXT NOT NULL,
+            url TEXT,
+            line INTEGER,
+            column_number INTEGER
+        )""",
+        "CREATE INDEX console_messages_by_record ON console_messages(record_id, id)",
+        """CREATE TABLE read_cursors (
+            principal TEXT NOT NULL,
+            session TEXT NOT NULL,
+            ref_id TEXT NOT NULL,
+            read_at REAL NOT NULL,
+            PRIMARY KEY (principal, session)
+        )""",
     ),
 }
 
