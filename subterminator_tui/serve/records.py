@@ -44,6 +44,13 @@ class CallRecorder:
         #: Every value typed in this session, removed from what is recorded.
         self.typed = SecretScrubber()
 
+    def remember_typed(self, arguments: dict[str, Any]) -> None:
+        """Keep the text a call types out of everything recorded from now on."""
+        for name in TYPED_ARGUMENTS:
+            value = arguments.get(name)
+            if isinstance(value, str):
+                self.typed.remember(value)
+
     def record(
         self,
         tool: str,
@@ -55,10 +62,7 @@ class CallRecorder:
         latency: float,
     ) -> str:
         """Write the call's record; its new ref_id."""
-        for name in TYPED_ARGUMENTS:
-            value = arguments.get(name)
-            if isinstance(value, str):
-                self.typed.remember(value)
+        self.remember_typed(arguments)
         scrub = self.typed.text
         page = answer.page
         record = CallRecord(

@@ -190,6 +190,7 @@ class BrowserSession:
         started = time.perf_counter()
         self._call, self._result_text, self._console_text = (tool, arguments), None, ""
         # Typed text never reaches the journal (records.py); its length does.
+        self.records.remember_typed(arguments)
         row = self.journal.record_intent(
             self.run_id, self.turns, self._pilot, tool, redacted_arguments(arguments)
         )
@@ -364,10 +365,10 @@ class BrowserSession:
         self.journal.record_outcome(
             row,
             outcome=answer.status,
-            error=answer.message if answer.is_error else None,
+            error=self.records.typed.text(answer.message) if answer.is_error else None,
             url=page.url if page else None,
             title=page.title if page else None,
-            snapshot=page.content if page else None,
+            snapshot=self.records.typed.text(page.content) if page else None,
             latency=time.perf_counter() - started,
             input_tokens=0,
             output_tokens=0,
