@@ -19,12 +19,14 @@ import logging
 import os
 import signal
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 import mcp_types as types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 from subterminator_tui import __version__
 from subterminator_tui.browser.answers import root_cause
@@ -126,7 +128,11 @@ class PlaywrightMCPProcess:
                     if pending is None:
                         return
                     if pending.name == _PING:
-                        await client.send_ping()
+                        # Playwright MCP speaks the legacy protocol (mode="legacy"), where
+                        # ping is defined; the SDK warns that later protocol versions drop it.
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore", MCPDeprecationWarning)
+                            await client.send_ping()
                         result = types.CallToolResult(content=[])
                     else:
                         result = await client.call_tool(pending.name, pending.arguments)

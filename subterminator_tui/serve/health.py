@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import signal
 import time
 
 from subterminator_tui.errors import SubTerminatorError
@@ -90,6 +92,11 @@ class HealthMonitor:
         health.failed_pings += 1
         logger.warning("%s: ping %d failed", session.key.name, health.failed_pings)
         if health.failed_pings >= self.policy.failed_pings:
+            # A hung Node cannot close gracefully (nor answer SIGTERM while stopped):
+            # it is killed, and its watchdog stops its Chromium, as after a crash.
+            if gateway.node_pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(gateway.node_pid, signal.SIGKILL)
             await self.restart(session, f"{health.failed_pings} pings went unanswered")
 
     async def restart(self, session: BrowserSession, why: str) -> None:

@@ -8,6 +8,7 @@ Playwright MCP and Chromium, and a small site on loopback (records_site.py).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sqlite3
@@ -283,4 +284,46 @@ async def test_a_browser_killed_1_3_4_times_recovers_recovers_then_degrades(
         assert "Page one" in text_of(lost), "the answer carries the reopened page"
         mode, content = await read(client, ref_id(lost))
         assert mode == "full" and "Page one" in content
+    assert wait_until_none_under(profiles) == []
+
+
+async def test_a_hung_browser_is_restarted_after_three_unanswered_pings(
+    site: RecordsSite, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """SIGSTOP the session's Node: it is alive but silent; three pings go unanswered and the
+    browser is restarted on its last page."""
+    policy = HealthPolicy(ping_seconds=0.2, ping_timeout=0.5, backoff=(0.1,), check_seconds=0.05)
+    profiles = tmp_path / "profiles"
+    config = ServeConfig(
+        settings=load_settings(journal=tmp_path / "journal.sqlite3"),
+        profile_root=profiles,
+        runs_root=tmp_path / "runs",
+        services=(site.services_file,),
+        health=policy,
+    )
+    caplog.set_level("WARNING", logger="subterminator_tui.serve.health")
+    async with server_parts(config) as parts, Client(parts.server) as client:
+        await client.call_tool("session_open", {"name": "main", "service": "consolelab"})
+        assert not (await client.call_tool("navigate", {"session": "main", "url": "/two"})).is_error
+        session = parts.registry.get(LOCAL_PRINCIPAL, "main")
+        await until(lambda: session.health.last_ping > 0)
+        assert session.health.failed_pings == 0, "a live Node answers its pings"
+        node = node_of(session)
+        os.kill(node, signal.SIGSTOP)
+        try:
+            await until(
+                lambda: (
+                    session.health.restarts_total == 1
+                    and session.health.state == "ready"
+                    and session.in_flight is None
+                )
+            )
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(node, signal.SIGKILL)
+        assert "3 pings went unanswered" in caplog.text
+        assert node_of(session) != node
+        answer = await client.call_tool("snapshot", {"session": "main"})
+        assert not answer.is_error, text_of(answer)
+        assert str((answer.structured_content or {}).get("url", "")).endswith("/two")
     assert wait_until_none_under(profiles) == []
