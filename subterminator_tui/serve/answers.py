@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.pilots.page_view import PageView, page_for_model
+from subterminator_tui.rules import ServiceConfig, detect_handoff, verify_completion
 
 #: ``ok``: done; ``approval_pending``: held for the operator; ``rejected``: the operator
 #: said no; ``refused``: the guard stopped it; ``error``: the browser failed it.
@@ -29,6 +31,8 @@ class Answer:
     ref_id: str | None = None
     #: The full tree instead of the compact one (snapshot with ``full``).
     full: bool = False
+    #: The service's success rules confirm the page (None: not judged).
+    verified: bool | None = None
 
     @property
     def is_error(self) -> bool:
@@ -58,4 +62,30 @@ class Answer:
         if self.page is not None:
             data["url"] = self.page.url
             data["title"] = self.page.title
+        if self.verified is not None:
+            data["verified"] = self.verified
         return data
+
+
+_NEEDS = {"login": "a sign-in", "two_factor": "a verification code", "captcha": "a CAPTCHA"}
+
+
+def judged_by(service: ServiceConfig, answer: Answer) -> Answer:
+    """``answer`` with what the service's rules say of its page: done, or needs the person.
+
+    ``verified`` comes from the success rules, never from the agent; a page that needs
+    a sign-in, a code or a CAPTCHA says so, since agents never do those here.
+    """
+    page = answer.page
+    if page is None:
+        return answer
+    message = answer.message
+    handoff = detect_handoff(service, page)
+    if handoff is not None:
+        need = _NEEDS.get(handoff.kind, "the person")
+        message = (f"{message}\n" if message else "") + (
+            f"This page needs {need} ({handoff.rule.why}). Agents never sign in or solve "
+            "checks here: ask the person to do it in the browser, then call snapshot."
+        )
+    verified = verify_completion(service, page).verified
+    return dataclasses.replace(answer, message=message, verified=verified)

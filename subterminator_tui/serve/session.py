@@ -35,7 +35,7 @@ from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
 from subterminator_tui.rules import ServiceConfig, verify_completion
 from subterminator_tui.rules.effects import READ_ONLY_TOOLS
-from subterminator_tui.serve.answers import Answer
+from subterminator_tui.serve.answers import Answer, judged_by
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.errors import SessionBusyError
@@ -162,7 +162,7 @@ class BrowserSession:
         self._claim(tool)
         held = False
         try:
-            answer = await self._run(tool, arguments)
+            answer = judged_by(self.service, await self._run(tool, arguments))
             held = answer.status == "approval_pending"
             if answer.status == "error" and not self._browser_alive():
                 await self.close_browser()
@@ -300,7 +300,8 @@ class BrowserSession:
                 said = f" The operator says: {approval.note}" if approval.note else ""
                 answer = Answer("rejected", rejected + said, self._seen)
             else:
-                answer = self._record(row, started, await self._send_approved(call, judged, step))
+                sent = await self._send_approved(call, judged, step)
+                answer = judged_by(self.service, self._record(row, started, sent))
         except (MCPToolError, MCPConnectionError, JournalWriteError) as error:
             answer = Answer("error", str(error), self._seen)
         finally:

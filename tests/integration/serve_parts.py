@@ -17,7 +17,7 @@ from subterminator_tui.settings import load_settings
 
 @asynccontextmanager
 async def serve_registry(
-    tmp_path: Path, practice_url: str, **limits: float
+    tmp_path: Path, practice_url: str | None, services: tuple[Path, ...] = (), **limits: float
 ) -> AsyncIterator[SessionRegistry]:
     """A registry like the server's, with a private profile root and journal; no browser left."""
     config = ServeConfig(
@@ -25,6 +25,7 @@ async def serve_registry(
         profile_root=tmp_path / "profiles",
         runs_root=tmp_path / "runs",
         practice_url=practice_url,
+        services=services,
         **limits,  # type: ignore[arg-type]
     )
     with Journal(tmp_path / "journal.sqlite3") as journal:

@@ -12,6 +12,8 @@ import pytest
 
 from subterminator_tui.browser.processes import pid_alive
 from subterminator_tui.practice.demoflix import DemoflixServer
+from subterminator_tui.practice.gauntlet.forbidden_host import ForbiddenHost
+from subterminator_tui.resources import builtin_scenarios_file
 from subterminator_tui.serve.errors import SessionBusyError, SessionNotFoundError
 from subterminator_tui.serve.session import BrowserSession
 from tests.conftest import browser_parts_missing
@@ -103,9 +105,11 @@ async def test_principals_are_isolated_and_the_domains_hold(
 
         assert mine.browser is not None and mine.browser.egress is not None
         counters = mine.browser.egress.counters
-        refused = await mine.run("browser_navigate", {"url": "http://example.com/"})
+        reached: list[str] = []
+        with ForbiddenHost(reached.append) as forbidden:
+            refused = await mine.run("browser_navigate", {"url": f"{forbidden.base_url}/x"})
         assert refused.status == "refused" and "refused" in refused.message
-        assert "example.com" not in counters.allowed and counters.blocked_hosts() == set()
+        assert reached == [] and counters.blocked_hosts() == set()
 
         last = mine.page.url
         old_ref = mine.page.elements[-1].ref or "e1"
@@ -144,3 +148,24 @@ async def wait_for_death(pid: int) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"process {pid} still alive")
+
+
+async def test_enter_on_an_autofocused_final_button_is_held(tmp_path: Path) -> None:
+    """A gauntlet trap: Enter on the focused 'Cancel my plan' is judged by the element it
+    presses, so it waits for the operator and the site records nothing irreversible."""
+    if browser_parts_missing():
+        pytest.skip(browser_parts_missing() or "")
+    services = (builtin_scenarios_file(),)
+    async with serve_registry(tmp_path, None, services) as registry:
+        session, _ = registry.open("agent", "trap", "gauntlet-trap-autofocus")
+        await session.run("browser_snapshot", {})
+        assert await click(session, "button", "Cancel membership") == "ok"
+        held = await session.run("browser_press_key", {"key": "Enter"})
+        assert held.status == "approval_pending", held.message
+        assert "Cancel my plan" in (held.message or "")
+        assert session.browser is not None and session.browser.practice is not None
+        state = session.browser.practice.state
+        assert state.irreversible == []
+        registry.desk.decide(held.approval_id or "", approve=False)
+        await registry.desk.wait("agent", held.approval_id or "", 30)
+        assert state.irreversible == []

@@ -149,6 +149,7 @@ async def test_an_agent_cancels_demoflix_with_the_operator_approving(
         assert done.structured_content is not None, text_of(done)
         assert done.structured_content["status"] == "ok", text_of(done)
         assert "/cancel/done" in done.structured_content["url"]
+        assert done.structured_content["verified"] is True
         assert site.state.cancel_requests == 1 and site.state.membership == "cancelled"
 
         closed = await client.call_tool("session_close", {"name": "main"})

@@ -9,6 +9,7 @@ import pytest
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve.answers import Answer, judged_by
 from subterminator_tui.serve.approvals import ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.errors import (
@@ -20,6 +21,7 @@ from subterminator_tui.serve.errors import (
 from subterminator_tui.serve.operator import NoOperator
 from subterminator_tui.serve.registry import SessionRegistry
 from subterminator_tui.settings import load_settings
+from tests.fixtures.pages import page
 
 
 @pytest.fixture
@@ -131,3 +133,18 @@ def test_a_bare_address_needs_the_operators_any_site(tmp_path: Path) -> None:
             session, _ = registry.open("alice", "site", "shop.example.com")
             assert session.service.allowed_domains == ("example.com",)
             assert session.guard.rules
+
+
+def test_answers_say_when_the_rules_verify_and_when_the_person_is_needed(
+    registry: SessionRegistry,
+) -> None:
+    """The confirmation page is verified by the service's rules; the sign-in page asks for
+    the person; neither is the agent's word."""
+    service = registry.service_for("demoflix", None)
+    done = judged_by(service, Answer("ok", "", page("done")))
+    assert done.verified is True and done.structured()["verified"] is True
+    login = judged_by(service, Answer("ok", "", page("login")))
+    assert login.verified is False
+    assert "needs a sign-in" in login.message
+    account = judged_by(service, Answer("ok", "", page("account")))
+    assert account.verified is False and "needs" not in account.message
