@@ -79,6 +79,14 @@ class HealthMonitor:
             self._counted[id(gateway)] = gateway.restarts
         if session.in_flight is not None or session.pending is not None:
             return
+        if health.degraded:
+            # Its own restarts used the window up: the browser is not kept either.
+            if session.claim_for("closing its degraded browser"):
+                try:
+                    await session.close_browser()
+                finally:
+                    session.release()
+            return
         if not gateway.alive:
             await self.restart(session, "its Playwright MCP process died")
             return

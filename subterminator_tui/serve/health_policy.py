@@ -77,6 +77,11 @@ class SessionHealth:
         self.state = "degraded"
         self._degraded_at = now
 
+    @property
+    def degraded(self) -> bool:
+        """Whether the session refuses calls for too many restarts."""
+        return self.state == "degraded"
+
     def retry_after(self, now: float) -> float:
         """Seconds until a call may be tried again (0 when it may now)."""
         if self.state == "restarting":

@@ -198,7 +198,7 @@ def build_server(
         sessions = registry.listing(principal())
         lines = [
             f"- {s['name']} ({s['service']}): browser {s['browser']}, url {s['url']}, "
-            f"busy {s['busy']}, pending approval {s['pending_approval']}"
+            f"busy {s['busy']}, pending approval {s['pending_approval']}, health {s['health']}"
             for s in sessions
         ]
         return types.CallToolResult(
