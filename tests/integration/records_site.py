@@ -6,8 +6,8 @@ sessions reach it through the ordinary guard and egress filter.
 
 from __future__ import annotations
 
+import contextlib
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -37,12 +37,15 @@ SLOW_SECONDS = 6.0
 
 
 class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+    # Handler threads are joined on close: none may outlive the test.
+    daemon_threads = False
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         #: Set when the browser asks for the slow page: a click on its link is in flight.
         self.slow_requested = threading.Event()
+        #: Set on close: a slow answer still pending ends at once.
+        self.closing = threading.Event()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -51,18 +54,20 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path.startswith("/slow"):
             self.server.slow_requested.set()
-            time.sleep(SLOW_SECONDS)
+            self.server.closing.wait(SLOW_SECONDS)
             body = _TWO.replace("Page two", "Slow page")
         elif self.path.startswith("/two"):
             body = _TWO
         else:
             body = _ONE
         data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        # The browser may be gone (killed by the test) before its answer is written.
+        with contextlib.suppress(OSError):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
     def log_message(self, format: str, *args: object) -> None:
         return
@@ -96,5 +101,6 @@ class RecordsSite:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        self._server.closing.set()
         self._server.shutdown()
         self._server.server_close()

@@ -284,6 +284,9 @@ async def test_a_browser_killed_1_3_4_times_recovers_recovers_then_degrades(
         assert "Page one" in text_of(lost), "the answer carries the reopened page"
         mode, content = await read(client, ref_id(lost))
         assert mode == "full" and "Page one" in content
+        # The gateway's own restart (mid-call) counts against the session's window too.
+        await until(lambda: cut.health.restarts_total == 1)
+        assert site.slow_requested.is_set() and cut.health.state == "ready"
     assert wait_until_none_under(profiles) == []
 
 
