@@ -260,8 +260,8 @@ class BrowserGateway(PlaywrightMCPProcess):
         """
         try:
             result = await self._dispatch("browser_console_messages", {"level": "debug"})
-        except (MCPToolError, ServerStopped, OutcomeUnknownError):
-            return ""
+        except (MCPToolError, MCPConnectionError, ServerStopped):
+            return ""  # a record without console messages, never a failed call
         return "" if result.is_error else text_of(result)
 
     async def snapshot(self) -> NormalizedSnapshot:
