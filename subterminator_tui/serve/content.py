@@ -79,7 +79,9 @@ class ContentReader:
             return Reading(ref_id, "search", "\n".join(found))
         last = self.store.cursor(principal, record.session)
         base = None if reset_cursor or last is None else self.store.get(principal, last)
-        self.store.move_cursor(principal, record.session, ref_id)
+        if last != ref_id:
+            # A durable write per read that moves the cursor; re-reads write nothing.
+            self.store.move_cursor(principal, record.session, ref_id)
         if base is None:
             return Reading(ref_id, "full", record.content)
         if base.ref_id == ref_id:
