@@ -22,6 +22,7 @@ import time
 
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.serve.health_policy import HealthPolicy
+from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.registry import SessionRegistry
 from subterminator_tui.serve.session import BrowserSession
 
@@ -37,6 +38,9 @@ class HealthMonitor:
         self._task: asyncio.Task[None] | None = None
         #: Restarts the gateways made themselves (mid-call), already counted, per gateway.
         self._counted: dict[int, int] = {}
+        #: One check per session at a time, each in its own task: a session's slow ping or
+        #: restart (backoff and all) never delays another's.
+        self._checks: dict[SessionKey, asyncio.Task[None]] = {}
 
     def start(self) -> None:
         """Watch from now on (inside the running event loop)."""
@@ -46,19 +50,27 @@ class HealthMonitor:
     async def stop(self) -> None:
         """Stop watching (a restart under way is cancelled; the registry closes the rest)."""
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        tasks = [*self._checks.values(), *([task] if task is not None else [])]
+        self._checks.clear()
+        for each in tasks:
+            each.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(self.policy.check_seconds)
             for session in list(self.registry.sessions.values()):
-                try:
-                    await self.check(session)
-                except SubTerminatorError as error:
-                    logger.warning("health check of %s failed: %s", session.key.name, error)
+                if session.key not in self._checks:
+                    check = asyncio.create_task(self._checked(session), name="serve-health-check")
+                    self._checks[session.key] = check
+
+    async def _checked(self, session: BrowserSession) -> None:
+        try:
+            await self.check(session)
+        except SubTerminatorError as error:
+            logger.warning("health check of %s failed: %s", session.key.name, error)
+        finally:
+            self._checks.pop(session.key, None)
 
     async def check(self, session: BrowserSession) -> None:
         """One look at ``session``: count the gateway's own restarts, restart a dead browser,
