@@ -273,6 +273,18 @@ class BrowserGateway(PlaywrightMCPProcess):
             f"{self.plan.server_log}"
         )
 
+    async def console_messages(self) -> str:
+        """Every console message of the current page, as Playwright MCP prints them ('' if none).
+
+        SubTerminator's own read (serve mode's call records); the tool stays off the
+        allowlist, so no model calls it.
+        """
+        try:
+            result = await self._dispatch("browser_console_messages", {"level": "debug"})
+        except (MCPToolError, MCPConnectionError, ServerStopped):
+            return ""  # a record without console messages, never a failed call
+        return "" if result.is_error else text_of(result)
+
     async def snapshot(self) -> NormalizedSnapshot:
         """A fresh snapshot of the current page."""
         return (await self.call("browser_snapshot")).snapshot

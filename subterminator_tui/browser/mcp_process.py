@@ -19,12 +19,14 @@ import logging
 import os
 import signal
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 import mcp_types as types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 from subterminator_tui import __version__
 from subterminator_tui.browser.answers import root_cause
@@ -36,6 +38,8 @@ from subterminator_tui.errors import MCPConnectionError, OutcomeUnknownError
 logger = logging.getLogger(__name__)
 
 _WATCHDOG_INTERVAL = 0.2
+#: The request name of an MCP ping (no tool has it: tool names have no spaces).
+_PING = "mcp ping"
 
 
 @dataclass
@@ -123,7 +127,15 @@ class PlaywrightMCPProcess:
                     pending = await self._requests.get()
                     if pending is None:
                         return
-                    result = await client.call_tool(pending.name, pending.arguments)
+                    if pending.name == _PING:
+                        # Playwright MCP speaks the legacy protocol (mode="legacy"), where
+                        # ping is defined; the SDK warns that later protocol versions drop it.
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore", MCPDeprecationWarning)
+                            await client.send_ping()
+                        result = types.CallToolResult(content=[])
+                    else:
+                        result = await client.call_tool(pending.name, pending.arguments)
                     if not pending.reply.done():
                         pending.reply.set_result(result)
                     pending = None
@@ -202,6 +214,21 @@ class PlaywrightMCPProcess:
     def alive(self) -> bool:
         """True while the server is running and answering."""
         return self._owner is not None and not self._owner.done() and not self._server_died
+
+    async def ping(self, within: float) -> bool:
+        """Whether the server answers an MCP ping within ``within`` s (after calls already queued).
+
+        A health check: a failed ping does not mark the server dead, whoever pings decides.
+        """
+        if self._closing or self._owner is None or not self.alive:
+            return False
+        reply: asyncio.Future[types.CallToolResult] = asyncio.get_running_loop().create_future()
+        self._requests.put_nowait(_Request(_PING, {}, reply))
+        try:
+            await asyncio.wait_for(asyncio.shield(reply), within)
+        except Exception:  # a timeout, the server gone, a refusal: all unanswered
+            return False
+        return True
 
     def _diagnostics(self) -> str:
         tail = ""

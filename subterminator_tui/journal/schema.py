@@ -6,7 +6,9 @@ happens) and the process that ran each run, so an interrupted run can be told
 from a live one; version 3 adds where a run started and whose rules verified it
 (``subterminator cancel example.com`` runs are verified by generic rules, and say so),
 and the role and name of the element each turn acted on, so ``subterminator record``
-can turn a run into a playbook. Files are migrated in place, in one transaction.
+can turn a run into a playbook; version 4 adds serve mode's call records (one per
+served call, by ``ref_id``), their console messages and each caller's read cursors.
+Files are migrated in place, in one transaction.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import apsw
 
 from subterminator_tui.errors import JournalError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _VERSION_1 = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -83,6 +85,42 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE runs ADD COLUMN verified_by TEXT",
         "ALTER TABLE turns ADD COLUMN target_role TEXT",
         "ALTER TABLE turns ADD COLUMN target_name TEXT",
+    ),
+    4: (
+        """CREATE TABLE call_records (
+            id INTEGER PRIMARY KEY,
+            ref_id TEXT NOT NULL UNIQUE,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            principal TEXT NOT NULL,
+            session TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            arguments TEXT NOT NULL,
+            status TEXT NOT NULL,
+            result TEXT,
+            snapshot TEXT,
+            url TEXT,
+            error TEXT,
+            latency REAL NOT NULL,
+            created_at REAL NOT NULL
+        )""",
+        "CREATE INDEX call_records_by_session ON call_records(principal, session, id)",
+        """CREATE TABLE console_messages (
+            id INTEGER PRIMARY KEY,
+            record_id INTEGER NOT NULL REFERENCES call_records(id),
+            level TEXT NOT NULL,
+            message TEXT NOT NULL,
+            url TEXT,
+            line INTEGER,
+            column_number INTEGER
+        )""",
+        "CREATE INDEX console_messages_by_record ON console_messages(record_id, id)",
+        """CREATE TABLE read_cursors (
+            principal TEXT NOT NULL,
+            session TEXT NOT NULL,
+            ref_id TEXT NOT NULL,
+            read_at REAL NOT NULL,
+            PRIMARY KEY (principal, session)
+        )""",
     ),
 }
 

@@ -82,6 +82,11 @@ class Journal:
         except apsw.Error as error:
             raise JournalError(f"Cannot open the journal {path}: {error}.") from None
 
+    @property
+    def connection(self) -> apsw.Connection:
+        """The open connection, for the journal's other tables (call_records.py)."""
+        return self._db
+
     def close(self) -> None:
         """Close the connection."""
         self._db.close()

@@ -27,6 +27,8 @@ class Answer:
     message: str = ""
     page: NormalizedSnapshot | None = None
     approval_id: str | None = None
+    #: The call's record in the journal: get_content / get_console_content read it.
+    ref_id: str | None = None
     #: The full tree instead of the compact one (snapshot with ``full``).
     full: bool = False
     #: The service's success rules confirm the page (None: not judged).
@@ -40,6 +42,8 @@ class Answer:
     def text(self) -> str:
         """The answer as the agent reads it."""
         lines = [f"status: {self.status}"]
+        if self.ref_id:
+            lines.append(f"ref_id: {self.ref_id}")
         if self.approval_id:
             lines.append(f"approval_id: {self.approval_id}")
         if self.message:
@@ -53,6 +57,8 @@ class Answer:
         data: dict[str, Any] = {"status": self.status, "message": self.message}
         if self.approval_id:
             data["approval_id"] = self.approval_id
+        if self.ref_id:
+            data["ref_id"] = self.ref_id
         if self.page is not None:
             data["url"] = self.page.url
             data["title"] = self.page.title

@@ -53,7 +53,7 @@ class Approval:
         return self.decision
 
     def answer_for_agent(self) -> Answer:
-        """What approval_status and approval_wait return now."""
+        """What approval_wait returns now (at once with timeout_seconds 0)."""
         if self.answer is not None and self.finished:
             return self.answer
         state = "approved; the call is being sent" if self.decision == "approved" else "pending"

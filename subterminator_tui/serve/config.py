@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from subterminator_tui.serve.health_policy import HealthPolicy
 from subterminator_tui.settings import Settings, user_data_dir
 
 #: Defaults from the issue: a browser costs ~300 MiB here, so 8 fit on this 2-core machine.
@@ -42,3 +43,5 @@ class ServeConfig:
     sign_ins: tuple[tuple[str, Path], ...] = ()
     #: Sessions may name any site by address (generic rules, that site's domain only).
     any_site: bool = False
+    #: Pings, restarts and their limits for every session's browser.
+    health: HealthPolicy = field(default_factory=HealthPolicy)

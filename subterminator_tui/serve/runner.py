@@ -20,10 +20,13 @@ from typing import Any
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.mcpserver import MCPServer
 
+from subterminator_tui.journal.call_records import CallRecordStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.serve import live_view
 from subterminator_tui.serve.approvals import ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.content import ContentReader
+from subterminator_tui.serve.health import HealthMonitor
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.operator import NoOperator, TerminalOperator, open_terminal
 from subterminator_tui.serve.registry import SessionRegistry
@@ -59,16 +62,28 @@ async def server_parts(
     """The journal, registry and MCP server; every session closed on exit, however it ends."""
     desk = desk or ApprovalDesk()
     with Journal(config.settings.resolved_journal()) as journal:
+        records = CallRecordStore(journal)
+        # A server killed before (SIGKILL, a crash) left its sessions open: they are closed.
+        records.close_dead_serve_runs()
         registry = SessionRegistry(config, journal, desk)
         for name, service in config.preopen:
             registry.open(LOCAL_PRINCIPAL, name, service)
         preload_sign_ins(registry, config.sign_ins)
-        server = build_server(registry, desk, token_verifier=token_verifier, issuer_url=issuer_url)
+        server = build_server(
+            registry,
+            desk,
+            token_verifier=token_verifier,
+            issuer_url=issuer_url,
+            reader=ContentReader(records),
+        )
         live_view.attach(server, registry)
         registry.start_idle_watch()
+        health = HealthMonitor(registry, config.health)
+        health.start()
         try:
             yield ServerParts(registry, desk, server)
         finally:
+            await health.stop()
             await registry.close_all()
 
 

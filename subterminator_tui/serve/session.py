@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from subterminator_tui.errors import (
     MCPToolError,
     OutcomeUnknownError,
 )
+from subterminator_tui.journal.call_records import CallRecordStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.guard import Checkpoint, Guard, describe_action
 from subterminator_tui.orchestrator.result import TaskResult
@@ -37,9 +39,11 @@ from subterminator_tui.serve.answers import Answer, judged_by
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.errors import SessionBusyError
+from subterminator_tui.serve.health_policy import SessionHealth
 from subterminator_tui.serve.lazy_browser import LazyBrowser
 from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.page_changes import PageChanges
+from subterminator_tui.serve.records import CallRecorder, redacted_arguments
 from subterminator_tui.session.browser import ServiceBrowser
 
 #: The Playwright tools the server's own tools map onto; nothing else is ever sent.
@@ -88,6 +92,12 @@ class BrowserSession:
         #: Bumped after every call: the live view sends a frame then.
         self.changes = PageChanges()
         self.run_id = journal.start_run(service.id, None, self._pilot)
+        self.health = SessionHealth(config.health)
+        self.records = CallRecorder(CallRecordStore(journal), key, self.run_id)
+        #: The call being answered, Playwright's text for it and the page's console listing.
+        self._call: tuple[str, dict[str, Any]] = ("", {})
+        self._result_text: str | None = None
+        self._console_text = ""
 
     @property
     def profile_dir(self) -> Path:
@@ -114,11 +124,13 @@ class BrowserSession:
             "busy": self.in_flight,
             "pending_approval": self.pending.id if self.pending else None,
             "calls": self.turns,
+            "health": self.health.state,
         }
 
     # --- one call at a time -----------------------------------------------------------
 
     def _claim(self, tool: str) -> None:
+        self.health.refuse_if_unavailable(self.key.name, time.monotonic())
         if self.pending is not None:
             raise SessionBusyError(
                 f"busy: session '{self.key.name}' holds a call waiting for the operator "
@@ -180,7 +192,12 @@ class BrowserSession:
         call = ToolCall(f"call-{self.turns + 1}", tool, arguments)
         self.turns += 1
         started = time.perf_counter()
-        row = self.journal.record_intent(self.run_id, self.turns, self._pilot, tool, arguments)
+        self._call, self._result_text, self._console_text = (tool, arguments), None, ""
+        # Typed text never reaches the journal (records.py); its length does.
+        self.records.remember_typed(arguments)
+        row = self.journal.record_intent(
+            self.run_id, self.turns, self._pilot, tool, redacted_arguments(arguments)
+        )
         seen = self._seen
         if seen is None:
             seen = await self._settle(await gateway.snapshot())
@@ -317,16 +334,21 @@ class BrowserSession:
             result = await self._gateway().call(call.name, call.arguments)
         except (OutcomeUnknownError, MCPConnectionError) as lost:
             self._step_outcome(step, "unknown")
-            return Answer(
-                "error",
-                f"{lost} What the call did is not known: take a snapshot before acting again.",
-                self._seen,
-            )
+            message = f"{lost} What the call did is not known: take a snapshot before acting again."
+            reopened = lost.snapshot if isinstance(lost, OutcomeUnknownError) else None
+            if isinstance(reopened, NormalizedSnapshot) and self._browser_alive():
+                # The browser was restarted and reopened the page: the agent gets that page.
+                with contextlib.suppress(MCPToolError, MCPConnectionError):
+                    return Answer("error", message, await self._settle(reopened))
+            return Answer("error", message, self._seen)
         except MCPToolError as failed:
             self._step_outcome(step, "failed")
+            self._console_text = await self._gateway().console_messages()
             page = failed.snapshot if isinstance(failed.snapshot, NormalizedSnapshot) else seen
             return Answer("error", str(failed), await self._settle(page))
         self._step_outcome(step, "done")
+        self._result_text = result.text
+        self._console_text = await self._gateway().console_messages()
         return Answer("ok", "", await self._settle(result.snapshot))
 
     def _step_outcome(self, step: int | None, outcome: str) -> None:
@@ -348,15 +370,24 @@ class BrowserSession:
         self.journal.record_outcome(
             row,
             outcome=answer.status,
-            error=answer.message if answer.is_error else None,
+            error=self.records.typed.text(answer.message) if answer.is_error else None,
             url=page.url if page else None,
             title=page.title if page else None,
-            snapshot=page.content if page else None,
+            snapshot=self.records.typed.text(page.content) if page else None,
             latency=time.perf_counter() - started,
             input_tokens=0,
             output_tokens=0,
         )
-        return answer
+        tool, arguments = self._call
+        ref_id = self.records.record(
+            tool,
+            arguments,
+            answer,
+            result_text=self._result_text,
+            console_text=self._console_text,
+            latency=time.perf_counter() - started,
+        )
+        return dataclasses.replace(answer, ref_id=ref_id)
 
     # --- the browser, lazily ----------------------------------------------------------
 
@@ -379,6 +410,10 @@ class BrowserSession:
             await self.lazy.close()
             raise
         return self._gateway()
+
+    async def open_browser(self) -> None:
+        """Start the browser on the session's last page (a restart after a crash)."""
+        await self._open_browser()
 
     async def close_browser(self) -> None:
         """Close the browser (idle or closing); the profile and the last URL stay."""

@@ -1,5 +1,10 @@
 """The MCP tool surface: 14 tools over the session registry, for stdio and HTTP alike.
 
+Issue 11 caps the surface under 15 tools. The call records' two readers
+(get_content, get_console_content: record_tools.py) fit by folding two tools into
+others: the screenshot is ``snapshot`` with ``image``, and reading an approval's
+state now is ``approval_wait`` with ``timeout_seconds`` 0.
+
 Each description says when to use the tool, what happens and what can go wrong
 (seed 001 FR5). Browser tools map onto a fixed set of Playwright MCP tools with
 arguments built here: nothing an agent sends reaches the browser unchecked, and
@@ -28,7 +33,9 @@ from subterminator_tui import __version__
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.serve.answers import Answer
 from subterminator_tui.serve.approvals import ApprovalDesk
+from subterminator_tui.serve.content import ContentReader
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL
+from subterminator_tui.serve.record_tools import add_record_tools
 from subterminator_tui.serve.registry import SessionRegistry
 
 #: JPEG over PNG keeps a viewport well under the 5 MB a client accepts (seed 002 R3).
@@ -100,6 +107,7 @@ def build_server(
     *,
     token_verifier: TokenVerifier | None = None,
     issuer_url: str | None = None,
+    reader: ContentReader | None = None,
 ) -> MCPServer[Any]:
     """The MCP server with every tool bound to ``registry`` and ``desk``.
 
@@ -190,7 +198,7 @@ def build_server(
         sessions = registry.listing(principal())
         lines = [
             f"- {s['name']} ({s['service']}): browser {s['browser']}, url {s['url']}, "
-            f"busy {s['busy']}, pending approval {s['pending_approval']}"
+            f"busy {s['busy']}, pending approval {s['pending_approval']}, health {s['health']}"
             for s in sessions
         ]
         return types.CallToolResult(
@@ -224,13 +232,18 @@ def build_server(
         annotations=READ_ONLY,
         description="Read the current page. WHEN TO USE: to get fresh element refs, after "
         "waiting, or first in a session. WHAT HAPPENS: a compact accessibility tree with refs; "
-        "`full` gives the whole tree. ERRORS: the browser could not be started.",
+        "`full` gives the whole tree; `image` adds a JPEG of the visible page (at most 2000 px "
+        "a side, under 5 MB) for when layout or images matter. ERRORS: the browser could not "
+        "be started; a dialog blocks the image.",
     )
     async def snapshot(
         session: SessionName,
         ctx: Context,
         full: Annotated[bool, Field(description="The whole tree, not the compact one.")] = False,
+        image: Annotated[bool, Field(description="Add a JPEG of the visible page.")] = False,
     ) -> types.CallToolResult:
+        if image:
+            return await screenshot(session, ctx)
         result = await browser(session, "browser_snapshot", {}, ctx, "opening")
         if full and not result.is_error:
             page = registry.get(principal(), session).page
@@ -316,13 +329,8 @@ def build_server(
             raise ToolError("Give text, text_gone or seconds.")
         return await browser(session, "browser_wait_for", arguments, ctx, "waiting")
 
-    @server.tool(
-        annotations=READ_ONLY,
-        description="A JPEG of the visible page (at most 2000 px a side, under 5 MB) with the "
-        "compact page as text. WHEN TO USE: when layout or images matter. WHAT HAPPENS: "
-        "nothing changes. ERRORS: a dialog blocks screenshots.",
-    )
     async def screenshot(session: SessionName, ctx: Context) -> types.CallToolResult:
+        """snapshot with ``image``: the JPEG first, then the compact page as text."""
         result = await browser(
             session, "browser_take_screenshot", {"type": "jpeg"}, ctx, "capturing"
         )
@@ -331,7 +339,7 @@ def build_server(
             return result
         data = await asyncio.to_thread(Path(page.screenshot_path).read_bytes)
         if len(data) > MAX_SCREENSHOT_BYTES:
-            raise ToolError("The screenshot is over 5 MB; use snapshot instead.")
+            raise ToolError("The screenshot is over 5 MB; use snapshot without image instead.")
         image = types.ImageContent(
             type="image", data=base64.b64encode(data).decode("ascii"), mime_type="image/jpeg"
         )
@@ -340,22 +348,11 @@ def build_server(
         )
 
     @server.tool(
-        annotations=READ_ONLY,
-        description="Read an approval's state now. WHEN TO USE: after approval_pending. WHAT "
-        "HAPPENS: pending, or the held call's final answer (its fresh page, or the "
-        "operator's rejection). ERRORS: unknown id.",
-    )
-    def approval_status(
-        approval_id: Annotated[str, Field(description="The id from approval_pending.")],
-    ) -> types.CallToolResult:
-        approval = refusing(lambda: desk.get(principal(), approval_id))
-        return as_result(approval.answer_for_agent())
-
-    @server.tool(
         description="Wait for the operator to decide a held call, up to `timeout_seconds` "
-        "(default 60, at most 300). WHEN TO USE: after approval_pending. WHAT HAPPENS: the "
-        "call is sent only if approved; you get its fresh page, or the rejection, or still "
-        "pending. You cannot approve it yourself. ERRORS: unknown id."
+        "(default 60, at most 300; 0 reads its state now). WHEN TO USE: after "
+        "approval_pending. WHAT HAPPENS: the call is sent only if approved; you get its fresh "
+        "page, or the rejection, or still pending. You cannot approve it yourself. ERRORS: "
+        "unknown id."
     )
     async def approval_wait(
         approval_id: Annotated[str, Field(description="The id from approval_pending.")],
@@ -373,4 +370,6 @@ def build_server(
 
         return as_result(await _with_progress(ctx, "waiting for the operator", waited()))
 
+    if reader is not None:
+        add_record_tools(server, reader, principal)
     return server

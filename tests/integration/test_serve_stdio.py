@@ -38,9 +38,9 @@ SERVE_TOOLS = {
     "press_key",
     "back",
     "wait_for",
-    "screenshot",
-    "approval_status",
     "approval_wait",
+    "get_content",
+    "get_console_content",
 }
 
 
@@ -115,7 +115,7 @@ async def test_an_agent_cancels_demoflix_with_the_operator_approving(
         assert not waited.is_error, text_of(waited)
         assert progress, "a call over a second long reports progress"
 
-        shot = await client.call_tool("screenshot", {"session": "main"})
+        shot = await client.call_tool("snapshot", {"session": "main", "image": True})
         images = [b for b in shot.content if isinstance(b, types.ImageContent)]
         assert len(images) == 1 and images[0].mime_type == "image/jpeg"
         jpeg = base64.b64decode(images[0].data)
@@ -134,7 +134,9 @@ async def test_an_agent_cancels_demoflix_with_the_operator_approving(
         assert held.structured_content is not None
         assert held.structured_content["status"] == "approval_pending"
         approval_id = held.structured_content["approval_id"]
-        status = await client.call_tool("approval_status", {"approval_id": approval_id})
+        status = await client.call_tool(
+            "approval_wait", {"approval_id": approval_id, "timeout_seconds": 0}
+        )
         assert status.structured_content is not None
         assert status.structured_content["status"] == "approval_pending"
         assert site.state.cancel_requests == 0

@@ -1,0 +1,87 @@
+"""Each served call as a record in the journal, under a ref_id the agent can read it by.
+
+The agent's answer stays small (status, ref_id, the compact page); the record keeps
+everything: Playwright's whole result text, the page as text, the console messages.
+Nothing typed reaches a record: the ``text`` of a type call is replaced by its
+length, and the typed value itself is removed from every text the record keeps
+(Playwright echoes it in the code it ran; the page may show or log it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import uuid
+from typing import Any
+
+from subterminator_tui.journal.call_records import CallRecord, CallRecordStore
+from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.serve.answers import Answer
+from subterminator_tui.serve.console_log import parse_console
+from subterminator_tui.serve.names import SessionKey
+
+#: Argument names whose values are typed text, never recorded.
+TYPED_ARGUMENTS = frozenset({"text"})
+
+
+def redacted_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` with typed text replaced by how long it was."""
+    return {
+        key: f"[{len(value)} characters typed, not recorded]"
+        if key in TYPED_ARGUMENTS and isinstance(value, str)
+        else value
+        for key, value in arguments.items()
+    }
+
+
+class CallRecorder:
+    """Writes the records of one session's calls."""
+
+    def __init__(self, store: CallRecordStore, key: SessionKey, run_id: int) -> None:
+        self.store = store
+        self.key = key
+        self.run_id = run_id
+        #: Every value typed in this session, removed from what is recorded.
+        self.typed = SecretScrubber()
+
+    def remember_typed(self, arguments: dict[str, Any]) -> None:
+        """Keep the text a call types out of everything recorded from now on."""
+        for name in TYPED_ARGUMENTS:
+            value = arguments.get(name)
+            if isinstance(value, str):
+                self.typed.remember(value)
+
+    def record(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        answer: Answer,
+        *,
+        result_text: str | None,
+        console_text: str,
+        latency: float,
+    ) -> str:
+        """Write the call's record; its new ref_id."""
+        self.remember_typed(arguments)
+        scrub = self.typed.text
+        page = answer.page
+        record = CallRecord(
+            ref_id=str(uuid.uuid4()),
+            principal=self.key.principal,
+            session=self.key.name,
+            tool=tool,
+            arguments=redacted_arguments(arguments),
+            status=answer.status,
+            result=scrub(result_text) if result_text is not None else None,
+            snapshot=scrub(page.content) if page is not None else None,
+            url=page.url if page is not None else None,
+            error=scrub(answer.message) if answer.is_error else None,
+            latency=latency,
+            created_at=time.time(),
+        )
+        console = tuple(
+            dataclasses.replace(message, message=scrub(message.message))
+            for message in parse_console(console_text)
+        )
+        self.store.add(record, self.run_id, console)
+        return record.ref_id

@@ -1,0 +1,61 @@
+"""The restart policy with its real defaults: 30 s pings, 3 failures, 1-2-4 s, 3 in 5 minutes."""
+
+from __future__ import annotations
+
+import pytest
+
+from subterminator_tui.serve.health_policy import (
+    HealthPolicy,
+    SessionHealth,
+    SessionUnavailableError,
+)
+
+
+def test_the_defaults_are_the_issues() -> None:
+    """Nothing but the documented defaults, so a change to one is a visible decision."""
+    policy = HealthPolicy()
+    assert (policy.ping_seconds, policy.failed_pings) == (30.0, 3)
+    assert (policy.backoff, policy.max_restarts, policy.window_seconds) == ((1, 2, 4), 3, 300)
+
+
+def test_three_restarts_back_off_1_2_4_and_a_fourth_in_five_minutes_degrades() -> None:
+    """1 crash: recovered; 3: recovered; 4 within 5 minutes: degraded, retry when one expires."""
+    health = SessionHealth(HealthPolicy())
+    waits = []
+    for now in (0.0, 10.0, 20.0):
+        backoff = health.next_backoff(now)
+        assert backoff is not None
+        waits.append(backoff)
+        health.note_restart(now)
+        health.state = "ready"
+    assert waits == [1.0, 2.0, 4.0]
+    assert health.next_backoff(299.0) is None, "a 4th crash within 5 minutes gets no restart"
+    health.degrade(299.0)
+    with pytest.raises(SessionUnavailableError, match=r"degraded: .*retry_after: 1 s") as refused:
+        health.refuse_if_unavailable("main", 299.0)
+    assert refused.value.retry_after == pytest.approx(1.0)
+    # Once the first restart is 5 minutes old, a call may try again (and a restart is possible).
+    health.refuse_if_unavailable("main", 300.0)
+    assert health.state == "ready"
+    assert health.next_backoff(300.0) == 4.0, "two restarts are still inside the window"
+
+
+def test_restarts_older_than_the_window_are_forgotten() -> None:
+    """Crashes spread over hours never degrade a session; the backoff starts again at 1 s."""
+    health = SessionHealth(HealthPolicy())
+    for hour in range(5):
+        now = hour * 3600.0
+        assert health.next_backoff(now) == 1.0
+        health.note_restart(now)
+        health.state = "ready"
+    assert health.restarts_total == 5
+
+
+def test_a_restarting_session_refuses_with_a_retry_after() -> None:
+    """While the browser restarts, calls are refused (never queued to run later) with a wait."""
+    health = SessionHealth(HealthPolicy())
+    health.note_restart(0.0)
+    refusal = "restarting: .*Nothing was sent"
+    with pytest.raises(SessionUnavailableError, match=refusal) as refused:
+        health.refuse_if_unavailable("main", 0.5)
+    assert refused.value.retry_after > 0
