@@ -16,9 +16,10 @@ lint: setup-tests
 	.venv/bin/mypy
 	.venv/bin/lint-imports
 
-# Two workers: a browser test mostly waits on Chromium, so two run in about the time of one.
+# Four workers on two cores: a browser test mostly waits on Chromium (one worker kept
+# the CPUs a third busy), so four overlap their waits.
 test: lint
-	.venv/bin/pytest -q -m "not slow" -n 2
+	.venv/bin/pytest -q -m "not slow" -n 4
 
 # The long tests make test leaves out (the traps' honest walks, proof the traps are real).
 test-slow: setup-tests
