@@ -21,7 +21,6 @@ from subterminator_tui.rules.domains import domain_allowed
 SIGN_IN_FILE = "subterminator-sign-in.json"
 # SubTerminator's own fixed code, run through a tool no model is ever offered.
 SAVE_STATE_CODE = "async (page) => JSON.stringify(await page.context().storageState())"
-_ADD_COOKIES = "async (page) => { await page.context().addCookies(COOKIES); return 'ok'; }"
 # Local storage belongs to an origin: the page visits each one and writes its items.
 _ADD_STATE_BODY = """
   await page.context().addCookies(cookies);
@@ -59,7 +58,8 @@ def add_cookies_code(path: Path) -> str | None:
     except (OSError, json.JSONDecodeError):
         return None
     cookies = [cookie for cookie in state.get("cookies", []) if still_valid(cookie)]
-    return _ADD_COOKIES.replace("COOKIES", json.dumps(cookies)) if cookies else None
+    # The profile keeps its own local storage; only the lazily written cookies come back.
+    return add_state_code({"cookies": cookies, "origins": []})
 
 
 def state_for_domains(state: Any, allowed_domains: tuple[str, ...]) -> dict[str, Any]:
