@@ -17,7 +17,7 @@ from subterminator_tui.browser.node import (
     find_playwright_mcp,
 )
 from subterminator_tui.browser.remote import RemoteBrowser, remote_browser
-from subterminator_tui.settings import Settings, user_state_dir
+from subterminator_tui.settings import DEFAULT_SETTLE_MS, Settings, user_state_dir
 
 # Variables a headed browser needs to reach the display; everything else
 # (API keys above all) stays out of the Node process's environment.
@@ -49,6 +49,8 @@ class LaunchPlan:
     extra_env: dict[str, str] = field(default_factory=dict)
     #: A remote browser (``cdp`` or ``endpoint``) to drive instead of starting one here.
     remote: RemoteBrowser | None = None
+    #: Playwright MCP's wait after an action for the work it started (see Settings.settle_ms).
+    settle_ms: int = DEFAULT_SETTLE_MS
 
     @property
     def browser_description(self) -> str:
@@ -85,6 +87,9 @@ class LaunchPlan:
             self.viewport,
             # Pages may register tools through WebMCP; none of them may reach a model.
             "--no-webmcp",
+            # Also paid by the guard's own DOM read (an evaluate counts as an action).
+            "--timeout-settle",
+            str(self.settle_ms),
         ]
         if self.headless and self.remote is None:
             args.append("--headless")
@@ -142,4 +147,5 @@ def plan_launch(
         no_sandbox=running_as_root(),
         proxy_server=proxy_server,
         remote=remote,
+        settle_ms=settings.settle_ms,
     )

@@ -97,6 +97,13 @@ def test_command_line_asks_for_boxes_and_no_codegen(tmp_path: Path) -> None:
     assert value_of(arguments, "--codegen") == "none"
 
 
+def test_settle_wait_follows_the_plan(tmp_path: Path) -> None:
+    """``--timeout-settle`` is the plan's settle time, 150 ms unless configured."""
+    assert value_of(make_plan(tmp_path).arguments(), "--timeout-settle") == "150"
+    slow_site = dataclasses.replace(make_plan(tmp_path), settle_ms=900)
+    assert value_of(slow_site.arguments(), "--timeout-settle") == "900"
+
+
 def test_page_registered_tools_are_disabled(tmp_path: Path) -> None:
     """``--no-webmcp``: a page cannot add tools of its own."""
     assert "--no-webmcp" in make_plan(tmp_path).arguments()
@@ -208,6 +215,16 @@ def test_plan_sandbox_for_root_and_others(
     plan = plan_launch(load_settings(), profile_dir=tmp_path / "p", runs_root=tmp_path / "r")
     assert plan.no_sandbox is root
     assert ("--no-sandbox" in plan.arguments()) is root
+
+
+@pytest.mark.usefixtures("resolvable")
+def test_plan_takes_the_configured_settle_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SUBTERMINATOR_SETTLE_MS reaches the browser's command line."""
+    monkeypatch.setenv("SUBTERMINATOR_SETTLE_MS", "700")
+    plan = plan_launch(load_settings(), profile_dir=tmp_path / "p", runs_root=tmp_path / "r")
+    assert value_of(plan.arguments(), "--timeout-settle") == "700"
 
 
 @pytest.mark.usefixtures("resolvable", "linux")

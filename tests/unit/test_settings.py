@@ -84,6 +84,8 @@ def test_config_file_paths_and_flags_are_typed(config: Path) -> None:
         ("max_turns = 0\n", "max_turns: Input should be greater than 0"),
         ('max_turns = "lots"\n', "max_turns: Input should be a valid integer"),
         ('headless = "sometimes"\n', "headless: Input should be a valid boolean"),
+        ("settle_ms = -1\n", "settle_ms: Input should be greater than or equal to 0"),
+        ("settle_ms = 60000\n", "settle_ms: Input should be less than or equal to 10000"),
     ],
 )
 def test_bad_config_value_names_the_file_and_key(config: Path, text: str, problem: str) -> None:
