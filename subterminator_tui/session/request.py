@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from subterminator_tui.errors import ConfigurationError, ServiceNotFoundError
 from subterminator_tui.providers.resolution import (
@@ -13,6 +14,7 @@ from subterminator_tui.providers.resolution import (
 )
 from subterminator_tui.rules import (
     ServiceConfig,
+    ServiceRegistry,
     domain_allowed,
     generic_service,
     load_services,
@@ -171,12 +173,16 @@ def _site_service(address: str, goal: str | None, services: tuple[str, ...]) -> 
     """Any site's service from its address; a site on this computer goes by its IP.
 
     A site recorded earlier (``subterminator record`` names it by its registrable
-    domain) keeps its playbook: the address given now is where the run starts.
+    domain) keeps its playbook, and a site a known service covers (``netflix.com``)
+    runs as that service, with its rules: the address given now is where the run
+    starts, unless it is the bare site, where the service's own start page is better.
     """
     start_url = site_url(address)
-    recorded = _recorded_site(registrable_domain(start_url), services)
-    if recorded is not None and domain_allowed(start_url, recorded.allowed_domains):
-        return _with_goal(recorded.model_copy(update={"start_url": start_url}), goal)
+    known = _known_site(start_url, services)
+    if known is not None:
+        bare = urlsplit(start_url).path in ("", "/") and not urlsplit(start_url).query
+        start = {} if bare and known.start_url else {"start_url": start_url}
+        return _with_goal(known.model_copy(update=start), goal)
     service = generic_service(address, goal=goal)
     if service.allowed_domains == ("localhost",):
         # The egress filter opens a loopback address only when a service names that very
@@ -188,14 +194,36 @@ def _site_service(address: str, goal: str | None, services: tuple[str, ...]) -> 
     return service
 
 
-def _recorded_site(domain: str, services: tuple[str, ...]) -> ServiceConfig | None:
+def _known_site(start_url: str, services: tuple[str, ...]) -> ServiceConfig | None:
+    """The one service whose domains hold ``start_url``: a recording of it, else a known one.
+
+    ConfigurationError when several real services claim the site, naming them.
+    """
+    registry = load_services([Path(p) for p in services])
+    recorded = _recorded_site(registrable_domain(start_url), registry)
+    if recorded is not None and domain_allowed(start_url, recorded.allowed_domains):
+        return recorded
+    claiming = [
+        service
+        for service in registry.all()
+        if service.practice is None and domain_allowed(start_url, service.allowed_domains)
+    ]
+    if len(claiming) > 1:
+        ids = ", ".join(service.id for service in claiming)
+        raise ConfigurationError(
+            f"{start_url} belongs to several services ({ids}); name the one to cancel."
+        )
+    return claiming[0] if claiming else None
+
+
+def _recorded_site(domain: str, registry: ServiceRegistry) -> ServiceConfig | None:
     """The service a recorded run of ``domain`` left in the services files, if any.
 
     Only one with a playbook and no practice site counts: that is what ``record``
     writes for a site run by its address.
     """
     try:
-        found = load_services([Path(p) for p in services]).get(domain)
+        found = registry.get(domain)
     except ServiceNotFoundError:
         return None
     return found if found.playbook and found.practice is None else None

@@ -116,3 +116,28 @@ def test_a_recorded_site_keeps_its_playbook_when_run_by_url() -> None:
     assert service.start_url == "https://www.example.com/plan"
     other = check_request(RunRequest("", url="https://example.org/")).service
     assert other.playbook == ()
+
+
+def test_a_known_services_site_runs_as_that_service() -> None:
+    """`cancel netflix.com`: the catalog's Netflix, its rules and start page, not a generic site."""
+    service = check_request(RunRequest("netflix.com")).service
+    assert service.id == "netflix"
+    assert service.start_url == "https://www.netflix.com/account"
+    assert not service.generic_rules
+    deeper = check_request(RunRequest("", url="https://www.netflix.com/account/membership"))
+    assert deeper.service.id == "netflix"
+    assert deeper.service.start_url == "https://www.netflix.com/account/membership"
+
+
+def test_a_site_two_services_claim_is_refused_naming_both() -> None:
+    """Two services covering one site: no guess, a configuration error naming both."""
+    user_file = user_services_file()
+    user_file.parent.mkdir(parents=True, exist_ok=True)
+    user_file.write_text(
+        '[services.netflix-gift]\nname = "Netflix gift"\n'
+        'start_url = "https://www.netflix.com/gift"\nallowed_domains = ["netflix.com"]\n'
+        'goal = "Cancel the gift plan."\ngeneric_rules = true\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigurationError, match=r"several services \(netflix, netflix-gift\)"):
+        check_request(RunRequest("netflix.com"))
