@@ -90,6 +90,11 @@ class LaunchPlan:
             # Also paid by the guard's own DOM read (an evaluate counts as an action).
             "--timeout-settle",
             str(self.settle_ms),
+            # SubTerminator decides when a browser closes (the end of a run, serve's idle
+            # timeout). Playwright MCP's own default closes a headless one after an hour
+            # without a call: under a person still deciding at a checkpoint.
+            "--idle-timeout",
+            "0",
         ]
         if self.headless and self.remote is None:
             args.append("--headless")

@@ -104,6 +104,11 @@ def test_settle_wait_follows_the_plan(tmp_path: Path) -> None:
     assert value_of(slow_site.arguments(), "--timeout-settle") == "900"
 
 
+def test_playwright_mcp_never_closes_the_browser_on_its_own(tmp_path: Path) -> None:
+    """``--idle-timeout 0``: no hour-long idle close under a pending checkpoint."""
+    assert value_of(make_plan(tmp_path).arguments(), "--idle-timeout") == "0"
+
+
 def test_page_registered_tools_are_disabled(tmp_path: Path) -> None:
     """``--no-webmcp``: a page cannot add tools of its own."""
     assert "--no-webmcp" in make_plan(tmp_path).arguments()
