@@ -367,13 +367,14 @@ class BrowserSession:
 
     def _record(self, row: int, started: float, answer: Answer) -> Answer:
         page = answer.page
+        # The page itself goes into the call record only; the turn reads it from there.
         self.journal.record_outcome(
             row,
             outcome=answer.status,
             error=self.records.typed.text(answer.message) if answer.is_error else None,
             url=page.url if page else None,
             title=page.title if page else None,
-            snapshot=self.records.typed.text(page.content) if page else None,
+            snapshot=None,
             latency=time.perf_counter() - started,
             input_tokens=0,
             output_tokens=0,
@@ -386,6 +387,7 @@ class BrowserSession:
             result_text=self._result_text,
             console_text=self._console_text,
             latency=time.perf_counter() - started,
+            turn_id=row,
         )
         return dataclasses.replace(answer, ref_id=ref_id)
 
