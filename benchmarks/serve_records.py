@@ -1,11 +1,14 @@
 """Measure serve's call records and restarts (not a test: no speed asserts).
 
     .venv/bin/python benchmarks/serve_records.py [--calls 100] [--reads 500] [--json F]
+                                                 [--journal-only]
 
 1. Journal growth: a ``serve`` child over stdio (the SDK's client) on demoflix makes
    ``--calls`` browser calls (navigate /account and snapshot, alternately); the
    journal's size is taken before and after, each time after the server exited and
-   the WAL was checkpointed into the file.
+   the WAL was checkpointed into the file. Since journal version 5 a served call's page
+   is stored once (in its call record, not also in its turn): 1348 KiB per 100 calls
+   before, 828 KiB after, on this machine.
 2. get_content latency, two ways: the MCP Inspector CLI's ``--load`` (a stdio server
    of its own on the same journal: records outlive servers) calling get_content on
    one ref, full each time (reset_cursor) and unchanged (same ref again); and the SDK
@@ -156,6 +159,9 @@ async def main() -> None:
     parser.add_argument("--reads", type=int, default=500)
     parser.add_argument("--kills", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--journal-only", action="store_true", help="measure the journal's growth only (1.)"
+    )
     args = parser.parse_args()
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder, DemoflixServer(["remembered"]) as site:
@@ -170,12 +176,13 @@ async def main() -> None:
             "growth_bytes": after - before,
             "per_100_calls_kib": round((after - before) / args.calls * 100 / 1024, 1),
         }
-        figures["get_content_sdk_diffs"] = percentiles(reads)
-        for reset in (True, False):
-            summary = inspector_load(home, site, refs[-1], reset, args.reads)
-            name = "inspector_load_full" if reset else "inspector_load_unchanged"
-            figures[name] = summary
-        figures["restarts"] = await restart_times(home, site, args.kills)
+        if not args.journal_only:
+            figures["get_content_sdk_diffs"] = percentiles(reads)
+            for reset in (True, False):
+                summary = inspector_load(home, site, refs[-1], reset, args.reads)
+                name = "inspector_load_full" if reset else "inspector_load_unchanged"
+                figures[name] = summary
+            figures["restarts"] = await restart_times(home, site, args.kills)
     for key, value in figures.items():
         if isinstance(value, str):
             print(f"{key}:\n{re.sub(r'(?m)^', '  ', value)}")

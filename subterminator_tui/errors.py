@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from subterminator_tui import exit_codes
 
 
@@ -49,6 +51,31 @@ class MCPConnectionError(SubTerminatorError):
     """The Playwright MCP server could not be started, reached or kept alive."""
 
     exit_code = exit_codes.CONNECTION
+
+
+class BrowserUnavailableError(MCPConnectionError):
+    """The browser stopped and may not be restarted now: a restart is under way, or too many
+    happened lately (serve's ``degraded``). Nothing is retried for the caller.
+
+    ``facts()`` is the same as data a program can act on: the state, the whole seconds
+    until a call may work again (``retry_after``) and the session.
+    """
+
+    def __init__(
+        self, message: str, *, state: str, retry_after: float, session: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.state = state
+        self.retry_after = retry_after
+        self.session = session
+
+    def facts(self) -> dict[str, str | int | None]:
+        """``{"error": state, "retry_after": whole seconds (rounded up), "session": name}``."""
+        return {
+            "error": self.state,
+            "retry_after": math.ceil(self.retry_after),
+            "session": self.session,
+        }
 
 
 class ProfileInUseError(MCPConnectionError):

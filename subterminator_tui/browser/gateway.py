@@ -34,6 +34,7 @@ from subterminator_tui.browser.inspection import (
 from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.browser.mcp_process import PlaywrightMCPProcess, ServerStopped
 from subterminator_tui.browser.profile_lock import ensure_profile_free
+from subterminator_tui.browser.restart_gate import RestartGate
 from subterminator_tui.browser.sign_in import (
     SAVE_STATE_CODE,
     SIGN_IN_FILE,
@@ -95,6 +96,9 @@ class BrowserGateway(PlaywrightMCPProcess):
     and answered with the fresh page, restarts that never repeat an action, sign-ins
     kept, file choosers closed.
     """
+
+    #: Set by a long-lived server: its policy decides each restart (None: one, at once).
+    restart_gate: RestartGate | None = None
 
     def __init__(
         self,
@@ -312,13 +316,13 @@ class BrowserGateway(PlaywrightMCPProcess):
 
     async def _dispatch_with_restart(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
         if self._server_died or (self._owner is not None and self._owner.done()):
-            reopened = await self._restart()
+            reopened = await self._restart(f"a call ({name}) found its Playwright MCP dead")
             if name not in _REPEATABLE:
                 raise MCPToolError(restart_message(reopened), snapshot=self.last_snapshot)
         try:
             return await self._dispatch(name, args)
         except ServerStopped:
-            reopened = await self._restart()
+            reopened = await self._restart(f"its Playwright MCP died during a call ({name})")
             if name not in _REPEATABLE:
                 # The call was sent and the server died before answering: it may have run.
                 raise OutcomeUnknownError(
@@ -326,11 +330,25 @@ class BrowserGateway(PlaywrightMCPProcess):
                 ) from None
             return await self._dispatch(name, args)
 
-    async def _restart(self) -> str | None:
+    @property
+    def can_restart(self) -> bool:
+        """Whether a call that finds the server dead may still restart it (a gate decides
+        then, and may refuse: BrowserUnavailableError)."""
+        return self.restart_gate is not None or self.restarts < self.max_restarts
+
+    async def _restart(self, why: str) -> str | None:
+        """Restart the server and reopen the last URL: once without a gate, else as the
+        gate allows (after its backoff, counted in its window)."""
+        if self.restart_gate is not None:
+            async with self.restart_gate.restarting(why):
+                return await self._restart_now()
         if self.restarts >= self.max_restarts:
             raise MCPConnectionError(
                 "Playwright MCP stopped again after a restart; giving up. " + self._diagnostics()
             )
+        return await self._restart_now()
+
+    async def _restart_now(self) -> str | None:
         self.restarts += 1
         logger.warning("Restarting Playwright MCP (restart %d)", self.restarts)
         await self._stop_server()

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from pathlib import Path
 
+from subterminator_tui.cli.options import add_services_option
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.running import run_command
 
@@ -43,7 +43,7 @@ def add_egress_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         metavar="HOST:PORT",
         help="where to listen (default 127.0.0.1 on a free port; in a pod, 127.0.0.1:3128)",
     )
-    egress.add_argument("--services", action="append", default=[], metavar="PATH")
+    add_services_option(egress)
 
 
 def run_egress(args: argparse.Namespace) -> int:
@@ -54,7 +54,7 @@ def run_egress(args: argparse.Namespace) -> int:
     from subterminator_tui.rules import load_services
 
     async def serve() -> int:
-        service = load_services([Path(p) for p in args.services]).get(args.service)
+        service = load_services(args.services).get(args.service)
         proxy = EgressProxy(
             EgressPolicy.for_domains(service.allowed_domains), listen=parse_listen(args.listen)
         )

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from subterminator_tui import __version__
 from subterminator_tui.cli.egress import add_egress_parser
+from subterminator_tui.cli.options import add_services_option
 from subterminator_tui.cli.serve_options import add_serve_parser
 from subterminator_tui.exit_codes import CONFIGURATION, FAILURE, INTERRUPTED, describe_exit_codes
 
@@ -36,14 +37,7 @@ def non_empty_path(text: str) -> Path:
 
 
 def _add_browser_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--services",
-        action="append",
-        type=Path,
-        default=[],
-        metavar="PATH",
-        help="extra services.toml (repeatable; later files override earlier ones)",
-    )
+    add_services_option(parser)
     parser.add_argument(
         "--profile-dir", type=non_empty_path, help="persistent browser profile directory"
     )
@@ -178,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--no-naive", action="store_true", help="skip the naive comparison")
     bench.add_argument("--output", default="bench-out", help="directory for JSON and chart")
-    bench.add_argument("--services", action="append", type=Path, default=[], metavar="PATH")
+    add_services_option(bench)
 
     record = commands.add_parser(
         "record",
@@ -195,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     record.add_argument(
         "--service", metavar="ID", help="record it for this service id (default: the run's)"
     )
-    record.add_argument("--services", action="append", type=Path, default=[], metavar="PATH")
+    add_services_option(record)
 
     runs = commands.add_parser("runs", help="list recent runs from the journal")
     runs.add_argument("--limit", type=int, default=20, help="how many (default 20)")
@@ -251,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     practice.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: free)")
 
     services = commands.add_parser("services", help="list the services and where they come from")
-    services.add_argument("--services", action="append", type=Path, default=[], metavar="PATH")
+    add_services_option(services)
     shown = services.add_mutually_exclusive_group()
     shown.add_argument(
         "--practice", action="store_true", help="only practice services, the gauntlet included"

@@ -16,6 +16,7 @@ from subterminator_tui.serve.errors import ServeConfigurationError
 from subterminator_tui.serve.operator import DEFAULT_TERMINAL
 from subterminator_tui.serve.runner import Transport, serve, stdio_transport
 from subterminator_tui.serve.tokens import TokenFileVerifier, default_tokens_file, new_token
+from subterminator_tui.session.places import check_browser_place
 from subterminator_tui.settings import load_settings
 
 if TYPE_CHECKING:
@@ -77,7 +78,11 @@ def operator_terminal(option: str | None) -> str | None:
 
 
 def serve_config(args: argparse.Namespace) -> ServeConfig:
-    """The server's configuration from its options and the settings."""
+    """The server's configuration from its options and the settings.
+
+    ConfigurationError (exit 2) for a ``--practice-url`` not on this computer, as for cancel.
+    """
+    check_browser_place(None, args.practice_url)
     return ServeConfig(
         settings=load_settings(),
         profile_root=(args.profile_root or default_profile_root()).expanduser().resolve(),

@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
+from subterminator_tui.cli.options import add_services_option
 from subterminator_tui.exit_codes import describe_exit_codes
 
 
@@ -94,14 +95,7 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="terminal where you approve held calls (default: this terminal, /dev/tty, when "
         "there is one; without one every held call is refused); 'none' refuses them all",
     )
-    parser.add_argument(
-        "--services",
-        action="append",
-        type=Path,
-        default=[],
-        metavar="PATH",
-        help="extra services.toml (repeatable)",
-    )
+    add_services_option(parser)
     parser.add_argument(
         "--profile-root", type=Path, help="folder of the sessions' browser profiles"
     )

@@ -95,15 +95,25 @@ class CallRecordStore:
             ) from None
 
     def add(
-        self, record: CallRecord, run_id: int, console: tuple[ConsoleMessage, ...] = ()
+        self,
+        record: CallRecord,
+        run_id: int,
+        console: tuple[ConsoleMessage, ...] = (),
+        *,
+        turn_id: int | None = None,
     ) -> None:
-        """Write ``record`` and its console messages in one transaction."""
+        """Write ``record`` and its console messages in one transaction.
+
+        ``turn_id`` is the journal turn this call is: the turn keeps no page of its own
+        then, and reads this record's (``Journal.turns``).
+        """
         with self._writing("the call record"):
             self._db.execute(
-                f"INSERT INTO call_records (run_id, {_RECORD_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO call_records (run_id, turn_id, {_RECORD_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     run_id,
+                    turn_id,
                     record.ref_id,
                     record.principal,
                     record.session,

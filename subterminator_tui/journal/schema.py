@@ -7,8 +7,10 @@ from a live one; version 3 adds where a run started and whose rules verified it
 (``subterminator cancel example.com`` runs are verified by generic rules, and say so),
 and the role and name of the element each turn acted on, so ``subterminator record``
 can turn a run into a playbook; version 4 adds serve mode's call records (one per
-served call, by ``ref_id``), their console messages and each caller's read cursors.
-Files are migrated in place, in one transaction.
+served call, by ``ref_id``), their console messages and each caller's read cursors;
+version 5 links each call record to its turn, so a served call's page is stored once
+(in its record) and the turn reads it from there. Files are migrated in place, in one
+transaction; rows written before version 5 keep their copies.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import apsw
 
 from subterminator_tui.errors import JournalError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _VERSION_1 = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -121,6 +123,10 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             read_at REAL NOT NULL,
             PRIMARY KEY (principal, session)
         )""",
+    ),
+    5: (
+        "ALTER TABLE call_records ADD COLUMN turn_id INTEGER REFERENCES turns(id)",
+        "CREATE INDEX call_records_by_turn ON call_records(turn_id)",
     ),
 }
 

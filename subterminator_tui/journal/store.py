@@ -291,10 +291,13 @@ class Journal:
 
     def turns(self, run_id: int) -> list[TurnRow]:
         """A run's turns in order."""
+        # A served call's page is kept once, in its call record (schema version 5).
         rows = self._select(
-            """SELECT turn, pilot, tool, arguments, outcome, error, url, title, snapshot, latency,
-               input_tokens, output_tokens, target_role, target_name FROM turns WHERE run_id=?
-               ORDER BY turn, id""",
+            """SELECT turn, pilot, tool, arguments, outcome, error, url, title,
+               COALESCE(snapshot, (SELECT c.snapshot FROM call_records c
+                                   WHERE c.turn_id = turns.id ORDER BY c.id LIMIT 1)),
+               latency, input_tokens, output_tokens, target_role, target_name
+               FROM turns WHERE run_id=? ORDER BY turn, id""",
             (run_id,),
         )
         return [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -33,6 +34,9 @@ class Answer:
     full: bool = False
     #: The service's success rules confirm the page (None: not judged).
     verified: bool | None = None
+    #: The session cannot run calls now: ``error`` (degraded, restarting), ``retry_after``
+    #: (whole seconds) and ``session``, for programs (BrowserUnavailableError.facts).
+    unavailable: Mapping[str, str | int | None] | None = None
 
     @property
     def is_error(self) -> bool:
@@ -64,6 +68,8 @@ class Answer:
             data["title"] = self.page.title
         if self.verified is not None:
             data["verified"] = self.verified
+        if self.unavailable is not None:
+            data.update(self.unavailable)
         return data
 
 

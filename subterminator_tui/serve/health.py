@@ -6,9 +6,10 @@ this watch looks every ``check_seconds`` and pings an idle session's child every
 restarts the browser after the policy's backoff and reopens the session's last
 page; past ``max_restarts`` in the window the session is degraded (health_policy.py).
 
-A call in flight when Node dies is the gateway's to answer: it restarts the server
-once, reopens the page and reports the call's outcome as unknown, never repeating
-it. That restart counts here too.
+A call in flight when Node dies is the gateway's to answer: it restarts the server,
+reopens the page and reports the call's outcome as unknown, never repeating it.
+Either way the restart goes through the session's one gate (serve/restarts.py): the
+same backoff, counted in the same window, degraded past the same limit.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import signal
 import time
 
 from subterminator_tui.errors import SubTerminatorError
-from subterminator_tui.serve.health_policy import HealthPolicy
+from subterminator_tui.serve.health_policy import HealthPolicy, SessionUnavailableError
 from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.registry import SessionRegistry
 from subterminator_tui.serve.session import BrowserSession
@@ -36,8 +37,6 @@ class HealthMonitor:
         self.registry = registry
         self.policy = policy
         self._task: asyncio.Task[None] | None = None
-        #: Restarts the gateways made themselves (mid-call), already counted, per gateway.
-        self._counted: dict[int, int] = {}
         #: One check per session at a time, each in its own task: a session's slow ping or
         #: restart (backoff and all) never delays another's.
         self._checks: dict[SessionKey, asyncio.Task[None]] = {}
@@ -73,31 +72,21 @@ class HealthMonitor:
             self._checks.pop(session.key, None)
 
     async def check(self, session: BrowserSession) -> None:
-        """One look at ``session``: count the gateway's own restarts, restart a dead browser,
-        ping a live idle one when due."""
+        """One look at an idle ``session``: restart a dead browser, ping a live one when due,
+        and keep no browser for a degraded session."""
         gateway = session.lazy.gateway
         health = session.health
-        if gateway is None or health.state != "ready":
-            return
-        counted = self._counted.get(id(gateway), 0)
-        if gateway.restarts > counted:
-            now = time.monotonic()
-            for _ in range(gateway.restarts - counted):
-                if health.next_backoff(now) is None:
-                    health.degrade(now)
-                else:
-                    health.note_restart(now)
-                    health.state = "ready"
-            self._counted[id(gateway)] = gateway.restarts
-        if session.in_flight is not None or session.pending is not None:
+        if gateway is None or session.in_flight is not None or session.pending is not None:
             return
         if health.degraded:
-            # Its own restarts used the window up: the browser is not kept either.
+            # Its restarts used the window up: the browser is not kept either.
             if session.claim_for("closing its degraded browser"):
                 try:
                     await session.close_browser()
                 finally:
                     session.release()
+            return
+        if health.state != "ready":
             return
         if not gateway.alive:
             await self.restart(session, "its Playwright MCP process died")
@@ -120,32 +109,18 @@ class HealthMonitor:
             await self.restart(session, f"{health.failed_pings} pings went unanswered")
 
     async def restart(self, session: BrowserSession, why: str) -> None:
-        """Restart ``session``'s browser after the backoff, or leave it degraded."""
+        """Restart ``session``'s browser through its gate (after the backoff, counted), or
+        leave it degraded and closed."""
         if not session.claim_for("restarting its browser"):
             return
-        health = session.health
         try:
-            now = time.monotonic()
-            backoff = health.next_backoff(now)
-            health.failed_pings = 0
-            if backoff is None:
-                logger.warning("%s: %s; too many restarts, degraded", session.key.name, why)
-                health.degrade(now)
+            async with session.restart_gate.restarting(why):
                 await session.close_browser()
-                return
-            logger.warning("%s: %s; restarting in %.1f s", session.key.name, why, backoff)
-            health.note_restart(now)
-            await session.close_browser()
-            await asyncio.sleep(backoff)
-            started = time.perf_counter()
-            try:
                 await session.open_browser()
-            except SubTerminatorError as error:
-                # Left closed: the next call starts it (and counts against the same window).
-                logger.warning("%s: the restart failed: %s", session.key.name, error)
-            else:
-                health.restart_seconds.append(time.perf_counter() - started)
-            health.state = "ready"
-            health.last_ping = time.monotonic()
+        except SessionUnavailableError:
+            await session.close_browser()
+        except SubTerminatorError as error:
+            # Left closed: the next call starts it (this restart counted already).
+            logger.warning("%s: the restart failed: %s", session.key.name, error)
         finally:
             session.release()

@@ -8,22 +8,23 @@ session is degraded and refuses calls until the oldest restart leaves the window
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 from typing import Literal
 
-from subterminator_tui.serve.errors import ServeError
+from subterminator_tui.errors import BrowserUnavailableError
 
 #: ready: serving; restarting: its browser is being started again; degraded: too many restarts.
 HealthState = Literal["ready", "restarting", "degraded"]
 
 
-class SessionUnavailableError(ServeError):
-    """The session's browser is restarting or degraded; the message says when to retry."""
+class SessionUnavailableError(BrowserUnavailableError):
+    """The session's browser is restarting or degraded; the message says when to retry, and
+    ``facts()`` says it as data (the tool result's structured content)."""
 
-    def __init__(self, message: str, retry_after: float) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
+    def __init__(self, message: str, retry_after: float, *, state: str, session: str) -> None:
+        super().__init__(message, state=state, retry_after=retry_after, session=session)
 
 
 @dataclass(frozen=True)
@@ -101,14 +102,23 @@ class SessionHealth:
         if self.state == "restarting":
             raise SessionUnavailableError(
                 f"restarting: session '{name}' lost its browser and is starting it again on "
-                f"its last page. Nothing was sent. retry_after: {wait:.0f} s.",
+                f"its last page. Nothing was sent. retry_after: {math.ceil(wait)} s.",
                 wait,
+                state="restarting",
+                session=name,
             )
         if self.state == "degraded":
-            raise SessionUnavailableError(
-                f"degraded: session '{name}' lost its browser {self.policy.max_restarts} times "
-                f"within {self.policy.window_seconds:.0f} s and is not restarted again for now. "
-                f"Nothing was sent. retry_after: {wait:.0f} s (or close the session and open "
-                "another).",
-                wait,
-            )
+            raise self.unavailable(name, now, " Nothing was sent.")
+
+    def unavailable(self, name: str, now: float, sent: str = "") -> SessionUnavailableError:
+        """The error of a degraded session (``sent`` says what became of the call)."""
+        wait = self.retry_after(now)
+        return SessionUnavailableError(
+            f"degraded: session '{name}' had its browser restarted {self.policy.max_restarts} "
+            f"times within {self.policy.window_seconds:.0f} s, the most allowed, and it stopped "
+            "again; it is not restarted again for now."
+            f"{sent} retry_after: {math.ceil(wait)} s (or close the session and open another).",
+            wait,
+            state="degraded",
+            session=name,
+        )

@@ -60,8 +60,10 @@ class CallRecorder:
         result_text: str | None,
         console_text: str,
         latency: float,
+        turn_id: int | None = None,
     ) -> str:
-        """Write the call's record; its new ref_id."""
+        """Write the call's record (the page kept here only: ``turn_id``'s turn reads it
+        from the record); its new ref_id."""
         self.remember_typed(arguments)
         scrub = self.typed.text
         page = answer.page
@@ -83,5 +85,5 @@ class CallRecorder:
             dataclasses.replace(message, message=scrub(message.message))
             for message in parse_console(console_text)
         )
-        self.store.add(record, self.run_id, console)
+        self.store.add(record, self.run_id, console, turn_id=turn_id)
         return record.ref_id

@@ -22,6 +22,7 @@ from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import (
+    BrowserUnavailableError,
     JournalWriteError,
     MCPConnectionError,
     MCPToolError,
@@ -44,6 +45,7 @@ from subterminator_tui.serve.lazy_browser import LazyBrowser
 from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.page_changes import PageChanges
 from subterminator_tui.serve.records import CallRecorder, redacted_arguments
+from subterminator_tui.serve.restarts import RestartGate
 from subterminator_tui.session.browser import ServiceBrowser
 
 #: The Playwright tools the server's own tools map onto; nothing else is ever sent.
@@ -93,6 +95,9 @@ class BrowserSession:
         self.changes = PageChanges()
         self.run_id = journal.start_run(service.id, None, self._pilot)
         self.health = SessionHealth(config.health)
+        #: Every restart of this session's browser, the watch's and a call's, goes through it.
+        self.restart_gate = RestartGate(key.name, self.health)
+        self.lazy.restart_gate = self.restart_gate
         self.records = CallRecorder(CallRecordStore(journal), key, self.run_id)
         #: The call being answered, Playwright's text for it and the page's console listing.
         self._call: tuple[str, dict[str, Any]] = ("", {})
@@ -180,8 +185,11 @@ class BrowserSession:
                 self._release()
 
     def _browser_alive(self) -> bool:
+        """Whether the browser runs, or a call may still restart it (not when degraded)."""
         gateway = self.lazy.gateway
-        return gateway is None or gateway.restarts < gateway.max_restarts or gateway.alive
+        return (
+            gateway is None or gateway.alive or (gateway.can_restart and not self.health.degraded)
+        )
 
     async def _run(self, tool: str, arguments: dict[str, Any]) -> Answer:
         reopened = self.browser is None
@@ -306,6 +314,8 @@ class BrowserSession:
             else:
                 sent = await self._send_approved(call, judged, step)
                 answer = judged_by(self.service, self._record(row, started, sent))
+        except BrowserUnavailableError as down:
+            answer = Answer("error", str(down), self._seen, unavailable=down.facts())
         except (MCPToolError, MCPConnectionError, JournalWriteError) as error:
             answer = Answer("error", str(error), self._seen)
         finally:
@@ -332,6 +342,11 @@ class BrowserSession:
     ) -> Answer:
         try:
             result = await self._gateway().call(call.name, call.arguments)
+        except BrowserUnavailableError as down:
+            # Its browser died and the policy allows no restart now (degraded).
+            self._step_outcome(step, "unknown")
+            message = f"{down} If the call was sent, what it did is not known."
+            return Answer("error", message, self._seen, unavailable=down.facts())
         except (OutcomeUnknownError, MCPConnectionError) as lost:
             self._step_outcome(step, "unknown")
             message = f"{lost} What the call did is not known: take a snapshot before acting again."
@@ -367,13 +382,14 @@ class BrowserSession:
 
     def _record(self, row: int, started: float, answer: Answer) -> Answer:
         page = answer.page
+        # The page itself goes into the call record only; the turn reads it from there.
         self.journal.record_outcome(
             row,
             outcome=answer.status,
             error=self.records.typed.text(answer.message) if answer.is_error else None,
             url=page.url if page else None,
             title=page.title if page else None,
-            snapshot=self.records.typed.text(page.content) if page else None,
+            snapshot=None,
             latency=time.perf_counter() - started,
             input_tokens=0,
             output_tokens=0,
@@ -386,6 +402,7 @@ class BrowserSession:
             result_text=self._result_text,
             console_text=self._console_text,
             latency=time.perf_counter() - started,
+            turn_id=row,
         )
         return dataclasses.replace(answer, ref_id=ref_id)
 

@@ -30,7 +30,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import AnyHttpUrl, Field
 
 from subterminator_tui import __version__
-from subterminator_tui.errors import SubTerminatorError
+from subterminator_tui.errors import BrowserUnavailableError, SubTerminatorError
 from subterminator_tui.serve.answers import Answer
 from subterminator_tui.serve.approvals import ApprovalDesk
 from subterminator_tui.serve.content import ContentReader
@@ -151,6 +151,10 @@ def build_server(
             held = registry.get(principal(), session)
             work = held.run(tool, arguments)
             answer = await (_with_progress(ctx, label, work) if label else work)
+        except BrowserUnavailableError as down:
+            # Degraded or restarting: an error result whose structured content says when
+            # to retry (retry_after), next to the same words for a person.
+            return as_result(Answer("error", str(down), unavailable=down.facts()))
         except SubTerminatorError as error:
             raise ToolError(str(error)) from None
         return as_result(answer)

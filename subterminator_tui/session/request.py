@@ -21,6 +21,7 @@ from subterminator_tui.rules import (
     registrable_domain,
     site_url,
 )
+from subterminator_tui.session.places import check_browser_place
 from subterminator_tui.session.saved_sign_in import read_sign_in_file
 from subterminator_tui.settings import Settings, load_settings
 
@@ -108,22 +109,6 @@ def check_request(request: RunRequest) -> CheckedRequest:
         else None
     )
     return CheckedRequest(request, settings, service, sign_in)
-
-
-def check_browser_place(profile_dir: str | None, practice_url: str | None) -> None:
-    """Refuse an empty profile path and a practice URL that is not on this computer."""
-    if profile_dir is not None and not profile_dir.strip():
-        raise ConfigurationError(
-            "The browser profile directory is empty; pass a directory path to --profile-dir "
-            "(or leave it out to use the default profile)."
-        )
-    if practice_url is not None and not practice_url.startswith(
-        ("http://127.0.0.1", "http://localhost")
-    ):
-        raise ConfigurationError(
-            f"--practice-url must be a practice site on this computer, such as "
-            f"http://127.0.0.1:8000 (got {practice_url!r})."
-        )
 
 
 def check_practice_service(practice_url: str | None, service: ServiceConfig) -> None:

@@ -5,7 +5,9 @@ The "remote" Chromium is started here on 127.0.0.1 with ``--remote-debugging-por
 (docs/remote-browsers.md). ``cancel demoflix --pilot playbook`` then drives it with
 ``browser_backend = "cdp"``: the practice site counts exactly one cancellation, the egress
 filter saw the traffic, the remote browser outlives the run (only its context closes), and
-once the test stops it nothing is left running.
+once the test stops it nothing is left running. The same flow then runs with
+``browser_backend = "endpoint"`` through a Playwright browser server (playwright-core's
+``launch-server``) on 127.0.0.1 whose Chromium uses the same filter.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.browser.discovery import require_browser, running_as_root
-from subterminator_tui.browser.processes import process_table
+from subterminator_tui.browser.node import PACKAGE, find_node, find_playwright_mcp
+from subterminator_tui.browser.processes import pid_alive, process_table
 from subterminator_tui.exit_codes import TERMINATED
 from subterminator_tui.practice.demoflix import DemoflixServer
 from tests.conftest import wait_until_no_profile_processes
@@ -149,6 +152,120 @@ def test_demoflix_through_a_cdp_endpoint_cancels_once_and_leaves_nothing(
     # Only the run's context closed: the remote browser is the pod's, and still runs.
     assert browser.poll() is None
     # No Playwright MCP of the run is left (its command line names the isolated home).
+    home = str(browser_cli.home)
+    left = [
+        p.cmdline for p in process_table() if p.alive and "node" in p.program and home in p.cmdline
+    ]
+    assert left == []
+    egress_child.send_signal(signal.SIGTERM)
+    out, _err = egress_child.communicate(timeout=30)
+    assert egress_child.returncode == TERMINATED
+    summary = re.search(rb"stopped: (\d+) allowed, (\d+) blocked", out)
+    assert summary is not None, out
+    assert int(summary[1]) > 0, "the remote browser's traffic did not go through the filter"
+
+
+def descendants(root: int) -> set[int]:
+    """The live processes ``root`` started, their children, and so on (not ``root``)."""
+    table = [p for p in process_table() if p.alive]
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {p.pid for p in table if p.ppid in frontier} - found
+        found |= frontier
+    return found
+
+
+@pytest.fixture
+def playwright_server(
+    tmp_path: Path, egress: tuple[subprocess.Popen[bytes], str]
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """A Playwright browser server (playwright-core's ``launch-server``) on 127.0.0.1, its
+    Chromium's traffic through the egress filter; its ``ws://`` endpoint.
+
+    Nothing it started may outlive the test: its processes are noted while it runs and
+    checked (then killed, failing the test) after it stops.
+    """
+    cli = find_playwright_mcp().cli.parents[2] / "playwright-core" / "cli.js"
+    assert cli.is_file(), f"playwright-core is not installed beside {PACKAGE}"
+    config = tmp_path / "browser-server.json"
+    config.write_text(
+        json.dumps(
+            {
+                "executablePath": str(require_browser(None)),
+                "headless": True,
+                "host": "127.0.0.1",
+                "port": 0,
+                "args": [
+                    *(["--no-sandbox"] if running_as_root() else []),
+                    *QUIET_FLAGS,
+                    f"--proxy-server={egress[1]}",
+                    "--proxy-bypass-list=<-loopback>",
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    command = [str(find_node().executable), str(cli), "launch-server", "--browser", "chromium"]
+    server = subprocess.Popen(
+        [*command, "--config", str(config)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    started: set[int] = set()
+    try:
+        line = read_until(server, "\n", timeout=60)
+        match = re.search(r"ws://127\.0\.0\.1:\d+/\S+", line)
+        assert match is not None, line
+        started = descendants(server.pid)
+        assert started, "the browser server started no browser"
+        yield server, match[0]
+    finally:
+        started |= descendants(server.pid)
+        if server.poll() is None:
+            # Playwright's server closes its browser on SIGTERM.
+            server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=30)
+        deadline = time.monotonic() + 10.0
+        while left := {pid for pid in started if pid_alive(pid)}:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.05)  # other processes' exits: polling is all there is
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        assert left == set(), f"the browser server left processes behind: {sorted(left)}"
+
+
+def test_demoflix_through_a_playwright_browser_server_cancels_once_and_leaves_nothing(
+    browser_cli: Cli,
+    egress: tuple[subprocess.Popen[bytes], str],
+    playwright_server: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    """The playbook over ``--endpoint``: one cancellation, traffic through the filter beside
+    the remote browser, the server still running after the run, no Playwright MCP left."""
+    server, endpoint = playwright_server
+    egress_child, egress_url = egress
+    with DemoflixServer(variants=("remembered",)) as site:
+        env = browser_cli.env(
+            SUBTERMINATOR_BROWSER_BACKEND="endpoint",
+            SUBTERMINATOR_BROWSER_ENDPOINT=endpoint,
+            SUBTERMINATOR_REMOTE_EGRESS=egress_url,
+        )
+        args = browser_cli.cancel_args(
+            "demoflix", "--no-tui", "--pilot", "playbook", "--practice-url", site.base_url
+        )
+        run = browser_cli.run(args, stdin=b"y\n", env=env)
+        assert run.code == 0, run.stdout + run.stderr
+        assert "completed and verified" in run.stdout
+        assert cancellations(site) == 1
+    # Only the run's context closed: the browser server and its Chromium still run.
+    assert server.poll() is None and descendants(server.pid)
     home = str(browser_cli.home)
     left = [
         p.cmdline for p in process_table() if p.alive and "node" in p.program and home in p.cmdline

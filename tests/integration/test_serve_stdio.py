@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import base64
+import sqlite3
 import struct
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -155,6 +158,37 @@ async def test_an_agent_cancels_demoflix_with_the_operator_approving(
         closed = await client.call_tool("session_close", {"name": "main"})
         assert not closed.is_error
     assert wait_until_none_under(profiles) == []
+    assert_pages_stored_once_and_shown(tmp_path)
+
+
+def assert_pages_stored_once_and_shown(tmp_path: Path) -> None:
+    """The served run's pages are in its call records only, and `show --snapshots` still
+    prints them (read through the record of each turn), as `runs` lists the run."""
+    with sqlite3.connect(tmp_path / "journal.sqlite3") as db:
+        (run_id,) = db.execute("SELECT id FROM runs WHERE pilot LIKE 'mcp:%'").fetchone()
+        copies = db.execute(
+            "SELECT COUNT(*), COUNT(t.snapshot), COUNT(c.snapshot) FROM turns t "
+            "JOIN call_records c ON c.turn_id = t.id WHERE t.run_id=?",
+            (run_id,),
+        ).fetchone()
+        unlinked = db.execute(
+            "SELECT COUNT(*) FROM call_records WHERE run_id=? AND turn_id IS NULL", (run_id,)
+        ).fetchone()
+    turns, turn_pages, record_pages = copies
+    assert turns >= 6 and turn_pages == 0 and record_pages == turns, copies
+    assert unlinked == (0,)
+    env = child_environment(tmp_path)
+    command = [sys.executable, "-m", "subterminator_tui"]
+    shown = subprocess.run(
+        [*command, "show", str(run_id), "--snapshots"],
+        capture_output=True, text=True, env=env, timeout=60, check=True,
+    )  # fmt: skip
+    assert 'button "Finish cancellation"' in shown.stdout, shown.stdout
+    assert "page: " in shown.stdout and "/cancel/done" in shown.stdout
+    listed = subprocess.run(
+        [*command, "runs"], capture_output=True, text=True, env=env, timeout=60, check=True
+    )
+    assert f"{run_id:>5}" in listed.stdout and "demoflix" in listed.stdout, listed.stdout
 
 
 def test_the_inspector_lists_the_tools_and_navigates_over_stdio(

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from subterminator_tui.errors import MCPConnectionError
 from subterminator_tui.serve.health_policy import (
     HealthPolicy,
     SessionHealth,
     SessionUnavailableError,
 )
+from subterminator_tui.serve.restarts import RestartGate
 
 
 def test_the_defaults_are_the_issues() -> None:
@@ -59,3 +61,47 @@ def test_a_restarting_session_refuses_with_a_retry_after() -> None:
     with pytest.raises(SessionUnavailableError, match=refusal) as refused:
         health.refuse_if_unavailable("main", 0.5)
     assert refused.value.retry_after > 0
+
+
+async def test_one_gate_backs_off_counts_and_degrades_whoever_restarts() -> None:
+    """The gate every restart goes through (the watch's and a call's): 1, 2, 4 s, counted in
+    one window; the 4th within 5 minutes never runs and says so as data."""
+    health = SessionHealth(HealthPolicy())
+    waits: list[float] = []
+    states: list[str] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        states.append(health.state)
+
+    gate = RestartGate("main", health, sleep=sleep)
+    ran = 0
+    for _ in range(3):
+        async with gate.restarting("a call found its Playwright MCP dead"):
+            ran += 1
+        assert health.state == "ready"
+    assert (waits, states, ran) == ([1.0, 2.0, 4.0], ["restarting"] * 3, 3)
+    assert health.restarts_total == 3 and len(health.restart_seconds) == 3
+    with pytest.raises(SessionUnavailableError, match="degraded: session 'main'") as refused:
+        async with gate.restarting("it died again"):
+            ran += 1
+    assert ran == 3 and health.degraded and waits == [1.0, 2.0, 4.0]
+    facts = refused.value.facts()
+    assert facts["error"] == "degraded" and facts["session"] == "main"
+    assert isinstance(facts["retry_after"], int) and 0 < facts["retry_after"] <= 300
+
+
+async def test_a_restart_that_fails_still_counts_and_leaves_the_session_ready() -> None:
+    """A browser that would not start again: counted (a crash loop still degrades), no
+    restart time recorded, and the next call may try (ready, not stuck restarting)."""
+    health = SessionHealth(HealthPolicy())
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    gate = RestartGate("main", health, sleep=no_wait)
+    with pytest.raises(MCPConnectionError):
+        async with gate.restarting("it died"):
+            raise MCPConnectionError("Chromium did not start")
+    assert health.restarts_total == 1 and health.restart_seconds == []
+    assert health.state == "ready"

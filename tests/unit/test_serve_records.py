@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.journal.call_records import CallRecord, CallRecordStore, ConsoleMessage
 from subterminator_tui.journal.schema import SCHEMA_VERSION
 from subterminator_tui.journal.store import Journal
@@ -210,7 +211,62 @@ def test_an_old_journal_gains_the_record_tables(tmp_path: Path) -> None:
         reader = ContentReader(store_with(journal, record("r1", PAGE_ONE)))
         assert reader.content("alice", "r1").content == PAGE_ONE
     with sqlite3.connect(path) as again:
-        assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+
+
+def test_a_served_calls_page_is_stored_once_and_its_turn_reads_it(journal: Journal) -> None:
+    """The turn keeps url and title, the record the page; ``turns`` shows the record's page."""
+    store = CallRecordStore(journal)
+    run = journal.start_run("demoflix", None, "mcp:alice")
+    recorder = CallRecorder(store, SessionKey.of("alice", "s"), run)
+    row = journal.record_intent(run, 1, "mcp:alice", "browser_snapshot", {})
+    journal.record_outcome(
+        row, outcome="ok", error=None, url="http://127.0.0.1/", title="Account", snapshot=None,
+        latency=0.1, input_tokens=0, output_tokens=0,
+    )  # fmt: skip
+    page = NormalizedSnapshot(url="http://127.0.0.1/", title="Account", content=PAGE_ONE)
+    recorder.record(
+        "browser_snapshot", {}, Answer("ok", "", page), result_text="### Page",
+        console_text="", latency=0.1, turn_id=row,
+    )  # fmt: skip
+    (turn,) = journal.turns(run)
+    assert (turn.url, turn.title, turn.snapshot) == ("http://127.0.0.1/", "Account", PAGE_ONE)
+    stored = journal.connection.execute(
+        "SELECT (SELECT COUNT(*) FROM turns WHERE snapshot IS NOT NULL), "
+        "(SELECT COUNT(*) FROM call_records WHERE snapshot = ?)",
+        (PAGE_ONE,),
+    ).fetchone()
+    assert tuple(stored or ()) == (0, 1), "the page is in the journal once"
+
+
+def test_a_version_4_journal_keeps_its_pages_and_links_new_records(tmp_path: Path) -> None:
+    """Version 4 to 5 in place: old turns keep their own copy (no link to guess), new records
+    name their turn."""
+    path = tmp_path / "journal.sqlite3"
+    with Journal(path) as journal:
+        run = journal.start_run("demoflix", None, "mcp:alice")
+        row = journal.record_intent(run, 1, "mcp:alice", "browser_snapshot", {})
+        journal.record_outcome(
+            row, outcome="ok", error=None, url="http://127.0.0.1/", title="Old",
+            snapshot=PAGE_ONE, latency=0.1, input_tokens=0, output_tokens=0,
+        )  # fmt: skip
+    with sqlite3.connect(path) as old:
+        # Back to version 4 as it was: call_records without the turn link.
+        old.executescript(
+            "DROP INDEX call_records_by_turn; ALTER TABLE call_records DROP COLUMN turn_id;"
+            "PRAGMA user_version=4;"
+        )
+    with Journal(path) as journal:
+        (turn,) = journal.turns(run)
+        assert turn.snapshot == PAGE_ONE
+        store = CallRecordStore(journal)
+        store.add(record("r2", PAGE_TWO), run, turn_id=row)
+        linked = journal.connection.execute(
+            "SELECT turn_id FROM call_records WHERE ref_id='r2'"
+        ).fetchone()
+        assert linked is not None and linked[0] == row
+    with sqlite3.connect(path) as again:
+        assert again.execute("PRAGMA user_version").fetchone()[0] == 5
 
 
 def test_a_killed_servers_sessions_are_closed_and_a_live_ones_are_not(journal: Journal) -> None:
