@@ -71,6 +71,8 @@ _REPEATABLE = frozenset(
 _SETTLE_ATTEMPTS = 3
 _SETTLE_SECONDS = 0.5
 _FILE_CHOOSER = "[File chooser]"
+#: How Playwright MCP's answers link console messages that came since its last answer.
+_NEW_CONSOLE_ENTRIES = "New console entries:"
 _FILE_CHOOSER_NOTE = (
     "That action opened a file chooser. SubTerminator never uploads files, so it was "
     "closed; this task does not need a file. Choose another way forward."
@@ -113,6 +115,9 @@ class BrowserGateway(PlaywrightMCPProcess):
         self.last_snapshot: NormalizedSnapshot | None = None
         self.restarts = 0
         self._screenshots = 0
+        # The last console read and whether a message may have come since (see console_messages).
+        self._console_read: str | None = None
+        self._console_unread = True
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -281,13 +286,33 @@ class BrowserGateway(PlaywrightMCPProcess):
         """Every console message of the current page, as Playwright MCP prints them ('' if none).
 
         SubTerminator's own read (serve mode's call records); the tool stays off the
-        allowlist, so no model calls it.
+        allowlist, so no model calls it. Playwright MCP links "New console entries" in
+        the next answer after any message (``--console-level debug``: every level), so
+        while the last read found none and no answer has linked one since, the page
+        still has none (a new page starts empty) and the read is skipped.
         """
+        if not self._console_unread and self._console_read is not None:
+            return self._console_read
         try:
             result = await self._dispatch("browser_console_messages", {"level": "debug"})
         except (MCPToolError, MCPConnectionError, ServerStopped):
             return ""  # a record without console messages, never a failed call
-        return "" if result.is_error else text_of(result)
+        if result.is_error:
+            return ""
+        text = text_of(result)
+        empty = split_sections(text).get("Result", "").startswith("Total messages: 0 ")
+        self._console_read, self._console_unread = (text if empty else None), False
+        return text
+
+    async def _dispatch(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
+        try:
+            result = await super()._dispatch(name, args)
+        except BaseException:
+            self._console_unread = True  # a restart or a lost answer: read again
+            raise
+        if _NEW_CONSOLE_ENTRIES in text_of(result):
+            self._console_unread = True
+        return result
 
     async def snapshot(self) -> NormalizedSnapshot:
         """A fresh snapshot of the current page."""

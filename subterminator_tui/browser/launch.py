@@ -95,6 +95,9 @@ class LaunchPlan:
             # without a call: under a person still deciding at a checkpoint.
             "--idle-timeout",
             "0",
+            # Every console message is linked in the next answer (gateway.console_messages).
+            "--console-level",
+            "debug",
         ]
         if self.headless and self.remote is None:
             args.append("--headless")

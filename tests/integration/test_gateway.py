@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+from typing import Any
 
+import mcp_types as types
 import pytest
 
 from subterminator_tui.browser.gateway import BrowserGateway
@@ -194,3 +196,41 @@ async def test_unstartable_server_raises_an_actionable_connection_error(
     message = str(caught.value)
     assert "make setup" in message
     assert "cannot start: missing module" in message
+
+
+class _CountingGateway(BrowserGateway):
+    """The real gateway, noting the name of every tool call it sends."""
+
+    sent: list[str]
+
+    async def _dispatch(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
+        self.sent.append(name)
+        return await super()._dispatch(name, args)
+
+
+_QUIET_PAGE = "data:text/html,<title>Quiet</title><button>Nothing</button>"
+_TALKING_PAGE = (
+    "data:text/html,<title>Talking</title>"
+    "<button onclick=\"console.debug('clicked-7f3a')\">Talk</button>"
+)
+
+
+async def test_console_is_read_only_when_a_message_may_have_come(launch_plan: LaunchPlan) -> None:
+    """No message since a read that found none: no read. A message, even a debug one: read."""
+    async with _CountingGateway(launch_plan) as gateway:
+        gateway.sent = []
+        await gateway.call("browser_navigate", {"url": _QUIET_PAGE})
+        assert "Total messages: 0 " in await gateway.console_messages()
+        gateway.sent.clear()
+        assert "Total messages: 0 " in await gateway.console_messages()
+        assert gateway.sent == []  # nothing logged since the read that found nothing
+
+        page = (await gateway.call("browser_navigate", {"url": _TALKING_PAGE})).snapshot
+        assert "clicked-7f3a" not in await gateway.console_messages()
+        await gateway.call("browser_click", {"target": page.ref_of("button", "Talk")})
+        assert "clicked-7f3a" in await gateway.console_messages()
+
+        # The page that logged is left: the next page's (empty) list is read, not the old one.
+        await gateway.call("browser_navigate", {"url": _QUIET_PAGE})
+        assert "clicked-7f3a" not in await gateway.console_messages()
+    assert wait_until_no_profile_processes(launch_plan.profile_dir) == []
