@@ -1,11 +1,15 @@
 """Measure `subterminator serve` under N concurrent agents (not a test: no speed asserts).
 
-    .venv/bin/python benchmarks/serve_sessions.py [--sessions 8] [--stdio-starts 3] [--json F]
+    .venv/bin/python benchmarks/serve_sessions.py [--sessions 8] [--stdio-starts 3]
+        [--free-running] [--json F]
 
 One ``serve --http 127.0.0.1:0`` child; N SDK clients, each with its own session
 (and so its own browser and practice site), run the demoflix flow at once:
 open, cold snapshot, four clicks, the gated Finish (approved by an operator on a
-pseudo-terminal the script answers), three snapshots, close. While every browser
+pseudo-terminal the script answers), three snapshots, close. By default the
+agents wait until every browser is open and then click together (lockstep: eight
+page loads at once on two cores); ``--free-running`` lets each go on as soon as
+its own browser is open, as independent agents would. While every browser
 is open the script sums the proportional memory (PSS) of the processes using the
 sessions' profiles. Separately it times how long a stdio server takes to be ready
 (spawn to initialize answered). Prints p50/p95 per tool; writes JSON with --json.
@@ -96,8 +100,24 @@ def pss_mib(root: Path) -> tuple[float, int]:
     return total_kib / 1024, count
 
 
+class AllOpen:
+    """Set once every session's browser is open; lockstep agents wait for it to click."""
+
+    def __init__(self, sessions: int, *, lockstep: bool) -> None:
+        self.left = sessions
+        self.lockstep = lockstep
+        self.event = asyncio.Event()
+
+    async def opened(self) -> None:
+        self.left -= 1
+        if self.left == 0:
+            self.event.set()
+        if self.lockstep:
+            await self.event.wait()
+
+
 async def one_agent(
-    url: str, index: int, timings: dict[str, list[float]], all_open: asyncio.Barrier
+    url: str, index: int, timings: dict[str, list[float]], all_open: AllOpen
 ) -> bool:
     """One agent's demoflix flow; True when the page confirms the cancellation."""
     name = f"bench-{index}"
@@ -115,7 +135,7 @@ async def one_agent(
         started = time.perf_counter()
         page = text_of(await client.call_tool("snapshot", {"session": name}))
         timings["cold_open"].append(time.perf_counter() - started)
-        await all_open.wait()
+        await all_open.opened()
         for role, label in WALK:
             page = text_of(
                 await timed(client, "click", {"session": name, "ref": ref_in(page, role, label)})
@@ -160,6 +180,12 @@ async def main() -> None:
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--stdio-starts", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--free-running",
+        action="store_true",
+        help="agents click as soon as their own browser is open (default: all at once, "
+        "after the last browser opened, the harshest case)",
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="serve-bench-") as tmp:
@@ -194,12 +220,12 @@ async def main() -> None:
         memory: tuple[float, int] = (0.0, 0)
         try:
             url = child.wait_listening()
-            all_open = asyncio.Barrier(args.sessions + 1)
+            all_open = AllOpen(args.sessions, lockstep=not args.free_running)
             agents = [
                 asyncio.create_task(one_agent(url, i, timings, all_open))
                 for i in range(args.sessions)
             ]
-            waiting = asyncio.create_task(all_open.wait())
+            waiting = asyncio.create_task(all_open.event.wait())
             await asyncio.wait([waiting, *agents], return_when=asyncio.FIRST_COMPLETED)
             if waiting.done():
                 memory = pss_mib(profiles)
@@ -211,6 +237,7 @@ async def main() -> None:
 
     report: dict[str, Any] = {
         "sessions": args.sessions,
+        "lockstep": not args.free_running,
         "sessions_completed": held,
         "errors": errors,
         "approvals_answered": approver.answered,
