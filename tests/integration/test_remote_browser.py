@@ -128,17 +128,15 @@ def cancellations(site: DemoflixServer) -> int:
         return int(json.load(answer)["cancel_requests"])
 
 
-def test_demoflix_through_a_cdp_endpoint_cancels_once_and_leaves_nothing(
-    browser_cli: Cli,
-    egress: tuple[subprocess.Popen[bytes], str],
-    remote_chromium: tuple[subprocess.Popen[bytes], str],
+def cancel_demoflix_remotely(
+    browser_cli: Cli, egress: tuple[subprocess.Popen[bytes], str], backend: str, endpoint: str
 ) -> None:
-    """The playbook over CDP: one cancellation, traffic through the filter, nothing left."""
-    browser, endpoint = remote_chromium
+    """The playbook through a remote browser: one cancellation, traffic through the filter
+    beside that browser, no Playwright MCP of the run left; the filter stopped after."""
     egress_child, egress_url = egress
     with DemoflixServer(variants=("remembered",)) as site:
         env = browser_cli.env(
-            SUBTERMINATOR_BROWSER_BACKEND="cdp",
+            SUBTERMINATOR_BROWSER_BACKEND=backend,
             SUBTERMINATOR_BROWSER_ENDPOINT=endpoint,
             SUBTERMINATOR_REMOTE_EGRESS=egress_url,
         )
@@ -149,8 +147,6 @@ def test_demoflix_through_a_cdp_endpoint_cancels_once_and_leaves_nothing(
         assert run.code == 0, run.stdout + run.stderr
         assert "completed and verified" in run.stdout
         assert cancellations(site) == 1
-    # Only the run's context closed: the remote browser is the pod's, and still runs.
-    assert browser.poll() is None
     # No Playwright MCP of the run is left (its command line names the isolated home).
     home = str(browser_cli.home)
     left = [
@@ -163,6 +159,18 @@ def test_demoflix_through_a_cdp_endpoint_cancels_once_and_leaves_nothing(
     summary = re.search(rb"stopped: (\d+) allowed, (\d+) blocked", out)
     assert summary is not None, out
     assert int(summary[1]) > 0, "the remote browser's traffic did not go through the filter"
+
+
+def test_demoflix_through_a_cdp_endpoint_cancels_once_and_leaves_nothing(
+    browser_cli: Cli,
+    egress: tuple[subprocess.Popen[bytes], str],
+    remote_chromium: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    """The playbook over CDP: one cancellation, traffic through the filter, nothing left."""
+    browser, endpoint = remote_chromium
+    cancel_demoflix_remotely(browser_cli, egress, "cdp", endpoint)
+    # Only the run's context closed: the remote browser is the pod's, and still runs.
+    assert browser.poll() is None
 
 
 def descendants(root: int) -> set[int]:
@@ -250,33 +258,9 @@ def test_demoflix_through_a_playwright_browser_server_cancels_once_and_leaves_no
     """The playbook over ``--endpoint``: one cancellation, traffic through the filter beside
     the remote browser, the server still running after the run, no Playwright MCP left."""
     server, endpoint = playwright_server
-    egress_child, egress_url = egress
-    with DemoflixServer(variants=("remembered",)) as site:
-        env = browser_cli.env(
-            SUBTERMINATOR_BROWSER_BACKEND="endpoint",
-            SUBTERMINATOR_BROWSER_ENDPOINT=endpoint,
-            SUBTERMINATOR_REMOTE_EGRESS=egress_url,
-        )
-        args = browser_cli.cancel_args(
-            "demoflix", "--no-tui", "--pilot", "playbook", "--practice-url", site.base_url
-        )
-        run = browser_cli.run(args, stdin=b"y\n", env=env)
-        assert run.code == 0, run.stdout + run.stderr
-        assert "completed and verified" in run.stdout
-        assert cancellations(site) == 1
+    cancel_demoflix_remotely(browser_cli, egress, "endpoint", endpoint)
     # Only the run's context closed: the browser server and its Chromium still run.
     assert server.poll() is None and descendants(server.pid)
-    home = str(browser_cli.home)
-    left = [
-        p.cmdline for p in process_table() if p.alive and "node" in p.program and home in p.cmdline
-    ]
-    assert left == []
-    egress_child.send_signal(signal.SIGTERM)
-    out, _err = egress_child.communicate(timeout=30)
-    assert egress_child.returncode == TERMINATED
-    summary = re.search(rb"stopped: (\d+) allowed, (\d+) blocked", out)
-    assert summary is not None, out
-    assert int(summary[1]) > 0, "the remote browser's traffic did not go through the filter"
 
 
 def test_a_remote_backend_without_its_egress_filter_is_refused(browser_cli: Cli) -> None:

@@ -86,6 +86,17 @@ def serve_params(tmp_path: Path, site: RecordsSite) -> StdioServerParameters:
     )
 
 
+def in_process_config(tmp_path: Path, site: RecordsSite, policy: HealthPolicy) -> ServeConfig:
+    """An in-process server's config on ``site``: profiles under ``tmp_path``/profiles."""
+    return ServeConfig(
+        settings=load_settings(journal=tmp_path / "journal.sqlite3"),
+        profile_root=tmp_path / "profiles",
+        runs_root=tmp_path / "runs",
+        services=(site.services_file,),
+        health=policy,
+    )
+
+
 def serve_pid(profiles: Path) -> int:
     """The pid of the serve process started for ``profiles``."""
     found = [
@@ -231,13 +242,7 @@ async def test_a_browser_killed_1_3_4_times_recovers_recovers_then_degrades(
         ping_seconds=0.5, ping_timeout=2.0, backoff=(0.1, 0.2, 0.4), check_seconds=0.05
     )
     profiles = tmp_path / "profiles"
-    config = ServeConfig(
-        settings=load_settings(journal=tmp_path / "journal.sqlite3"),
-        profile_root=profiles,
-        runs_root=tmp_path / "runs",
-        services=(site.services_file,),
-        health=policy,
-    )
+    config = in_process_config(tmp_path, site, policy)
     async with server_parts(config) as parts, Client(parts.server) as client:
         await client.call_tool("session_open", {"name": "main", "service": "consolelab"})
         assert not (await client.call_tool("navigate", {"session": "main", "url": "/two"})).is_error
@@ -297,13 +302,7 @@ async def test_a_hung_browser_is_restarted_after_three_unanswered_pings(
     browser is restarted on its last page."""
     policy = HealthPolicy(ping_seconds=0.2, ping_timeout=0.5, backoff=(0.1,), check_seconds=0.05)
     profiles = tmp_path / "profiles"
-    config = ServeConfig(
-        settings=load_settings(journal=tmp_path / "journal.sqlite3"),
-        profile_root=profiles,
-        runs_root=tmp_path / "runs",
-        services=(site.services_file,),
-        health=policy,
-    )
+    config = in_process_config(tmp_path, site, policy)
     caplog.set_level("WARNING", logger="subterminator_tui.serve.health")
     async with server_parts(config) as parts, Client(parts.server) as client:
         await client.call_tool("session_open", {"name": "main", "service": "consolelab"})

@@ -21,16 +21,19 @@ import pytest
 from mcp import Client
 
 from subterminator_tui.browser.processes import pid_alive, process_table
-from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.health_policy import HealthPolicy
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.runner import server_parts
-from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing
 from tests.integration.records_site import RecordsSite
 from tests.integration.serve_clients import ref_in, text_of
 from tests.integration.serve_parts import wait_until_none_under
-from tests.integration.test_serve_records import node_of, serve_params, until
+from tests.integration.test_serve_records import (
+    in_process_config,
+    node_of,
+    serve_params,
+    until,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -89,13 +92,7 @@ async def test_crashes_calls_find_back_off_count_and_the_fourth_degrades(
         ping_seconds=3600.0, check_seconds=3600.0, backoff=(0.5, 1.0, 1.5), window_seconds=300.0
     )
     profiles = tmp_path / "profiles"
-    config = ServeConfig(
-        settings=load_settings(journal=tmp_path / "journal.sqlite3"),
-        profile_root=profiles,
-        runs_root=tmp_path / "runs",
-        services=(site.services_file,),
-        health=policy,
-    )
+    config = in_process_config(tmp_path, site, policy)
     caplog.set_level("WARNING", logger="subterminator_tui.serve.restarts")
     async with server_parts(config) as parts, Client(parts.server) as client:
         await client.call_tool("session_open", {"name": "main", "service": "consolelab"})

@@ -21,6 +21,13 @@ def model_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-unit")
 
 
+def write_user_services(text: str) -> None:
+    """The person's own services.toml (in the test's isolated config dir)."""
+    user_file = user_services_file()
+    user_file.parent.mkdir(parents=True, exist_ok=True)
+    user_file.write_text(text, encoding="utf-8")
+
+
 def test_url_builds_a_service_from_the_registrable_domain() -> None:
     """--url: the registrable domain is the id and the only allowed domain; generic rules."""
     checked = check_request(RunRequest("", url="https://account.example.co.uk/subscription"))
@@ -102,14 +109,11 @@ def test_site_address_errors_are_configuration_errors() -> None:
 
 def test_a_recorded_site_keeps_its_playbook_when_run_by_url() -> None:
     """After `record`, --url on the same site replays; the address given is the start."""
-    user_file = user_services_file()
-    user_file.parent.mkdir(parents=True, exist_ok=True)
-    user_file.write_text(
+    write_user_services(
         '[services."example.com"]\nname = "Example"\nstart_url = "https://example.com/"\n'
         'allowed_domains = ["example.com"]\ngoal = "Cancel."\ngeneric_rules = true\n'
         '[[services."example.com".playbook]]\naction = "click"\nrole = "button"\n'
-        'name_regex = "^Cancel$"\n',
-        encoding="utf-8",
+        'name_regex = "^Cancel$"\n'
     )
     service = check_request(RunRequest("", url="https://www.example.com/plan")).service
     assert len(service.playbook) == 1
@@ -131,13 +135,10 @@ def test_a_known_services_site_runs_as_that_service() -> None:
 
 def test_a_site_two_services_claim_is_refused_naming_both() -> None:
     """Two services covering one site: no guess, a configuration error naming both."""
-    user_file = user_services_file()
-    user_file.parent.mkdir(parents=True, exist_ok=True)
-    user_file.write_text(
+    write_user_services(
         '[services.netflix-gift]\nname = "Netflix gift"\n'
         'start_url = "https://www.netflix.com/gift"\nallowed_domains = ["netflix.com"]\n'
-        'goal = "Cancel the gift plan."\ngeneric_rules = true\n',
-        encoding="utf-8",
+        'goal = "Cancel the gift plan."\ngeneric_rules = true\n'
     )
     with pytest.raises(ConfigurationError, match=r"several services \(netflix, netflix-gift\)"):
         check_request(RunRequest("netflix.com"))
