@@ -11,6 +11,7 @@ from subterminator_tui.browser.processes import kill_browser_processes
 from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
 from tests.fakes.provider_env import clear_provider_env
 from tests.integration.cli_children import Cli
+from tests.integration.records_site import RecordsSite
 
 
 @pytest.fixture
@@ -52,3 +53,14 @@ def browser_without_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     if missing:
         pytest.skip(missing)
     clear_provider_env(monkeypatch)
+
+
+@pytest.fixture
+def records_site(tmp_path: Path) -> Iterator[RecordsSite]:
+    """The console lab site (call records, console levels, a slow page); skipped without
+    the browser parts."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    with RecordsSite(tmp_path) as running:
+        yield running

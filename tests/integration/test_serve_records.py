@@ -13,7 +13,7 @@ import os
 import signal
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,6 @@ from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.runner import server_parts
 from subterminator_tui.serve.session import BrowserSession
 from subterminator_tui.settings import load_settings
-from tests.conftest import browser_parts_missing
 from tests.integration.records_site import RecordsSite
 from tests.integration.serve_clients import SERVE_COMMAND, child_environment, ref_in, text_of
 from tests.integration.serve_parts import wait_until_none_under
@@ -37,16 +36,6 @@ from tests.integration.serve_parts import wait_until_none_under
 pytestmark = pytest.mark.browser
 
 SECRET = "hunter2-not-for-the-journal"
-
-
-@pytest.fixture
-def site(tmp_path: Path) -> Iterator[RecordsSite]:
-    """The console lab site; skipped without the browser parts."""
-    missing = browser_parts_missing()
-    if missing:
-        pytest.skip(missing)
-    with RecordsSite(tmp_path) as running:
-        yield running
 
 
 def ref_id(result: types.CallToolResult) -> str:
@@ -69,8 +58,8 @@ async def console(client: Client, ref: str, level: str = "") -> list[str]:
     return [line for line in text_of(result).splitlines() if line.startswith("[")]
 
 
-def serve_params(tmp_path: Path, site: RecordsSite) -> StdioServerParameters:
-    """The server as a desktop client starts it, on this test's home, journal and site."""
+def serve_params(tmp_path: Path, records_site: RecordsSite) -> StdioServerParameters:
+    """The server as a desktop client starts it, on this test's home, journal and records_site."""
     return StdioServerParameters(
         command=SERVE_COMMAND[0],
         args=[
@@ -78,7 +67,7 @@ def serve_params(tmp_path: Path, site: RecordsSite) -> StdioServerParameters:
             "--operator-tty",
             "none",
             "--services",
-            str(site.services_file),
+            str(records_site.services_file),
             "--profile-root",
             str(tmp_path / "profiles"),
         ],
@@ -86,13 +75,15 @@ def serve_params(tmp_path: Path, site: RecordsSite) -> StdioServerParameters:
     )
 
 
-def in_process_config(tmp_path: Path, site: RecordsSite, policy: HealthPolicy) -> ServeConfig:
+def in_process_config(
+    tmp_path: Path, records_site: RecordsSite, policy: HealthPolicy
+) -> ServeConfig:
     """An in-process server's config on ``site``: profiles under ``tmp_path``/profiles."""
     return ServeConfig(
         settings=load_settings(journal=tmp_path / "journal.sqlite3"),
         profile_root=tmp_path / "profiles",
         runs_root=tmp_path / "runs",
-        services=(site.services_file,),
+        services=(records_site.services_file,),
         health=policy,
     )
 
@@ -109,14 +100,14 @@ def serve_pid(profiles: Path) -> int:
 
 
 async def test_records_read_back_as_diffs_and_survive_a_killed_server(
-    site: RecordsSite, tmp_path: Path
+    records_site: RecordsSite, tmp_path: Path
 ) -> None:
     """Every cursor rule, console levels and search_for; then SIGKILL the server: a new one
     continues each cursor, the old session is closed and its records are still readable."""
     profiles = tmp_path / "profiles"
     killed = False
     try:
-        async with Client(serve_params(tmp_path, site)) as client:
+        async with Client(serve_params(tmp_path, records_site)) as client:
             opened = await client.call_tool(
                 "session_open", {"name": "lab", "service": "consolelab"}
             )
@@ -170,7 +161,7 @@ async def test_records_read_back_as_diffs_and_survive_a_killed_server(
                 "[ERROR",
                 "[ERROR",
             ], every
-            assert f"[WARN] careful now @ {site.url}:9" == every[3]
+            assert f"[WARN] careful now @ {records_site.url}:9" == every[3]
             assert every[5] == "[ERROR] Error: uncaught boom", "the page error, from its stack"
             warned = await console(client, first, "warn")
             assert [line.split("]")[0] for line in warned] == ["[WARN", "[ERROR", "[ERROR"]
@@ -193,7 +184,7 @@ async def test_records_read_back_as_diffs_and_survive_a_killed_server(
                 os.kill(proc.pid, signal.SIGKILL)
     assert wait_until_none_under(profiles) == []
 
-    async with Client(serve_params(tmp_path, site)) as client:
+    async with Client(serve_params(tmp_path, records_site)) as client:
         assert await read(client, second) == ("unchanged", ""), "the cursor survived"
         mode, back = await read(client, first)
         assert mode == "diff" and "Page one" in back
@@ -233,7 +224,7 @@ def node_of(session: BrowserSession) -> int:
 
 
 async def test_a_browser_killed_1_3_4_times_recovers_recovers_then_degrades(
-    site: RecordsSite, tmp_path: Path
+    records_site: RecordsSite, tmp_path: Path
 ) -> None:
     """SIGKILL the session's Node: restarted on its last page within the policy; the 4th
     kill inside the window leaves the session degraded, refusing calls with a retry_after.
@@ -242,7 +233,7 @@ async def test_a_browser_killed_1_3_4_times_recovers_recovers_then_degrades(
         ping_seconds=0.5, ping_timeout=2.0, backoff=(0.1, 0.2, 0.4), check_seconds=0.05
     )
     profiles = tmp_path / "profiles"
-    config = in_process_config(tmp_path, site, policy)
+    config = in_process_config(tmp_path, records_site, policy)
     async with server_parts(config) as parts, Client(parts.server) as client:
         await client.call_tool("session_open", {"name": "main", "service": "consolelab"})
         assert not (await client.call_tool("navigate", {"session": "main", "url": "/two"})).is_error
@@ -281,7 +272,7 @@ async def test_a_browser_killed_1_3_4_times_recovers_recovers_then_degrades(
         cut = parts.registry.get(LOCAL_PRINCIPAL, "cut")
         slow = ref_in(text_of(one), "link", "Slow")
         clicking = asyncio.ensure_future(client.call_tool("click", {"session": "cut", "ref": slow}))
-        await asyncio.to_thread(site.slow_requested.wait, 30.0)
+        await asyncio.to_thread(records_site.slow_requested.wait, 30.0)
         assert cut.in_flight == "browser_click"
         os.kill(node_of(cut), signal.SIGKILL)
         lost = await clicking
@@ -291,18 +282,18 @@ async def test_a_browser_killed_1_3_4_times_recovers_recovers_then_degrades(
         assert mode == "full" and "Page one" in content
         # The gateway's own restart (mid-call) counts against the session's window too.
         await until(lambda: cut.health.restarts_total == 1)
-        assert site.slow_requested.is_set() and cut.health.state == "ready"
+        assert records_site.slow_requested.is_set() and cut.health.state == "ready"
     assert wait_until_none_under(profiles) == []
 
 
 async def test_a_hung_browser_is_restarted_after_three_unanswered_pings(
-    site: RecordsSite, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    records_site: RecordsSite, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """SIGSTOP the session's Node: it is alive but silent; three pings go unanswered and the
     browser is restarted on its last page."""
     policy = HealthPolicy(ping_seconds=0.2, ping_timeout=0.5, backoff=(0.1,), check_seconds=0.05)
     profiles = tmp_path / "profiles"
-    config = in_process_config(tmp_path, site, policy)
+    config = in_process_config(tmp_path, records_site, policy)
     caplog.set_level("WARNING", logger="subterminator_tui.serve.health")
     async with server_parts(config) as parts, Client(parts.server) as client:
         await client.call_tool("session_open", {"name": "main", "service": "consolelab"})

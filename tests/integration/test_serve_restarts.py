@@ -12,7 +12,7 @@ import os
 import re
 import signal
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,6 @@ from subterminator_tui.browser.processes import pid_alive, process_table
 from subterminator_tui.serve.health_policy import HealthPolicy
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.runner import server_parts
-from tests.conftest import browser_parts_missing
 from tests.integration.records_site import RecordsSite
 from tests.integration.serve_clients import ref_in, text_of
 from tests.integration.serve_parts import wait_until_none_under
@@ -36,16 +35,6 @@ from tests.integration.test_serve_records import (
 )
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def site(tmp_path: Path) -> Iterator[RecordsSite]:
-    """The console lab site (with its slow page); skipped without the browser parts."""
-    missing = browser_parts_missing()
-    if missing:
-        pytest.skip(missing)
-    with RecordsSite(tmp_path) as running:
-        yield running
 
 
 async def health_of(client: Client, name: str = "main") -> str:
@@ -83,7 +72,7 @@ def degraded_facts(result: types.CallToolResult) -> dict[str, Any]:
 
 
 async def test_crashes_calls_find_back_off_count_and_the_fourth_degrades(
-    site: RecordsSite, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    records_site: RecordsSite, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Node SIGKILLed before a call, during one, before one, and again: the calls restart it
     themselves (the health watch is kept out of it), each after the policy's next backoff,
@@ -92,7 +81,7 @@ async def test_crashes_calls_find_back_off_count_and_the_fourth_degrades(
         ping_seconds=3600.0, check_seconds=3600.0, backoff=(0.5, 1.0, 1.5), window_seconds=300.0
     )
     profiles = tmp_path / "profiles"
-    config = in_process_config(tmp_path, site, policy)
+    config = in_process_config(tmp_path, records_site, policy)
     caplog.set_level("WARNING", logger="subterminator_tui.serve.restarts")
     async with server_parts(config) as parts, Client(parts.server) as client:
         await client.call_tool("session_open", {"name": "main", "service": "consolelab"})
@@ -116,7 +105,7 @@ async def test_crashes_calls_find_back_off_count_and_the_fourth_degrades(
         # 2: killed under a click: its outcome is unknown, never repeated; backoff[1].
         slow = ref_in(text_of(answer), "link", "Slow")
         clicking = asyncio.ensure_future(watched(client, "click", {"session": "main", "ref": slow}))
-        await asyncio.to_thread(site.slow_requested.wait, 30.0)
+        await asyncio.to_thread(records_site.slow_requested.wait, 30.0)
         os.kill(node_of(session), signal.SIGKILL)
         lost, seen = await clicking
         assert lost.is_error and "not known" in text_of(lost), text_of(lost)
@@ -166,14 +155,14 @@ def session_node(profiles: Path) -> int | None:
 
 
 async def test_a_degraded_sessions_errors_carry_retry_after_as_structured_content(
-    site: RecordsSite, tmp_path: Path
+    records_site: RecordsSite, tmp_path: Path
 ) -> None:
     """`serve` over stdio with its real default policy (1, 2, 4 s; 3 in 5 minutes): Node
     SIGKILLed 4 times; the SDK client then reads `error`, `retry_after` and `session` from
     the tool result's structuredContent, with isError set."""
     profiles = tmp_path / "profiles"
     try:
-        async with Client(serve_params(tmp_path, site)) as client:
+        async with Client(serve_params(tmp_path, records_site)) as client:
             await client.call_tool("session_open", {"name": "main", "service": "consolelab"})
             answer = await client.call_tool("navigate", {"session": "main", "url": "/two"})
             assert not answer.is_error, text_of(answer)
