@@ -10,15 +10,17 @@ rules/effects.py), under the service's rules and the built-in ones.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.inspection import NO_FACTS, PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
 from subterminator_tui.browser.tools import ALLOWED_TOOLS
+from subterminator_tui.orchestrator.browser import Browser
 from subterminator_tui.rules import CheckpointRule, ServiceConfig, domain_allowed
 from subterminator_tui.rules.defaults import checkpoints_for
-from subterminator_tui.rules.effects import Effects, RunMemory, resolve_effects
+from subterminator_tui.rules.effects import READ_ONLY_TOOLS, Effects, RunMemory, resolve_effects
 from subterminator_tui.rules.matching import (
     checkpoint_for_effect,
     rules_watch_page,
@@ -68,6 +70,18 @@ class Checkpoint:
         if self.effects.destination:
             return f"opens {self.effects.destination}"
         return ""
+
+
+@dataclass(frozen=True)
+class BeforeDispatch:
+    """A call judged on the page as it is right before dispatch."""
+
+    #: The page read just now (scrubbed), or None for a read-only call (nothing read).
+    fresh: NormalizedSnapshot | None = None
+    #: The target is gone or is no longer what the caller saw: refused with ``fresh``.
+    refusal: Refusal | None = None
+    #: The checkpoint the call must pass first; None with no refusal: send it.
+    checkpoint: Checkpoint | None = None
 
 
 class Guard:
@@ -129,6 +143,30 @@ class Guard:
     def learn(self, snapshot: NormalizedSnapshot, facts: PageFacts | None = None) -> None:
         """Remember the page's links (and forms): a navigation to one counts as activating it."""
         self.memory.learn(snapshot, facts)
+
+    async def before_dispatch(
+        self,
+        call: ToolCall,
+        seen: NormalizedSnapshot,
+        browser: Browser,
+        scrub: Callable[[NormalizedSnapshot], NormalizedSnapshot],
+    ) -> BeforeDispatch:
+        """Judge ``call`` on the page as it is now, not as its caller saw it (``seen``).
+
+        The run's loop and serve's sessions both go through here: a fresh snapshot,
+        refused when a target changed, else the DOM's facts and the checkpoint rules.
+        MCPToolError when the page cannot be read.
+        """
+        if call.name in READ_ONLY_TOOLS:
+            return BeforeDispatch()
+        fresh = scrub(await browser.snapshot())
+        changed = self.relabelled(call, seen, fresh)
+        if changed is not None or not self.checkpoints:
+            return BeforeDispatch(fresh, refusal=changed)
+        refs = call.target_refs()
+        facts = await browser.inspect(refs[0] if refs else None)
+        self.learn(fresh, facts)
+        return BeforeDispatch(fresh, checkpoint=self.judge(call, fresh, facts))
 
     def judge(
         self, call: ToolCall, fresh: NormalizedSnapshot, facts: PageFacts = NO_FACTS

@@ -62,7 +62,6 @@ from subterminator_tui.orchestrator.turns import (
 from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK, REQUEST_HUMAN_APPROVAL
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.rules import ServiceConfig, verify_completion
-from subterminator_tui.rules.effects import READ_ONLY_TOOLS
 
 
 class Orchestrator:
@@ -310,25 +309,14 @@ class Orchestrator:
     async def _judge(
         self, call: ToolCall, seen: NormalizedSnapshot
     ) -> Checkpoint | TurnOutcome | None:
-        """Judge ``call`` on the page as it is right before dispatch, not as the pilot saw it.
-
-        A target that changed since the pilot's snapshot is refused with the fresh page;
-        otherwise the checkpoint rules judge the call's effect (None: go on).
-        """
-        if call.name in READ_ONLY_TOOLS:
-            return None
-        fresh = self.scrubber.snapshot(await self.browser.snapshot())
-        changed = self.guard.relabelled(call, seen, fresh)
-        if changed is not None:
-            self.reporter.emit(PageSeen(fresh, self.guard.url_allowed(fresh.url)))
-            refused = {"error": True, "message": changed.message}
-            return self._tell(call, "refused", refused, fresh)
-        if not self.guard.checkpoints:
-            return None
-        refs = call.target_refs()
-        facts = await self.browser.inspect(refs[0] if refs else None)
-        self.guard.learn(fresh, facts)
-        return self.guard.judge(call, fresh, facts)
+        """The guard's judgement on the page as it is right before dispatch (None: go on);
+        a target that changed since the pilot's snapshot is refused with the fresh page."""
+        judged = await self.guard.before_dispatch(call, seen, self.browser, self.scrubber.snapshot)
+        if judged.refusal is not None and judged.fresh is not None:
+            self.reporter.emit(PageSeen(judged.fresh, self.guard.url_allowed(judged.fresh.url)))
+            refused = {"error": True, "message": judged.refusal.message}
+            return self._tell(call, "refused", refused, judged.fresh)
+        return judged.checkpoint
 
     async def _complete(self, call: ToolCall) -> TurnOutcome:
         status = call.arguments.get("status")

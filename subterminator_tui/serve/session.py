@@ -35,7 +35,6 @@ from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
 from subterminator_tui.rules import ServiceConfig, verify_completion
-from subterminator_tui.rules.effects import READ_ONLY_TOOLS
 from subterminator_tui.serve.answers import Answer, judged_by
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
@@ -235,19 +234,15 @@ class BrowserSession:
         self, call: ToolCall, seen: NormalizedSnapshot
     ) -> Answer | tuple[Checkpoint, NormalizedSnapshot] | None:
         """The checkpoint ``call`` must pass on the page as it is now (None: send it)."""
-        if call.name in READ_ONLY_TOOLS:
+        judged = await self.guard.before_dispatch(
+            call, seen, self._gateway(), self.scrubber.snapshot
+        )
+        if judged.refusal is not None and judged.fresh is not None:
+            self._seen = judged.fresh
+            return Answer("refused", judged.refusal.message, judged.fresh)
+        if judged.checkpoint is None or judged.fresh is None:
             return None
-        gateway = self._gateway()
-        fresh = self.scrubber.snapshot(await gateway.snapshot())
-        changed = self.guard.relabelled(call, seen, fresh)
-        if changed is not None:
-            self._seen = fresh
-            return Answer("refused", changed.message, fresh)
-        refs = call.target_refs()
-        facts = await gateway.inspect(refs[0] if refs else None)
-        self.guard.learn(fresh, facts)
-        checkpoint = self.guard.judge(call, fresh, facts)
-        return (checkpoint, fresh) if checkpoint is not None else None
+        return judged.checkpoint, judged.fresh
 
     async def _hold(
         self,
