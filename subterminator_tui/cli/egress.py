@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import sys
 
+from subterminator_tui.browser.egress.addresses import listen_address
 from subterminator_tui.cli.options import add_services_option
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.running import run_command
@@ -19,12 +20,12 @@ from subterminator_tui.running import run_command
 
 def parse_listen(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (``[::1]:PORT`` for IPv6); ConfigurationError when malformed."""
-    host, _, port = text.rpartition(":")
-    if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+    address = listen_address(text)
+    if address is None:
         raise ConfigurationError(
             f"--listen takes HOST:PORT, such as 127.0.0.1:3128 (got {text!r})."
         )
-    return host.strip("[]"), int(port)
+    return address
 
 
 def add_egress_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

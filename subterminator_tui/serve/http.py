@@ -22,6 +22,7 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
+from subterminator_tui.browser.egress.addresses import listen_address
 from subterminator_tui.serve.errors import ServeConfigurationError
 from subterminator_tui.serve.live_view import LiveView
 from subterminator_tui.serve.runner import Transport
@@ -44,12 +45,12 @@ def is_loopback(host: str) -> bool:
 
 def parse_address(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (``[::1]:PORT`` for IPv6); ServeConfigurationError when malformed."""
-    host, _, port = text.rpartition(":")
-    if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+    address = listen_address(text)
+    if address is None:
         raise ServeConfigurationError(
             f"--http takes HOST:PORT, such as 127.0.0.1:8765 (got {text!r})."
         )
-    return host.strip("[]"), int(port)
+    return address
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,17 @@ class HostError(ValueError):
     """A host the proxy cannot read the way the browser would; it is refused."""
 
 
+def listen_address(text: str) -> tuple[str, int] | None:
+    """``HOST:PORT`` a server listens on (``[::1]:PORT`` for IPv6), or None when malformed.
+
+    For the egress filter on its own (``egress --listen``) and serve's ``--http``.
+    """
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        return None
+    return host.strip("[]"), int(port)
+
+
 def parse_host(text: str) -> Host:
     """The canonical form of a URL host: an address, or a lower-case name.
 
