@@ -19,9 +19,12 @@ from textual.widgets import Input
 
 from subterminator_tui.practice.demoflix import DemoflixState
 from subterminator_tui.practice.sites import practice_hint
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.http import HttpOptions, http_transport
 from subterminator_tui.session import CancelSession, RunRequest, RunSession
 from subterminator_tui.settings import load_settings
 from subterminator_tui.tui.app import SubTerminatorApp
+from subterminator_tui.tui.operator_console import OperatorConsole
 from subterminator_tui.tui.run import create_app
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.screens.end import EndScreen
@@ -38,6 +41,29 @@ from tests.fakes.scripted_session import (
 
 #: Every app test runs in this terminal size (snapshots depend on it).
 SIZE = (140, 40)
+
+
+def console_over_http(
+    tmp_path: Path,
+    practice_url: str,
+    *,
+    image_previews: bool,
+    services: tuple[Path, ...] = (),
+) -> OperatorConsole:
+    """``serve --http 127.0.0.1:0 --no-auth --tui`` as a test builds it: journal and
+    profiles under ``tmp_path``, practice services on ``practice_url``."""
+    config = ServeConfig(
+        settings=load_settings(journal=tmp_path / "journal.sqlite3"),
+        profile_root=tmp_path / "profiles",
+        practice_url=practice_url,
+        services=services,
+    )
+    options = HttpOptions("127.0.0.1", 0, tmp_path / "tokens.json", no_auth=True)
+    return OperatorConsole(
+        config, lambda announce: http_transport(options, announce), image_previews=image_previews
+    )
+
+
 #: A real run reaches its checkpoint in a few seconds; this only bounds a hang.
 RUN_DEADLINE = 60.0
 

@@ -18,17 +18,14 @@ from textual.widgets import Input
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.practice.demoflix.router import SESSION_COOKIE
 from subterminator_tui.rules import load_services
-from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.http import HttpOptions, http_transport
 from subterminator_tui.session.saved_sign_in import BrowserPlace, save_sign_in
 from subterminator_tui.settings import load_settings
-from subterminator_tui.tui.operator_console import OperatorConsole
 from subterminator_tui.tui.screens.sign_in_path import SignInPathScreen
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import text_of
 from tests.integration.serve_parts import wait_until_none_under
 from tests.integration.test_saved_sign_in import SERVICES, sign_in_profile
-from tests.tui.conftest import SIZE, wait_until
+from tests.tui.conftest import SIZE, console_over_http, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -53,15 +50,8 @@ async def test_the_operator_loads_and_saves_a_sessions_sign_in(tmp_path: Path) -
         place = BrowserPlace(headless=True, profile_dir=tmp_path / "a", practice_url=site.base_url)
         await save_sign_in(service, load_settings(), saved, place)
 
-        config = ServeConfig(
-            settings=load_settings(journal=tmp_path / "journal.sqlite3"),
-            profile_root=tmp_path / "profiles",
-            practice_url=site.base_url,
-            services=(services_file,),
-        )
-        options = HttpOptions("127.0.0.1", 0, tmp_path / "tokens.json", no_auth=True)
-        app = OperatorConsole(
-            config, lambda announce: http_transport(options, announce), image_previews=False
+        app = console_over_http(
+            tmp_path, site.base_url, image_previews=False, services=(services_file,)
         )
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: bool(app.listening), "the server to listen")

@@ -12,17 +12,14 @@ import pytest
 from mcp import Client
 
 from subterminator_tui.practice.demoflix import DemoflixServer
-from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.http import HttpOptions, http_transport
 from subterminator_tui.session import CancelSession
 from subterminator_tui.settings import load_settings
-from subterminator_tui.tui.operator_console import OperatorConsole
 from subterminator_tui.tui.run import create_app
 from subterminator_tui.tui.widgets.live_page import LivePage
 from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
 from tests.integration.serve_clients import text_of
 from tests.integration.serve_parts import wait_until_none_under
-from tests.tui.conftest import SIZE, PracticeRun, wait_until
+from tests.tui.conftest import SIZE, PracticeRun, console_over_http, wait_until
 from tests.tui.test_app_pilot import at_checkpoint
 
 pytestmark = pytest.mark.browser
@@ -49,15 +46,7 @@ async def test_the_console_follows_the_selected_sessions_frames(tmp_path: Path) 
     if missing:
         pytest.skip(missing)
     with DemoflixServer(["remembered"]) as site:
-        config = ServeConfig(
-            settings=load_settings(journal=tmp_path / "journal.sqlite3"),
-            profile_root=tmp_path / "profiles",
-            practice_url=site.base_url,
-        )
-        options = HttpOptions("127.0.0.1", 0, tmp_path / "tokens.json", no_auth=True)
-        app = OperatorConsole(
-            config, lambda announce: http_transport(options, announce), image_previews=True
-        )
+        app = console_over_http(tmp_path, site.base_url, image_previews=True)
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: bool(app.listening), "the server to listen")
             async with Client(app.listening) as client:

@@ -15,7 +15,6 @@ from textual.app import App
 from subterminator_tui.exit_codes import SUCCESS
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.http import HttpOptions, http_transport
 from subterminator_tui.serve.runner import Transport
 from subterminator_tui.settings import load_settings
 from subterminator_tui.tui.keymap import CONSOLE_BINDING_IDS, binding_ids
@@ -24,7 +23,7 @@ from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import ref_in, text_of
 from tests.integration.serve_parts import WALK_TO_FINISH, wait_until_none_under
-from tests.tui.conftest import SIZE, screen_text, wait_until
+from tests.tui.conftest import SIZE, console_over_http, screen_text, wait_until
 
 
 def idle_transport(announce: Callable[[str], None]) -> Transport:
@@ -88,15 +87,7 @@ async def test_an_agent_waits_for_the_console_operator_over_http(tmp_path: Path)
     if missing:
         pytest.skip(missing)
     with DemoflixServer(["remembered"]) as site:
-        config = ServeConfig(
-            settings=load_settings(journal=tmp_path / "journal.sqlite3"),
-            profile_root=tmp_path / "profiles",
-            practice_url=site.base_url,
-        )
-        options = HttpOptions("127.0.0.1", 0, tmp_path / "tokens.json", no_auth=True)
-        app = OperatorConsole(
-            config, lambda announce: http_transport(options, announce), image_previews=False
-        )
+        app = console_over_http(tmp_path, site.base_url, image_previews=False)
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: bool(app.listening), "the server to listen")
             async with Client(app.listening) as client:
