@@ -9,15 +9,11 @@ declines the offer: the playbook stops there and the AI finishes from that page.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import tomlkit
 
-from subterminator_bench.loopback_model import ScriptedModelServer
-from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Notice
 from subterminator_tui.orchestrator.gates import Decision
@@ -28,6 +24,7 @@ from subterminator_tui.session import RunRequest
 from subterminator_tui.session.record import RecordedService, record_playbook
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import FinishedRun, run_service
+from tests.integration.test_any_site import scripted_model
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
 
@@ -46,17 +43,6 @@ def gauntlet_steps(service_id: str) -> tuple[PlaybookStep, ...]:
     """The scenario's intended path, as scenarios.toml writes it."""
     services = load_services(user_file=None, practice_scenarios=True)
     return services.get(service_id).playbook
-
-
-@contextmanager
-def scripted_model(
-    steps: Sequence[PlaybookStep], env: pytest.MonkeyPatch
-) -> Iterator[ScriptedModelServer]:
-    """The loopback model playing ``steps``, for the Anthropic SDK."""
-    with ScriptedModelServer(PlaybookBrain(steps)) as server:
-        env.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        env.setenv("ANTHROPIC_API_KEY", "sk-ant-scripted")
-        yield server
 
 
 def person() -> ScriptedHuman:
