@@ -289,13 +289,7 @@ class Orchestrator:
             verification = verify_completion(self.service, page)
             if verification.verified:
                 self.ledger.step_outcome(step, "done")
-                return TurnOutcome(
-                    "done",
-                    verification.message,
-                    page,
-                    verified=True,
-                    verified_by=verification.verified_by,
-                )
+                return TurnOutcome.verified_on(page, verification)
             if verification.failure_rule is not None:
                 self.ledger.step_outcome(step, "failed")
                 raise RunEnded("task_failed", verification.message)
@@ -328,13 +322,7 @@ class Orchestrator:
         self.ledger.saw(page)
         verification = verify_completion(self.service, page)
         if verification.verified:
-            return TurnOutcome(
-                "done",
-                verification.message,
-                page,
-                verified=True,
-                verified_by=verification.verified_by,
-            )
+            return TurnOutcome.verified_on(page, verification)
         self._unverified_claims += 1
         if self._unverified_claims >= UNVERIFIED_CLAIM_LIMIT:
             raise RunEnded("verification_failed", verification.message)

@@ -13,7 +13,7 @@ from subterminator_tui.errors import (
 )
 from subterminator_tui.orchestrator.events import Outcome
 from subterminator_tui.orchestrator.result import TaskReason
-from subterminator_tui.rules.matching import VerifiedBy
+from subterminator_tui.rules.matching import Verification, VerifiedBy
 
 NO_ACTION_LIMIT = 3
 UNVERIFIED_CLAIM_LIMIT = 3
@@ -50,6 +50,17 @@ class TurnOutcome:
     verified: bool = False
     #: Whose rule confirmed it (reported honestly: "generic" is not a service's own rule).
     verified_by: VerifiedBy | None = None
+
+    @classmethod
+    def verified_on(cls, page: NormalizedSnapshot, verification: Verification) -> TurnOutcome:
+        """The run is done: ``page`` passed ``verification`` (its message, its rule's owner)."""
+        return cls(
+            "done",
+            verification.message,
+            page,
+            verified=True,
+            verified_by=verification.verified_by,
+        )
 
 
 @dataclass
