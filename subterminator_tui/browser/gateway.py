@@ -115,9 +115,8 @@ class BrowserGateway(PlaywrightMCPProcess):
         self.last_snapshot: NormalizedSnapshot | None = None
         self.restarts = 0
         self._screenshots = 0
-        # The last console read and whether a message may have come since (see console_messages).
-        self._console_read: str | None = None
-        self._console_unread = True
+        # A console read that found no message, while no answer has linked one since.
+        self._quiet_console: str | None = None
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -291,8 +290,8 @@ class BrowserGateway(PlaywrightMCPProcess):
         while the last read found none and no answer has linked one since, the page
         still has none (a new page starts empty) and the read is skipped.
         """
-        if not self._console_unread and self._console_read is not None:
-            return self._console_read
+        if self._quiet_console is not None:
+            return self._quiet_console
         try:
             result = await self._dispatch("browser_console_messages", {"level": "debug"})
         except (MCPToolError, MCPConnectionError, ServerStopped):
@@ -301,17 +300,17 @@ class BrowserGateway(PlaywrightMCPProcess):
             return ""
         text = text_of(result)
         empty = split_sections(text).get("Result", "").startswith("Total messages: 0 ")
-        self._console_read, self._console_unread = (text if empty else None), False
+        self._quiet_console = text if empty else None
         return text
 
     async def _dispatch(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
         try:
             result = await super()._dispatch(name, args)
         except BaseException:
-            self._console_unread = True  # a restart or a lost answer: read again
+            self._quiet_console = None  # a restart or a lost answer: read again
             raise
         if _NEW_CONSOLE_ENTRIES in text_of(result):
-            self._console_unread = True
+            self._quiet_console = None
         return result
 
     async def snapshot(self) -> NormalizedSnapshot:
