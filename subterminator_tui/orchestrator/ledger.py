@@ -1,11 +1,16 @@
-"""A run's bookkeeping: the journal rows, the tokens, the time per turn, and the result."""
+"""A run's bookkeeping: the journal rows, the tokens, the time per turn, and the result.
+
+:class:`RunLedger` is the run's :class:`~subterminator_tui.orchestrator.pipeline.StepLog`:
+the guarded-call pipeline writes each turn's intent and each checkpoint's facts
+through it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from subterminator_tui.browser.calls import ToolCall
-from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Outcome
 from subterminator_tui.orchestrator.result import TaskReason, TaskResult
@@ -60,30 +65,25 @@ class RunLedger:
         """The newest page: the result's final URL."""
         self.final_url = snapshot.url
 
-    def intent(self, call: ToolCall, target: SnapshotElement | None = None) -> TurnRecord:
+    def intent(self, turn: int, call: ToolCall, target: tuple[str, str] | None) -> int | None:
         """Write the call before anything happens, so a crash leaves a record of it.
 
-        ``target`` is the element the call acts on, read from the page: its role and
-        name are what a recorded playbook matches on later.
+        ``target`` is the ``(role, name)`` of the element the call acts on, read from
+        the page: what a recorded playbook matches on later.
         """
         row = None
         if self.journal is not None and self.run_id is not None:
             row = self.journal.record_intent(
-                self.run_id,
-                self.turns,
-                self.pilot.name,
-                call.name,
-                call.arguments,
-                target=_target_facts(target),
+                self.run_id, turn, self.pilot.name, call.name, call.arguments, target=target
             )
-        self.open_turn = TurnRecord(row, self.turns)
-        return self.open_turn
+        self.open_turn = TurnRecord(row, turn)
+        return row
 
-    def question(self, why: str, action: str, url: str) -> int | None:
+    def question(self, turn: int, why: str, action: str, url: str) -> int | None:
         """The person is about to be asked before an irreversible step (written first)."""
         if self.journal is None or self.run_id is None:
             return None
-        return self.journal.record_question(self.run_id, self.turns, why, action, url)
+        return self.journal.record_question(self.run_id, turn, why, action, url)
 
     def decision(self, step: int | None, verdict: str) -> None:
         """The person's decision on ``step``: the verdict, never their words."""
@@ -119,16 +119,15 @@ class RunLedger:
 
     def outcome(
         self,
-        record: TurnRecord,
         outcome: Outcome,
         message: str,
         snapshot: NormalizedSnapshot,
         latency: float,
         proposal: PilotTurn,
     ) -> None:
-        """Complete the turn's row."""
-        self.open_turn = None
-        if self.journal is None or record.row is None:
+        """Complete the open turn's row."""
+        record, self.open_turn = self.open_turn, None
+        if self.journal is None or record is None or record.row is None:
             return
         self.journal.record_outcome(
             record.row,
@@ -173,15 +172,3 @@ class RunLedger:
             self.journal.finish_run(
                 self.run_id, result, model=self.pilot.model_name, pilot=self.pilot.name
             )
-
-
-#: Roles whose inline text is what was typed into them, not what they are called.
-_FIELD_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
-
-
-def _target_facts(target: SnapshotElement | None) -> tuple[str, str] | None:
-    """``(role, name)`` of a call's target for the journal; a field's contents never."""
-    if target is None:
-        return None
-    name = target.name if target.role in _FIELD_ROLES else target.label
-    return target.role, name

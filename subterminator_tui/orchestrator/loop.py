@@ -1,8 +1,8 @@
 """The orchestration loop (seed 000 §2.4): one tool call per turn until the task ends.
 
-Every turn: the pilot proposes a call; the guard refuses it, or the human is
-asked first when a checkpoint rule holds; the browser dispatches it and
-returns the fresh page; hand-offs and domain checks run on that page; the
+Every turn: the pilot proposes a call; the guarded-call pipeline (pipeline.py)
+refuses it, or the human is asked first when a checkpoint rule holds; the
+browser dispatches it and returns the fresh page; hand-offs and domain checks run on that page; the
 pilot hears the outcome. ``complete_task(success)`` ends the run only when the
 service's rules confirm it on a fresh snapshot. However the run ends, it ends
 in a TaskResult, a finished journal row and a RunFinished event.
@@ -20,7 +20,6 @@ from subterminator_tui.errors import (
     JournalWriteError,
     MCPConnectionError,
     MCPToolError,
-    OutcomeUnknownError,
     SubTerminatorError,
 )
 from subterminator_tui.journal.store import Journal
@@ -43,9 +42,10 @@ from subterminator_tui.orchestrator.gates import (
     HumanGate,
     TimedGate,
 )
-from subterminator_tui.orchestrator.guard import Checkpoint, Guard, describe_action
+from subterminator_tui.orchestrator.guard import Guard, describe_action
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
 from subterminator_tui.orchestrator.ledger import RunLedger
+from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
@@ -87,6 +87,7 @@ class Orchestrator:
         self.options = options
         self.ledger = RunLedger(service.id, pilot, journal, options.start_url)
         self.scrubber = SecretScrubber()
+        self.calls = CallPipeline(guard, self.ledger, self.scrubber.snapshot)
         self._unverified_claims = 0
 
     async def run(self) -> TaskResult:
@@ -173,12 +174,12 @@ class Orchestrator:
             self.reporter.emit(TurnStarted(turn, call, target, proposal.text, self.pilot.name))
             if self.options.dry_run:
                 return self.ledger.result("dry_run", message=describe_action(call, target))
-            record = self.ledger.intent(call, target)
+            self.calls.intent(turn, call, snapshot)
             step = await self._execute(call, snapshot)
             latency = time.perf_counter() - started
             if step.snapshot is not None:
                 snapshot = step.snapshot
-            self.ledger.outcome(record, step.outcome, step.message, snapshot, latency, proposal)
+            self.ledger.outcome(step.outcome, step.message, snapshot, latency, proposal)
             self.reporter.emit(
                 TurnFinished(
                     turn,
@@ -208,32 +209,25 @@ class Orchestrator:
             return await self._complete(call)
         if call.name == REQUEST_HUMAN_APPROVAL:
             return await self._model_asks(call, snapshot)
-        refusal = self.guard.refusal(call, snapshot)
-        if refusal is not None:
-            refused = {"error": True, "message": refusal.message}
-            return self._tell(call, "refused", refused, snapshot)
         try:
-            # Before anyone is asked: nobody should approve a call the browser would refuse.
-            self.browser.checked_arguments(call.name, call.arguments)
-        except MCPToolError as invalid:
-            return self._tell(call, "refused", {"error": True, "message": str(invalid)}, snapshot)
-        try:
-            judged = await self._judge(call, snapshot)
+            prepared = await self.calls.prepare(call, snapshot, self.browser)
         except MCPToolError as unread:
             # The page could not be read before dispatch: nothing was sent; the pilot hears why.
             return self._tell_error(call, unread, snapshot)
-        if isinstance(judged, TurnOutcome):
-            return judged
-        if judged is not None:
-            target = self.guard.target_of(call, snapshot)
-            action = describe_action(call, target)
-            if judged.effect():
-                action = f"{action}: {judged.effect()}"
+        if isinstance(prepared, Refused):
+            if prepared.fresh:
+                allowed = self.guard.url_allowed(prepared.page.url)
+                self.reporter.emit(PageSeen(prepared.page, allowed))
+            refused = {"error": True, "message": prepared.message}
+            return self._tell(call, "refused", refused, prepared.page)
+        step = None
+        if isinstance(prepared, Held):
             # The person may take a while, or the run may die right after: keep the sign-in.
             await self.browser.keep_sign_in()
-            step = self.ledger.question(judged.why, action, snapshot.url)
-            decision = await self._ask("rule", judged.why, action, snapshot, call)
-            self.ledger.decision(step, decision.verdict)
+            step = self.calls.ask(self.ledger.turns, prepared)
+            why, action = prepared.checkpoint.why, prepared.action
+            decision = await self._ask("rule", why, action, snapshot, call)
+            self.calls.decide(step, decision.verdict)
             if decision.verdict == "reject":
                 raise RunEnded("human_rejected", f"You rejected: {action}")
             if decision.verdict == "guidance":
@@ -243,25 +237,17 @@ class Orchestrator:
                     "human_guidance": decision.guidance,
                 }
                 return self._tell(call, "guidance", guided, snapshot)
-            # Written before the call goes out: a crash now reads "dispatched, outcome unknown".
-            self.ledger.dispatch(step)
-        else:
-            step = None
-        try:
-            result = await self.browser.call(call.name, call.arguments)
-        except (OutcomeUnknownError, MCPConnectionError) as lost:
-            self.ledger.step_outcome(step, "unknown")
-            if judged is None:
-                if isinstance(lost, MCPConnectionError):
-                    raise
-                return self._tell_error(call, lost, snapshot)
+        sent = await self.calls.send(call, self.browser, step)
+        if isinstance(sent, Lost):
+            if not isinstance(prepared, Held):
+                if isinstance(sent.error, MCPConnectionError):
+                    raise sent.error
+                return self._tell_error(call, sent.error, snapshot)
             # An approved irreversible step may have run: look, never repeat it.
-            return await self._after_lost_answer(call, snapshot, str(lost), step)
-        except MCPToolError as error:
-            self.ledger.step_outcome(step, "failed")
-            return self._tell_error(call, error, snapshot)
-        self.ledger.step_outcome(step, "done")
-        page, note = await self._settle(result.snapshot)
+            return await self._after_lost_answer(call, snapshot, str(sent.error), step)
+        if isinstance(sent, Failed):
+            return self._tell_error(call, sent.error, snapshot)
+        page, note = await self._settle(sent.result.snapshot)
         status: dict[str, Any] = {"error": False}
         if note:
             status["note"] = note
@@ -288,10 +274,10 @@ class Orchestrator:
             self.reporter.emit(PageSeen(page, self.guard.url_allowed(page.url)))
             verification = verify_completion(self.service, page)
             if verification.verified:
-                self.ledger.step_outcome(step, "done")
+                self.calls.settle(step, "done")
                 return TurnOutcome.verified_on(page, verification)
             if verification.failure_rule is not None:
-                self.ledger.step_outcome(step, "failed")
+                self.calls.settle(step, "failed")
                 raise RunEnded("task_failed", verification.message)
         raise RunEnded(
             "outcome_unknown",
@@ -299,18 +285,6 @@ class Orchestrator:
             f"cancellation may have gone through: check {self.options.start_url} yourself "
             "before running again; SubTerminator did not repeat the step.",
         )
-
-    async def _judge(
-        self, call: ToolCall, seen: NormalizedSnapshot
-    ) -> Checkpoint | TurnOutcome | None:
-        """The guard's judgement on the page as it is right before dispatch (None: go on);
-        a target that changed since the pilot's snapshot is refused with the fresh page."""
-        judged = await self.guard.before_dispatch(call, seen, self.browser, self.scrubber.snapshot)
-        if judged.refusal is not None and judged.fresh is not None:
-            self.reporter.emit(PageSeen(judged.fresh, self.guard.url_allowed(judged.fresh.url)))
-            refused = {"error": True, "message": judged.refusal.message}
-            return self._tell(call, "refused", refused, judged.fresh)
-        return judged.checkpoint
 
     async def _complete(self, call: ToolCall) -> TurnOutcome:
         status = call.arguments.get("status")

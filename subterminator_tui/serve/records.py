@@ -5,6 +5,11 @@ everything: Playwright's whole result text, the page as text, the console messag
 Nothing typed reaches a record: the ``text`` of a type call is replaced by its
 length, and the typed value itself is removed from every text the record keeps
 (Playwright echoes it in the code it ran; the page may show or log it).
+
+:class:`CallRecorder` is also the session's
+:class:`~subterminator_tui.orchestrator.pipeline.StepLog`: the guarded-call pipeline
+writes each call's turn row (with its target's role and name) and each held call's
+question, decision, dispatch and outcome through it, as it does for a run's loop.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import time
 import uuid
 from typing import Any
 
+from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.journal.call_records import CallRecord, CallRecordStore
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.serve.answers import Answer
@@ -35,14 +41,42 @@ def redacted_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 class CallRecorder:
-    """Writes the records of one session's calls."""
+    """Writes the records and the journal rows of one session's calls."""
 
     def __init__(self, store: CallRecordStore, key: SessionKey, run_id: int) -> None:
         self.store = store
         self.key = key
         self.run_id = run_id
+        self.pilot = f"mcp:{key.principal}"
         #: Every value typed in this session, removed from what is recorded.
         self.typed = SecretScrubber()
+
+    def intent(self, turn: int, call: ToolCall, target: tuple[str, str] | None) -> int:
+        """The call's turn row, before it is judged: typed text as its length only."""
+        journal = self.store.journal
+        arguments = redacted_arguments(call.arguments)
+        return journal.record_intent(
+            self.run_id, turn, self.pilot, call.name, arguments, target=target
+        )
+
+    def question(self, turn: int, why: str, action: str, url: str) -> int:
+        """The operator is about to be asked before an irreversible step."""
+        return self.store.journal.record_question(self.run_id, turn, why, action, url)
+
+    def decision(self, step: int | None, verdict: str) -> None:
+        """The operator's verdict on ``step`` (their note goes to the agent only)."""
+        if step is not None:
+            self.store.journal.record_decision(step, verdict)
+
+    def dispatch(self, step: int | None) -> None:
+        """The approved step goes to the browser now."""
+        if step is not None:
+            self.store.journal.record_dispatch(step)
+
+    def step_outcome(self, step: int | None, outcome: str) -> None:
+        """done, failed or unknown."""
+        if step is not None:
+            self.store.journal.record_step_outcome(step, outcome)
 
     def remember_typed(self, arguments: dict[str, Any]) -> None:
         """Keep the text a call types out of everything recorded from now on."""

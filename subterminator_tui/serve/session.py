@@ -1,11 +1,12 @@
 """One named browser session: a lazy guarded browser, its journal run, one call at a time.
 
-Every call goes the app's way (orchestrator/loop.py): the guard refuses stale refs,
-tools off the list and navigation outside the service's domains; a state-changing
-call is judged on the page as it is right before dispatch, by the real element it
-targets (rules/effects.py); a checkpoint holds it for the operator. The agent then
-gets an approval id at once, and the call is sent only after the operator approves,
-and only if its target is still the element that was approved.
+Every call goes the app's way, through the run loop's guarded-call pipeline
+(orchestrator/pipeline.py): the guard refuses stale refs, tools off the list and
+navigation outside the service's domains; a state-changing call is judged on the
+page as it is right before dispatch, by the real element it targets
+(rules/effects.py); a checkpoint holds it for the operator. The agent then gets an
+approval id at once, and the call is sent only after the operator approves, and
+only if its target is still the element that was approved.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from subterminator_tui.errors import (
 )
 from subterminator_tui.journal.call_records import CallRecordStore
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.orchestrator.guard import Checkpoint, Guard, describe_action
+from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
@@ -43,7 +45,7 @@ from subterminator_tui.serve.health_policy import SessionHealth
 from subterminator_tui.serve.lazy_browser import LazyBrowser
 from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.page_changes import PageChanges
-from subterminator_tui.serve.records import CallRecorder, redacted_arguments
+from subterminator_tui.serve.records import CallRecorder
 from subterminator_tui.serve.restarts import RestartGate
 from subterminator_tui.session.browser import ServiceBrowser
 
@@ -98,6 +100,7 @@ class BrowserSession:
         self.restart_gate = RestartGate(key.name, self.health)
         self.lazy.restart_gate = self.restart_gate
         self.records = CallRecorder(CallRecordStore(journal), key, self.run_id)
+        self.calls = CallPipeline(self.guard, self.records, self.scrubber.snapshot)
         #: The call being answered, Playwright's text for it and the page's console listing.
         self._call: tuple[str, dict[str, Any]] = ("", {})
         self._result_text: str | None = None
@@ -202,12 +205,10 @@ class BrowserSession:
         self._call, self._result_text, self._console_text = (tool, arguments), None, ""
         # Typed text never reaches the journal (records.py); its length does.
         self.records.remember_typed(arguments)
-        row = self.journal.record_intent(
-            self.run_id, self.turns, self._pilot, tool, redacted_arguments(arguments)
-        )
         seen = self._seen
         if seen is None:
             seen = await self._settle(await gateway.snapshot())
+        row = self.calls.intent(self.turns, call, seen)
         if reopened and call.target_refs():
             # Refs from the page before the browser closed may name other elements now.
             message = (
@@ -215,71 +216,43 @@ class BrowserSession:
                 "refs from before are void. Nothing was done; use a ref from the page below."
             )
             return self._record(row, started, Answer("refused", message, seen))
-        refusal = self.guard.refusal(call, seen)
-        if refusal is not None:
-            return self._record(row, started, Answer("refused", refusal.message, seen))
         try:
-            gateway.checked_arguments(tool, arguments)
-            judged = await self._judge(call, seen)
-        except MCPToolError as invalid:
-            return self._record(row, started, Answer("refused", str(invalid), seen))
-        if isinstance(judged, Answer):
-            return self._record(row, started, judged)
-        if judged is not None:
-            checkpoint, fresh = judged
-            return await self._hold(call, checkpoint, fresh, row, started)
+            prepared = await self.calls.prepare(call, seen, gateway)
+        except MCPToolError as unread:
+            return self._record(row, started, Answer("refused", str(unread), seen))
+        if isinstance(prepared, Refused):
+            if prepared.fresh:
+                self._seen = prepared.page
+            return self._record(row, started, Answer("refused", prepared.message, prepared.page))
+        if isinstance(prepared, Held):
+            return await self._hold(call, prepared, row, started)
         return self._record(row, started, await self._dispatch(call, seen))
 
-    async def _judge(
-        self, call: ToolCall, seen: NormalizedSnapshot
-    ) -> Answer | tuple[Checkpoint, NormalizedSnapshot] | None:
-        """The checkpoint ``call`` must pass on the page as it is now (None: send it)."""
-        judged = await self.guard.before_dispatch(
-            call, seen, self._gateway(), self.scrubber.snapshot
-        )
-        if judged.refusal is not None and judged.fresh is not None:
-            self._seen = judged.fresh
-            return Answer("refused", judged.refusal.message, judged.fresh)
-        if judged.checkpoint is None or judged.fresh is None:
-            return None
-        return judged.checkpoint, judged.fresh
-
-    async def _hold(
-        self,
-        call: ToolCall,
-        checkpoint: Checkpoint,
-        fresh: NormalizedSnapshot,
-        row: int,
-        started: float,
-    ) -> Answer:
+    async def _hold(self, call: ToolCall, held: Held, row: int | None, started: float) -> Answer:
         """Hold ``call`` for the operator; a task sends it once approved (and never before)."""
-        action = describe_action(call, self.guard.target_of(call, fresh))
-        if checkpoint.effect():
-            action = f"{action}: {checkpoint.effect()}"
         screenshot: str | None = None
         with contextlib.suppress(MCPToolError):
             screenshot = str(await self._gateway().screenshot())
-        step = self.journal.record_question(
-            self.run_id, self.turns, checkpoint.why, action, fresh.url
-        )
+        step = self.calls.ask(self.turns, held)
+        why = held.checkpoint.why
         approval = self.desk.submit(
             self.key.principal,
             self.key.name,
-            action=action,
-            why=checkpoint.why,
-            url=fresh.url,
+            action=held.action,
+            why=why,
+            url=held.page.url,
             screenshot_path=screenshot,
         )
         self.pending = approval
         task = asyncio.create_task(
-            self._send_when_decided(approval, call, fresh, step, row, started),
+            self._send_when_decided(approval, call, held, step, row, started),
             name=f"approval-{approval.id}",
         )
         self._held.add(task)
         task.add_done_callback(self._held.discard)
         return Answer(
             "approval_pending",
-            f"Held for the operator: {action} ({checkpoint.why}). Nothing was sent to the "
+            f"Held for the operator: {held.action} ({why}). Nothing was sent to the "
             "browser. Call approval_wait with this approval_id; the call is sent only if the "
             "operator approves, and its answer comes back there.",
             approval_id=approval.id,
@@ -289,15 +262,15 @@ class BrowserSession:
         self,
         approval: Approval,
         call: ToolCall,
-        judged: NormalizedSnapshot,
-        step: int,
-        row: int,
+        held: Held,
+        step: int | None,
+        row: int | None,
         started: float,
     ) -> None:
-        answer = Answer("error", "The session closed before the call was sent.", judged)
+        answer = Answer("error", "The session closed before the call was sent.", held.page)
         try:
             verdict = await approval.decided()
-            self.journal.record_decision(step, "approve" if verdict == "approved" else "reject")
+            self.calls.decide(step, "approve" if verdict == "approved" else "reject")
             if verdict != "approved":
                 rejected = (
                     f"The operator rejected: {approval.action}. Nothing was sent to the browser."
@@ -307,7 +280,7 @@ class BrowserSession:
                 said = f" The operator says: {approval.note}" if approval.note else ""
                 answer = Answer("rejected", rejected + said, self._seen)
             else:
-                sent = await self._send_approved(call, judged, step)
+                sent = await self._send_approved(call, held, step)
                 answer = judged_by(self.service, self._record(row, started, sent))
         except BrowserUnavailableError as down:
             answer = Answer("error", str(down), self._seen, unavailable=down.facts())
@@ -320,30 +293,24 @@ class BrowserSession:
             self._release()
             self.desk.finish(approval, answer)
 
-    async def _send_approved(self, call: ToolCall, judged: NormalizedSnapshot, step: int) -> Answer:
+    async def _send_approved(self, call: ToolCall, held: Held, step: int | None) -> Answer:
         # The operator took time; the page may have moved. Only the approved element is clicked.
-        fresh = self.scrubber.snapshot(await self._gateway().snapshot())
-        changed = self.guard.relabelled(call, judged, fresh)
+        changed = await self.calls.still_approved(call, held, self._gateway(), step)
         if changed is not None:
-            self._seen = fresh
-            self.journal.record_step_outcome(step, "failed")
-            return Answer("refused", changed.message, fresh)
-        # Written before the call goes out: a crash now reads "dispatched, outcome unknown".
-        self.journal.record_dispatch(step)
-        return await self._dispatch(call, judged, step)
+            self._seen = changed.page
+            return Answer("refused", changed.message, changed.page)
+        return await self._dispatch(call, held.page, step)
 
     async def _dispatch(
         self, call: ToolCall, seen: NormalizedSnapshot, step: int | None = None
     ) -> Answer:
-        try:
-            result = await self._gateway().call(call.name, call.arguments)
-        except BrowserUnavailableError as down:
-            # Its browser died and the policy allows no restart now (degraded).
-            self._step_outcome(step, "unknown")
-            message = f"{down} If the call was sent, what it did is not known."
-            return Answer("error", message, self._seen, unavailable=down.facts())
-        except (OutcomeUnknownError, MCPConnectionError) as lost:
-            self._step_outcome(step, "unknown")
+        sent = await self.calls.send(call, self._gateway(), step)
+        if isinstance(sent, Lost):
+            lost = sent.error
+            if isinstance(lost, BrowserUnavailableError):
+                # Its browser died and the policy allows no restart now (degraded).
+                message = f"{lost} If the call was sent, what it did is not known."
+                return Answer("error", message, self._seen, unavailable=lost.facts())
             message = f"{lost} What the call did is not known: take a snapshot before acting again."
             reopened = lost.snapshot if isinstance(lost, OutcomeUnknownError) else None
             if isinstance(reopened, NormalizedSnapshot) and self._browser_alive():
@@ -351,19 +318,14 @@ class BrowserSession:
                 with contextlib.suppress(MCPToolError, MCPConnectionError):
                     return Answer("error", message, await self._settle(reopened))
             return Answer("error", message, self._seen)
-        except MCPToolError as failed:
-            self._step_outcome(step, "failed")
+        if isinstance(sent, Failed):
             self._console_text = await self._gateway().console_messages()
+            failed = sent.error
             page = failed.snapshot if isinstance(failed.snapshot, NormalizedSnapshot) else seen
             return Answer("error", str(failed), await self._settle(page))
-        self._step_outcome(step, "done")
-        self._result_text = result.text
+        self._result_text = sent.result.text
         self._console_text = await self._gateway().console_messages()
-        return Answer("ok", "", await self._settle(result.snapshot))
-
-    def _step_outcome(self, step: int | None, outcome: str) -> None:
-        if step is not None:
-            self.journal.record_step_outcome(step, outcome)
+        return Answer("ok", "", await self._settle(sent.result.snapshot))
 
     async def _settle(self, raw: NormalizedSnapshot) -> NormalizedSnapshot:
         """Scrub the page, close tabs that left the domains, remember it as the agent's page."""
@@ -375,20 +337,21 @@ class BrowserSession:
         self.lazy.remember(page.url)
         return page
 
-    def _record(self, row: int, started: float, answer: Answer) -> Answer:
+    def _record(self, row: int | None, started: float, answer: Answer) -> Answer:
         page = answer.page
-        # The page itself goes into the call record only; the turn reads it from there.
-        self.journal.record_outcome(
-            row,
-            outcome=answer.status,
-            error=self.records.typed.text(answer.message) if answer.is_error else None,
-            url=page.url if page else None,
-            title=page.title if page else None,
-            snapshot=None,
-            latency=time.perf_counter() - started,
-            input_tokens=0,
-            output_tokens=0,
-        )
+        if row is not None:
+            # The page itself goes into the call record only; the turn reads it from there.
+            self.journal.record_outcome(
+                row,
+                outcome=answer.status,
+                error=self.records.typed.text(answer.message) if answer.is_error else None,
+                url=page.url if page else None,
+                title=page.title if page else None,
+                snapshot=None,
+                latency=time.perf_counter() - started,
+                input_tokens=0,
+                output_tokens=0,
+            )
         tool, arguments = self._call
         ref_id = self.records.record(
             tool,

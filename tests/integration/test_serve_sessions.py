@@ -85,6 +85,12 @@ async def test_gated_click_waits_for_the_operator(site: DemoflixServer, tmp_path
         assert not [t for t in turns if "Pause it instead" in (t.error or "")]
         tools = [turn.tool for turn in turns]
         assert tools.count("browser_click") == len(WALK_TO_FINISH) + 2
+        # Each turn names its target as the loop's turns do (what a recorded playbook matches).
+        finishes = [t for t in turns if t.target_name == "Finish cancellation"]
+        assert [(t.target_role, t.outcome) for t in finishes] == [
+            ("button", "rejected"),
+            ("button", "ok"),
+        ]
 
 
 async def test_principals_are_isolated_and_the_domains_hold(
