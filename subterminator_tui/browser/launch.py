@@ -63,6 +63,11 @@ class LaunchPlan:
         return self.run_dir / "output"
 
     @property
+    def browser_config(self) -> Path:
+        """Playwright MCP's config file: Chromium's own switches (devtools.py)."""
+        return self.run_dir / "playwright-mcp-config.json"
+
+    @property
     def server_log(self) -> Path:
         """Playwright MCP's stderr, kept for diagnostics instead of cluttering the terminal."""
         return self.run_dir / "playwright-mcp.log"
@@ -75,6 +80,8 @@ class LaunchPlan:
         else:
             args = [str(self.package.cli), "--user-data-dir", str(self.profile_dir)]
             args += ["--executable-path", str(self.browser)]
+            # Our DevTools port, no UDP around the proxy, no speculative loads.
+            args += ["--config", str(self.browser_config)]
         args += [
             "--output-dir",
             str(self.output_dir),

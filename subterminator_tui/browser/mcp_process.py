@@ -30,6 +30,13 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from subterminator_tui import __version__
 from subterminator_tui.browser.answers import root_cause
+from subterminator_tui.browser.devtools import (
+    endpoint_port,
+    forget_endpoint,
+    wait_for_endpoint,
+    write_browser_config,
+)
+from subterminator_tui.browser.interception import RequestWatch
 from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.browser.processes import kill_browser_processes, pid_alive, process_table
 from subterminator_tui.browser.tools import REQUIRED_TOOLS
@@ -58,6 +65,10 @@ class PlaywrightMCPProcess:
 
     def __init__(self, plan: LaunchPlan, *, connect_timeout: float, call_timeout: float) -> None:
         self.plan = plan
+        #: Our own DevTools session: every request of the browser paused and judged.
+        self.requests = RequestWatch()
+        #: The DevTools ports no page may reach (the run's egress filter refuses them).
+        self.devtools_ports: set[int] = set()
         self.connect_timeout = connect_timeout
         self.call_timeout = call_timeout
         self.server_tools: dict[str, types.Tool] = {}
@@ -74,6 +85,9 @@ class PlaywrightMCPProcess:
     async def _start_server(self) -> None:
         self._server_died = False
         self._requests = asyncio.Queue()
+        if self.plan.remote is None:
+            write_browser_config(self.plan.browser_config)
+            forget_endpoint(self.plan.profile_dir)
         self._errlog = self.plan.server_log.open("a", encoding="utf-8")
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[types.ListToolsResult] = loop.create_future()
@@ -103,6 +117,29 @@ class PlaywrightMCPProcess:
             )
         self.node_pid = self._find_node_pid()
         self._watchdog = asyncio.create_task(self._watch_node(), name="playwright-mcp-watchdog")
+        if self.plan.remote is None:
+            await self._watch_requests()
+
+    async def _watch_requests(self) -> None:
+        """Start the browser now and attach our DevTools session before any page loads."""
+        # The process's own call (not the guarded page's): it only makes Playwright launch.
+        await PlaywrightMCPProcess._dispatch(self, "browser_tabs", {"action": "list"})
+        endpoint = await wait_for_endpoint(self.plan.profile_dir, self.connect_timeout)
+        if endpoint is None:
+            await self._stop_server()
+            raise MCPConnectionError(
+                "The browser started without its DevTools endpoint, so its requests cannot be "
+                "watched. " + self._diagnostics()
+            )
+        self.devtools_ports.add(endpoint_port(endpoint))
+        try:
+            await self.requests.attach(endpoint)
+        except Exception as error:
+            await self._stop_server()
+            raise MCPConnectionError(
+                f"Could not attach to the browser's DevTools endpoint ({error}). "
+                + self._diagnostics()
+            ) from None
 
     async def _own_session(self, ready: asyncio.Future[types.ListToolsResult]) -> None:
         params = StdioServerParameters(
@@ -171,6 +208,7 @@ class PlaywrightMCPProcess:
                 return
 
     async def _stop_server(self) -> None:
+        await self.requests.close()
         watchdog, self._watchdog = self._watchdog, None
         if watchdog is not None and watchdog is not asyncio.current_task():
             watchdog.cancel()

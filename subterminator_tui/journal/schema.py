@@ -19,7 +19,7 @@ import apsw
 
 from subterminator_tui.errors import JournalError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _VERSION_1 = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -127,6 +127,26 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     5: (
         "ALTER TABLE call_records ADD COLUMN turn_id INTEGER REFERENCES turns(id)",
         "CREATE INDEX call_records_by_turn ON call_records(turn_id)",
+    ),
+    # The request log: what left the browser for the service, and what it answered.
+    6: (
+        """CREATE TABLE IF NOT EXISTS requests (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            turn INTEGER NOT NULL,
+            sent_at REAL NOT NULL,
+            kind TEXT NOT NULL,
+            method TEXT NOT NULL,
+            host TEXT NOT NULL,
+            path TEXT NOT NULL,
+            resource_type TEXT NOT NULL,
+            fields TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            step_id INTEGER REFERENCES steps(id),
+            status INTEGER,
+            answered_at REAL
+        )""",
+        "CREATE INDEX IF NOT EXISTS requests_by_run ON requests(run_id, id)",
     ),
 }
 

@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
@@ -32,6 +32,9 @@ from subterminator_tui.journal.rows import RunRow, StepRow, StepState, TurnRow, 
 __all__ = ["Journal", "RunRow", "StepRow", "StepState", "TurnRow"]
 from subterminator_tui.journal.schema import migrate
 from subterminator_tui.orchestrator.result import TaskResult
+
+if TYPE_CHECKING:
+    from subterminator_tui.journal.request_log import RequestRow
 
 #: A run's columns; a run that never finished counts its turns from the turn rows.
 _RUN_COLUMNS = (
@@ -251,6 +254,13 @@ class Journal:
             "UPDATE steps SET outcome=?, finished_at=? WHERE id=?",
             (outcome, time.time(), step_id),
         )
+
+    def requests(self, run_id: int) -> list[RequestRow]:
+        """The run's request log: each state-changing or gated request, its verdict and the
+        service's status (request_log.py)."""
+        from subterminator_tui.journal.request_log import RequestLog  # it builds on Journal
+
+        return RequestLog(self).requests(run_id)
 
     def steps(self, run_id: int) -> list[StepRow]:
         """A run's irreversible steps in order, each with its state."""

@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import SnapshotElement
 
-CheckpointKind = Literal["rule", "model_request", "left_domains"]
+CheckpointKind = Literal["rule", "model_request", "left_domains", "held_request"]
 HandoffKind = Literal["login", "two_factor", "captcha"]
 
 #: How each front end titles a hand-off.

@@ -22,6 +22,7 @@ from subterminator_tui.errors import (
     MCPToolError,
     SubTerminatorError,
 )
+from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.browser import Browser
 from subterminator_tui.orchestrator.events import (
@@ -46,6 +47,7 @@ from subterminator_tui.orchestrator.guard import Guard, describe_action
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
 from subterminator_tui.orchestrator.ledger import RunLedger
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
+from subterminator_tui.orchestrator.request_gate import gate_for_run
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
@@ -87,7 +89,9 @@ class Orchestrator:
         self.options = options
         self.ledger = RunLedger(service.id, pilot, journal, options.start_url)
         self.scrubber = SecretScrubber()
-        self.calls = CallPipeline(guard, self.ledger, self.scrubber.snapshot)
+        # The backstop: every request the browser sends is judged again where it happens.
+        self.requests = gate_for_run(browser, guard, self.ledger, self.gate, self.scrubber.text)
+        self.calls = CallPipeline(guard, self.ledger, self.scrubber.snapshot, self.requests)
         self._unverified_claims = 0
 
     async def run(self) -> TaskResult:
@@ -111,6 +115,9 @@ class Orchestrator:
                 )
             )
         self.ledger.start()
+        if self.requests is not None and self.ledger.journal is not None:
+            self.requests.request_log = RequestLog(self.ledger.journal)
+            self.requests.run_id = self.ledger.run_id
         try:
             result = await self._drive()
         except RunEnded as ended:
@@ -237,7 +244,10 @@ class Orchestrator:
                     "human_guidance": decision.guidance,
                 }
                 return self._tell(call, "guidance", guided, snapshot)
-        sent = await self.calls.send(call, self.browser, step)
+        approved = isinstance(prepared, Held)
+        sent = await self.calls.send(
+            call, self.browser, step, turn=self.ledger.turns, approved=approved
+        )
         if isinstance(sent, Lost):
             if not isinstance(prepared, Held):
                 if isinstance(sent.error, MCPConnectionError):
@@ -406,6 +416,9 @@ class Orchestrator:
         snapshot: NormalizedSnapshot | None,
     ) -> TurnOutcome:
         """Give the pilot the call's feedback (its JSON) and the page; the loop keeps the rest."""
+        refused = self.requests.take_notes() if self.requests is not None else []
+        if refused:
+            feedback = {**feedback, "requests_refused": refused}
         self.pilot.observe(call, feedback, snapshot)
         message = str(feedback.get("message") or feedback.get("note") or "")
         return TurnOutcome(outcome, message, snapshot)

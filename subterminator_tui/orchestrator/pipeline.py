@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.gateway import ActionResult
@@ -29,6 +29,10 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotEleme
 from subterminator_tui.errors import MCPConnectionError, MCPToolError, OutcomeUnknownError
 from subterminator_tui.orchestrator.browser import Browser
 from subterminator_tui.orchestrator.guard import Checkpoint, Guard, describe_action
+from subterminator_tui.rules.effects import READ_ONLY_TOOLS
+
+if TYPE_CHECKING:
+    from subterminator_tui.orchestrator.request_gate import RequestGate
 
 #: Roles whose inline text is what was typed into them, not what they are called.
 _FIELD_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
@@ -126,10 +130,14 @@ class CallPipeline:
         guard: Guard,
         log: StepLog,
         scrub: Callable[[NormalizedSnapshot], NormalizedSnapshot],
+        requests: RequestGate | None = None,
     ) -> None:
         self.guard = guard
         self.log = log
         self.scrub = scrub
+        #: The backstop in the browser: what the call really sends is judged there too.
+        self.requests = requests
+        self._action = ""
 
     def intent(self, turn: int, call: ToolCall, seen: NormalizedSnapshot) -> int | None:
         """Write the call with the role and name of its target on ``seen`` before anything."""
@@ -140,6 +148,7 @@ class CallPipeline:
 
         MCPToolError when the page cannot be read before dispatch (nothing was sent).
         """
+        self._action = describe_action(call, self.guard.target_of(call, seen))
         refusal = self.guard.refusal(call, seen)
         if refusal is not None:
             return Refused(refusal.message, seen)
@@ -179,11 +188,28 @@ class CallPipeline:
         self.log.step_outcome(step, "failed")
         return Refused(changed.message, fresh, fresh=True)
 
-    async def send(self, call: ToolCall, browser: Browser, step: int | None = None) -> Dispatched:
-        """Send ``call``; an approved ``step`` gets its dispatch first and its outcome after."""
+    async def send(
+        self,
+        call: ToolCall,
+        browser: Browser,
+        step: int | None = None,
+        *,
+        turn: int = 0,
+        approved: bool = False,
+    ) -> Dispatched:
+        """Send ``call``; an approved ``step`` gets its dispatch first and its outcome after.
+
+        While it runs, the request gate knows which call is in flight and whether a
+        person approved it (its gated requests were predicted then).
+        """
+        gate = self.requests
+        if gate is not None and call.name not in READ_ONLY_TOOLS:
+            await gate.read_page()
         if step is not None:
             # Written before the call goes out: a crash now reads "dispatched, outcome unknown".
             self.log.dispatch(step)
+        if gate is not None:
+            gate.call_starts(turn, self._action or call.name, approved=approved or step is not None)
         try:
             result = await browser.call(call.name, call.arguments)
         except (OutcomeUnknownError, MCPConnectionError) as lost:
@@ -192,6 +218,9 @@ class CallPipeline:
         except MCPToolError as error:
             self.log.step_outcome(step, "failed")
             return Failed(error)
+        finally:
+            if gate is not None:
+                gate.call_ends()
         self.log.step_outcome(step, "done")
         return Sent(result)
 

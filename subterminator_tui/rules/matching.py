@@ -272,3 +272,17 @@ def _normalize(text: str) -> str:
 
 def _fold(text: str) -> str:
     return _normalize(text).casefold()
+
+
+def rule_naming(rules: Iterable[CheckpointRule], texts: Sequence[str]) -> CheckpointRule | None:
+    """The first rule whose target words (``target_any``/``target_regex``) one of ``texts`` names.
+
+    What a request says it does (its path, its fields, an operation name) is read
+    with the same words and the same normalisation as a button's name.
+    """
+    for rule in rules:
+        if not (rule.target_any or rule.target_regex):
+            continue
+        if any(_strings_match(text, rule.target_any, rule.target_regex) for text in texts):
+            return rule
+    return None

@@ -146,3 +146,18 @@ class ApprovalDesk:
         for approval in self.pending():
             if session is None or (approval.principal, approval.session) == session:
                 self.decide(approval.id, approve=False)
+
+
+async def operator_releases(
+    desk: ApprovalDesk, principal: str, session: str, *, action: str, why: str, url: str
+) -> bool:
+    """Ask the operator about a request the page sent on its own; True releases it.
+
+    The agent never sees this approval's id: the request waits in the browser, not
+    in a call of the agent's, and only the operator can release it.
+    """
+    approval = desk.submit(principal, session, action=action, why=why, url=url)
+    approved = await approval.decided() == "approved"
+    outcome = "released" if approved else "refused; the page saw a network error"
+    desk.finish(approval, Answer("ok" if approved else "rejected", f"The request was {outcome}."))
+    return approved

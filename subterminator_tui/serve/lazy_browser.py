@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from subterminator_tui.browser.gateway import ActionResult, BrowserGateway
+from subterminator_tui.browser.interception import RequestPolicy
 from subterminator_tui.browser.restart_gate import RestartGate
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.serve.config import ServeConfig
@@ -38,6 +39,8 @@ class LazyBrowser:
         self.sign_in: dict[str, Any] | None = None
         #: The session's restart policy, given to every gateway it starts (serve/restarts.py).
         self.restart_gate: RestartGate | None = None
+        #: Judges every request of the session's browser (its request gate), from the first.
+        self.request_policy: RequestPolicy | None = None
 
     @property
     def profile_dir(self) -> Path:
@@ -68,6 +71,8 @@ class LazyBrowser:
             self._stack = stack
             # A crash a call finds restarts under the session's policy, as the watch's do.
             self.running.gateway.restart_gate = self.restart_gate
+            if self.request_policy is not None:
+                self.running.gateway.requests.policy = self.request_policy
             if self.sign_in is not None:
                 # In the browser now; kept beside the profile for later starts.
                 await self.running.gateway.keep_sign_in()

@@ -75,7 +75,11 @@ async def open_service_browser(
                 runs_root=runs_root,
                 proxy_server=egress.url if egress else settings.remote_egress,
             )
-            async with BrowserGateway(plan, call_timeout=settings.call_timeout) as gateway:
+            gateway = BrowserGateway(plan, call_timeout=settings.call_timeout)
+            if egress is not None:
+                # No page may reach the browser's own DevTools port through the filter.
+                gateway.devtools_ports = egress.refused_ports
+            async with gateway:
                 if sign_in is not None:
                     await gateway.add_storage_state(sign_in)
                 start_url = resolve_start_url(service, base_url)

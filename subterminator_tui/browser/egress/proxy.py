@@ -80,6 +80,8 @@ class EgressProxy:
         #: egress`` (beside a remote browser) may name another address and port.
         self.listen_host, self._port = listen
         self.counters = EgressCounters()
+        #: Loopback ports no page may reach: the browser's own DevTools endpoint.
+        self.refused_ports: set[int] = set()
         self._resolver = resolver
         self._head_timeout = head_timeout
         self._connect_timeout = connect_timeout
@@ -185,6 +187,8 @@ class EgressProxy:
         for address in addresses:
             if request.port == self._port and self._is_own_address(address):
                 raise _Refused(403, "the request points back at the proxy itself")
+            if request.port in self.refused_ports and address.is_loopback:
+                raise _Refused(403, "the request points at the browser's DevTools endpoint")
             reason = self.policy.address_refusal(request.host, address)
             if reason is not None:
                 raise _Refused(403, reason)

@@ -19,6 +19,7 @@ _TITLES = {
     "rule": "Approval required",
     "model_request": "The pilot asks for approval",
     "left_domains": "The page left the service's domains",
+    "held_request": "The page sent a request on its own",
 }
 
 

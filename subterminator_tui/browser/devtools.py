@@ -1,0 +1,81 @@
+"""Our own DevTools endpoint on the run's Chromium, beside Playwright MCP's pipe.
+
+Playwright MCP still starts the browser (the persistent profile, the egress
+proxy, one browser per run) and drives it over its pipe; the browser is also
+given a DevTools port on loopback, chosen by Chromium (port 0) and written to
+``DevToolsActivePort`` in the profile, so only a process that can read the
+person's profile finds it. The egress filter refuses that port to every page
+(``EgressPolicy.refused_ports``), and Chromium refuses a DevTools WebSocket
+from any web origin anyway. The same launch closes the non-HTTP ways out:
+WebRTC may use UDP only through the proxy (which allows none), QUIC is off,
+and speculative loading (prefetch and prerender, which load pages the model
+never opened) is off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+#: Chromium writes its chosen DevTools port and path here, in the profile directory.
+ACTIVE_PORT_FILE = "DevToolsActivePort"
+
+#: Chromium's switches for a run's browser (added to Playwright's own).
+BROWSER_ARGS = (
+    # Port 0: Chromium picks a free port on 127.0.0.1 and writes it to DevToolsActivePort.
+    "--remote-debugging-port=0",
+    "--remote-debugging-address=127.0.0.1",
+    # WebRTC may reach the network only through the proxy, which carries no UDP: no STUN,
+    # no TURN, no peer connection goes around the egress filter.
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--enforce-webrtc-ip-permission-check",
+    # QUIC (HTTP/3, WebTransport) is UDP too.
+    "--disable-quic",
+    # Prefetch and prerender load a gated URL the moment a page merely names it.
+    "--disable-features=Prerender2,SpeculationRulesPrefetchFuture,PrefetchProxy,"
+    "NoStatePrefetchHoldback,PreloadingHeuristicsMLModel,WebTransport",
+)
+
+
+def write_browser_config(path: Path) -> Path:
+    """Write Playwright MCP's config file giving Chromium :data:`BROWSER_ARGS` to ``path``."""
+    config = {"browser": {"launchOptions": {"args": list(BROWSER_ARGS)}}}
+    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return path
+
+
+def forget_endpoint(profile_dir: Path) -> None:
+    """Remove a previous browser's DevToolsActivePort, so a stale port is never read."""
+    (profile_dir / ACTIVE_PORT_FILE).unlink(missing_ok=True)
+
+
+def read_endpoint(profile_dir: Path) -> str | None:
+    """The browser's DevTools WebSocket URL from its profile, or None while it has none."""
+    try:
+        lines = (profile_dir / ACTIVE_PORT_FILE).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    if len(lines) < 2 or not lines[0].strip().isdigit():
+        return None
+    return f"ws://127.0.0.1:{int(lines[0])}{lines[1].strip()}"
+
+
+def endpoint_port(endpoint: str) -> int:
+    """The port of a ``ws://127.0.0.1:PORT/...`` endpoint."""
+    return int(endpoint.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+
+
+async def wait_for_endpoint(profile_dir: Path, within: float = 10.0) -> str | None:
+    """The DevTools endpoint once Chromium has written it; None after ``within`` seconds.
+
+    Chromium writes the file once, right after it starts; polling a file is the only
+    way to learn of a process we did not spawn (Playwright's child).
+    """
+    deadline = time.monotonic() + within
+    while True:
+        endpoint = read_endpoint(profile_dir)
+        if endpoint is not None or time.monotonic() >= deadline:
+            return endpoint
+        await asyncio.sleep(0.02)

@@ -1,0 +1,280 @@
+"""Every request the browser makes, paused before it is sent, judged, then sent or failed.
+
+A page can hide what causes an effect (a listener, a label, a timer, a shadow
+root); it cannot hide the request that carries the effect to the service. This
+module holds our own DevTools connection (devtools.py) to the run's browser and
+pauses every request at the request stage (the Fetch domain), on every target:
+pages, same- and out-of-process frames, dedicated, shared and service workers.
+New targets are attached automatically and wait for the debugger until
+interception is on in them, so no request of a new target leaves before it is
+watched. What to do with each request is a :class:`RequestPolicy`'s call; the
+browser layer only carries it out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from cdp_use.client import CDPClient
+
+from subterminator_tui.browser.page_links import PageLink, links_of
+
+logger = logging.getLogger(__name__)
+
+#: ``send``: let it go; ``fail``: the page sees a network error; ``observe``: let it go
+#: and report the service's answer (:meth:`RequestPolicy.answered`).
+Verdict = Literal["send", "fail", "observe"]
+
+#: Targets whose requests are paused (every kind that can make one).
+_WATCHED_TYPES = frozenset(
+    {"page", "iframe", "worker", "shared_worker", "service_worker", "other", "webview"}
+)
+#: A frame busy navigating does not answer DOM reads; its links are read next time.
+_DOM_READ_SECONDS = 1.0
+_AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+
+
+@dataclass(frozen=True)
+class InterceptedRequest:
+    """One paused request, as the service would receive it."""
+
+    request_id: str
+    method: str
+    url: str
+    resource_type: str
+    headers: dict[str, str]
+    body: bytes
+    #: The kind of target that made it: page, iframe, worker, service_worker, ...
+    target_type: str
+    #: A navigation of a tab's top frame (the page the person would see).
+    top_level: bool
+    session_id: str | None = None
+
+    @property
+    def content_type(self) -> str:
+        """The body's media type, lower case, without parameters."""
+        for name, value in self.headers.items():
+            if name.lower() == "content-type":
+                return value.split(";", 1)[0].strip().lower()
+        return ""
+
+
+class RequestPolicy(Protocol):
+    """Decides each paused request (may take as long as a person needs)."""
+
+    async def judge(self, request: InterceptedRequest) -> Verdict:
+        """send, fail or observe ``request``."""
+        ...
+
+    def answered(self, request: InterceptedRequest, status: int | None) -> None:
+        """The service's status for an observed request (None: no answer, a network error)."""
+        ...
+
+
+class SendEverything:
+    """The policy before a run installs its own: nothing is held."""
+
+    async def judge(self, request: InterceptedRequest) -> Verdict:
+        """Always send."""
+        return "send"
+
+    def answered(self, request: InterceptedRequest, status: int | None) -> None:
+        """Nothing is observed."""
+
+
+@dataclass
+class InterceptionCost:
+    """What pausing costs: how many requests, and the seconds from pause to verdict sent."""
+
+    requests: int = 0
+    seconds: float = 0.0
+    #: Per-request costs (seconds), for the median a benchmark reports.
+    samples: list[float] = field(default_factory=list)
+
+
+class RequestWatch:
+    """Our DevTools session on one browser: every target attached, every request paused."""
+
+    def __init__(self, policy: RequestPolicy | None = None) -> None:
+        self.policy: RequestPolicy = policy or SendEverything()
+        self.cost = InterceptionCost()
+        #: Target type by session id, for every target attached so far.
+        self.targets: dict[str, str] = {}
+        self._target_ids: dict[str, str] = {}
+        self._client: CDPClient | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._observed: dict[str, InterceptedRequest] = {}
+
+    @property
+    def attached(self) -> bool:
+        """Whether the watch is connected to a browser."""
+        return self._client is not None
+
+    async def attach(self, endpoint: str) -> None:
+        """Connect to ``endpoint`` and pause every request of every target from now on."""
+        client = CDPClient(endpoint)
+        await client.start()  # type: ignore[no-untyped-call]
+        self._client = client
+        # Handlers run inside the client's reader: they only start tasks, never await it.
+        client.register.Target.attachedToTarget(self._on_attached)
+        client.register.Target.detachedFromTarget(self._on_detached)
+        client.register.Fetch.requestPaused(self._on_paused)
+        await client.send_raw("Target.setAutoAttach", _AUTO_ATTACH)
+
+    async def close(self) -> None:
+        """Disconnect; paused requests are left to the browser, which is closing."""
+        client, self._client = self._client, None
+        self.targets.clear()
+        self._target_ids.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.stop()  # type: ignore[no-untyped-call]
+
+    async def links(self) -> list[PageLink]:
+        """Every link and form target of every page and frame (shadow roots pierced)."""
+        client = self._client
+        found: list[PageLink] = []
+        if client is None:
+            return found
+        frames = [s for s, kind in self.targets.items() if kind in ("page", "iframe")]
+        for session in frames:
+            try:
+                tree = await asyncio.wait_for(
+                    client.send_raw(
+                        "DOM.getDocument", {"depth": -1, "pierce": True}, session_id=session
+                    ),
+                    _DOM_READ_SECONDS,
+                )
+            except Exception:  # the frame closed or is navigating: nothing to read there now
+                continue
+            found += links_of(tree.get("root", {}))
+        return found
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _on_attached(self, event: Any, _parent: str | None) -> None:
+        self._spawn(self._watch_target(event))
+
+    def _on_detached(self, event: Any, _parent: str | None) -> None:
+        session = event.get("sessionId")
+        self.targets.pop(session, None)
+        self._target_ids.pop(session, None)
+
+    async def _watch_target(self, event: Any) -> None:
+        """Interception on in a new target (and its own children), then let it run."""
+        client = self._client
+        session = str(event["sessionId"])
+        info = event.get("targetInfo", {})
+        kind = str(info.get("type", "other"))
+        try:
+            if client is None:
+                return
+            if kind in _WATCHED_TYPES:
+                self.targets[session] = kind
+                self._target_ids[session] = str(info.get("targetId", ""))
+                await client.send_raw(
+                    "Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, session_id=session
+                )
+                if kind not in ("service_worker", "shared_worker", "worker"):
+                    # Frames and dedicated workers of this target attach through it.
+                    await client.send_raw("Target.setAutoAttach", _AUTO_ATTACH, session_id=session)
+            await client.send_raw("Runtime.runIfWaitingForDebugger", session_id=session)
+        except Exception as error:  # the target may close while it is being attached
+            logger.debug("could not watch target %s (%s): %s", kind, session, error)
+
+    def _on_paused(self, event: Any, session: str | None) -> None:
+        self._spawn(self._decide_or_fail(event, session))
+
+    async def _decide_or_fail(self, event: Any, session: str | None) -> None:
+        """Decide; a request is never left paused, whatever goes wrong deciding it."""
+        try:
+            await self._decide(event, session)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("a paused request could not be judged; it is failed, not sent")
+            params = {"requestId": str(event.get("requestId")), "errorReason": "BlockedByClient"}
+            await self._send("Fetch.failRequest", params, session)
+
+    async def _decide(self, event: Any, session: str | None) -> None:
+        started = time.perf_counter()
+        request_id = str(event["requestId"])
+        if "responseStatusCode" in event or "responseErrorReason" in event:
+            observed = self._observed.pop(request_id, None)
+            if observed is not None:
+                self.policy.answered(observed, event.get("responseStatusCode"))
+            await self._send("Fetch.continueResponse", {"requestId": request_id}, session)
+            return
+        request = self._request(event, session)
+        try:
+            verdict = await self.policy.judge(request)
+        except Exception:
+            logger.exception("the request policy failed; the request is failed, not sent")
+            verdict = "fail"
+        params: dict[str, Any] = {"requestId": request_id}
+        if verdict == "fail":
+            params["errorReason"] = "BlockedByClient"
+            await self._send("Fetch.failRequest", params, session)
+        else:
+            if verdict == "observe":
+                self._observed[request_id] = request
+                params["interceptResponse"] = True
+            await self._send("Fetch.continueRequest", params, session)
+        elapsed = time.perf_counter() - started
+        self.cost.requests += 1
+        self.cost.seconds += elapsed
+        if verdict == "send":
+            self.cost.samples.append(elapsed)
+
+    async def _send(self, method: str, params: dict[str, Any], session: str | None) -> None:
+        client = self._client
+        if client is None:
+            return
+        with contextlib.suppress(Exception):  # the target closed: its request is gone too
+            await client.send_raw(method, params, session_id=session)
+
+    def _request(self, event: Any, session: str | None) -> InterceptedRequest:
+        raw = event.get("request", {})
+        kind = self.targets.get(session or "", "other")
+        top_level = (
+            kind == "page"
+            and event.get("resourceType") == "Document"
+            and event.get("frameId") == self._target_ids.get(session or "")
+        )
+        return InterceptedRequest(
+            request_id=str(event["requestId"]),
+            method=str(raw.get("method", "GET")).upper(),
+            url=str(raw.get("url", "")),
+            resource_type=str(event.get("resourceType", "Other")),
+            headers={str(k): str(v) for k, v in dict(raw.get("headers", {})).items()},
+            body=_body_of(raw),
+            target_type=kind,
+            top_level=top_level,
+            session_id=session,
+        )
+
+
+def _body_of(raw: dict[str, Any]) -> bytes:
+    """The request body, from its entries (base64) or its text."""
+    entries = raw.get("postDataEntries")
+    if entries:
+        parts = []
+        for entry in entries:
+            with contextlib.suppress(ValueError):
+                parts.append(base64.b64decode(entry.get("bytes", "")))
+        return b"".join(parts)
+    text = raw.get("postData")
+    return text.encode("utf-8") if isinstance(text, str) else b""

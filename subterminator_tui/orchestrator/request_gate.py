@@ -1,0 +1,283 @@
+"""The request gate: each request the browser sends is judged where the effect happens.
+
+The guard predicts a call's effect from the page before the call (and asks
+then, which is what a person wants); a page can still hide a cause behind a
+listener, a label or a timer. The request that carries the effect cannot hide
+what it is, so every request is judged again here, paused in the browser
+(browser/interception.py):
+
+* a top-level navigation outside the service's domains is failed before it is
+  sent, on HTTPS as on HTTP;
+* a *gated* request (rules/requests.py) goes on only while a call a person
+  approved is being sent (the prediction and the request agree); any other one
+  is held in the browser, nothing sent, and the person is asked with the truth:
+  method, host, path, the fields decoded (secrets masked) and the call before
+  it. Yes sends it, no fails it (the page sees a network error), no answer
+  fails it. It is journaled like any checkpoint (asked, decision, dispatched,
+  outcome), so a crash never repeats or loses it;
+* any other state-changing request goes on and is written to the request log
+  with the service's answer (journal/request_log.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from subterminator_tui.browser.interception import InterceptedRequest, RequestWatch, Verdict
+from subterminator_tui.browser.page_links import PageLink
+from subterminator_tui.journal.request_log import RequestKind, RequestLog, RequestVerdict
+from subterminator_tui.orchestrator.gates import CheckpointRequest, TimedGate
+from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.orchestrator.pipeline import StepLog
+from subterminator_tui.rules.matching import rule_naming
+from subterminator_tui.rules.requests import RequestJudgement, address_key, classify
+
+#: Seconds a held request waits for an answer before it fails (nobody answered).
+HELD_REQUEST_TIMEOUT = 600.0
+
+
+@dataclass(frozen=True)
+class HeldRequest:
+    """A gated request nobody predicted, waiting in the browser for a person."""
+
+    request: InterceptedRequest
+    judgement: RequestJudgement
+    #: The call that preceded it, in words.
+    after: str
+
+    @property
+    def why(self) -> str:
+        """Why the person is asked."""
+        return (
+            "The page sent a request that no approved step explains "
+            f"({self.judgement.why}); it is held in the browser, nothing was sent"
+        )
+
+    @property
+    def action(self) -> str:
+        """The request in words: method, host and path, the fields, the call before it."""
+        parts = urlsplit(self.request.url)
+        text = f"Send {self.request.method} {parts.hostname or ''}{parts.path or '/'}"
+        if self.judgement.shown:
+            text += " with " + ", ".join(self.judgement.shown)
+        return f"{text} (sent by the page after: {self.after})"
+
+
+#: Asks the person (or serve's operator) about a held request: True releases it.
+AskAboutRequest = Callable[[HeldRequest], Awaitable[bool]]
+#: Reads every link and form of the browser's pages (RequestWatch.links).
+ReadLinks = Callable[[], Awaitable[list[PageLink]]]
+
+
+class RequestGate:
+    """One run's (or one served session's) policy for the requests of its browser."""
+
+    def __init__(
+        self,
+        guard: Guard,
+        log: StepLog,
+        ask: AskAboutRequest,
+        *,
+        scrub: Callable[[str], str],
+        request_log: RequestLog | None = None,
+        run_id: int | None = None,
+        links: ReadLinks | None = None,
+        timeout: float = HELD_REQUEST_TIMEOUT,
+    ) -> None:
+        self.guard = guard
+        self.links = links
+        self.log = log
+        self.ask = ask
+        self.scrub = scrub
+        self.request_log = request_log
+        self.run_id = run_id
+        self.timeout = timeout
+        #: The turn whose call is (or was last) in flight.
+        self.turn = 0
+        #: That call in words, for the question.
+        self.after = "the page opened"
+        #: A call a person approved is being sent now: its gated requests were predicted.
+        self.approved_in_flight = False
+        #: Top-level navigations outside the domains are failed from the first call on;
+        #: the start page itself (the person's choice, not a page's) is contained and
+        #: asked about as before.
+        self.keep_domains = False
+        #: Gated addresses read from the page's DOM (every frame, shadow roots pierced).
+        self.dom_gated: dict[str, str] = {}
+        #: What the pilot must hear: requests failed since it last heard.
+        self.notes: list[str] = []
+        #: How often a held request was asked about (the noise of the gate itself).
+        self.questions = 0
+        self._rows: dict[str, int] = {}
+        self._steps: dict[str, int | None] = {}
+
+    # --- what the pipeline tells the gate -----------------------------------------------
+
+    def call_starts(self, turn: int, action: str, *, approved: bool) -> None:
+        """A call goes to the browser; ``approved``: a person approved its checkpoint."""
+        self.turn, self.after, self.approved_in_flight = turn, action, approved
+        self.keep_domains = True
+
+    def call_ends(self) -> None:
+        """The call has its answer: from now on nothing is predicted."""
+        self.approved_in_flight = False
+
+    async def read_page(self) -> None:
+        """Learn the gated links and forms of every frame from the DOM, hidden ones too."""
+        if self.links is None:
+            return
+        gated: dict[str, str] = {}
+        for link in await self.links():
+            rule = rule_naming(self.guard.rules, link.labels)
+            if rule is not None:
+                label = link.labels[0] if link.labels else link.url
+                gated.setdefault(
+                    address_key(link.url), f"the address of '{label}': {rule.explain()}"
+                )
+        self.dom_gated = gated
+
+    def take_notes(self) -> list[str]:
+        """What the pilot has not heard yet (failed requests), once."""
+        notes, self.notes = self.notes, []
+        return notes
+
+    # --- the policy -----------------------------------------------------------------------
+
+    async def judge(self, request: InterceptedRequest) -> Verdict:
+        """Send, fail or observe one paused request."""
+        scheme = urlsplit(request.url).scheme
+        if scheme not in ("http", "https"):
+            return "send"
+        if request.top_level and self.keep_domains and not self.guard.url_allowed(request.url):
+            self.notes.append(
+                f"The browser was stopped from opening {self._address(request)}: it is outside "
+                "the service's allowed domains. Nothing was sent."
+            )
+            return "fail"
+        judgement = classify(request, self.guard.rules, self._gated_address)
+        if judgement.kind == "state_changing" and request.resource_type != "Document":
+            # A form the page built since the call began: read the page again, then judge.
+            # (Not during a navigation: the DOM does not answer while one is paused.)
+            await self.read_page()
+            judgement = classify(request, self.guard.rules, self._gated_address)
+        if judgement.kind == "safe":
+            return "send"
+        if judgement.kind == "state_changing":
+            self._write(request, "state_changing", judgement, "sent")
+            return "observe"
+        if self.approved_in_flight or not self.guard.checkpoints:
+            # Predicted by a step a person approved (or checkpoints are off for this run).
+            self._write(request, "gated", judgement, "predicted")
+            return "observe"
+        return await self._hold(request, judgement)
+
+    def answered(self, request: InterceptedRequest, status: int | None) -> None:
+        """The service answered an observed request: the log and its step learn how."""
+        row = self._rows.pop(request.request_id, None)
+        if row is not None and self.request_log is not None:
+            self.request_log.answered(row, status)
+        if request.request_id in self._steps:
+            step = self._steps.pop(request.request_id)
+            ok = status is not None and status < 400
+            self.log.step_outcome(step, "done" if ok else "failed")
+
+    async def _hold(self, request: InterceptedRequest, judgement: RequestJudgement) -> Verdict:
+        held = HeldRequest(request, judgement, self.after)
+        action = self.scrub(held.action)
+        step = self.log.question(self.turn, held.why, action, self.scrub(self._address(request)))
+        self.questions += 1
+        try:
+            release = await asyncio.wait_for(self.ask(held), self.timeout)
+        except TimeoutError:
+            release = False
+        self.log.decision(step, "approve" if release else "reject")
+        if not release:
+            self._write(request, "gated", judgement, "failed", step)
+            self.notes.append(
+                f"The page tried to send {request.method} {self._address(request)} on its own; "
+                "the person refused it and it was not sent (the page saw a network error)."
+            )
+            return "fail"
+        # Written before it goes out: a crash now reads "dispatched, outcome unknown".
+        self.log.dispatch(step)
+        self._steps[request.request_id] = step
+        self._write(request, "gated", judgement, "approved", step)
+        return "observe"
+
+    def _write(
+        self,
+        request: InterceptedRequest,
+        kind: RequestKind,
+        judgement: RequestJudgement,
+        verdict: RequestVerdict,
+        step: int | None = None,
+    ) -> None:
+        if self.request_log is None or self.run_id is None:
+            return
+        parts = urlsplit(request.url)
+        row = self.request_log.add(
+            self.run_id,
+            self.turn,
+            kind=kind,
+            method=request.method,
+            host=parts.netloc,
+            path=self.scrub(parts.path or "/"),
+            resource_type=request.resource_type,
+            fields=tuple(self.scrub(name) for name in judgement.fields),
+            verdict=verdict,
+            step_id=step,
+        )
+        if verdict != "failed":
+            self._rows[request.request_id] = row
+
+    def _gated_address(self, key: str) -> str | None:
+        """Why the address ``key`` (scheme, host, path) is a gated link's or form's, or None."""
+        found = self.dom_gated.get(key)
+        if found is not None:
+            return found
+        for url, targets in self.guard.memory.destinations.items():
+            if address_key(url) != key:
+                continue
+            for target in targets:
+                rule = rule_naming(self.guard.rules, target.labels)
+                if rule is not None:
+                    return f"the address of {target.describe()}: {rule.explain()}"
+        return None
+
+    @staticmethod
+    def _address(request: InterceptedRequest) -> str:
+        parts = urlsplit(request.url)
+        return f"{parts.scheme}://{parts.netloc}{parts.path or '/'}"
+
+
+def watch_for(browser: object) -> RequestWatch | None:
+    """The browser's request watch, when it has one (a real gateway on a local browser)."""
+    watch = getattr(browser, "requests", None)
+    return watch if isinstance(watch, RequestWatch) and watch.attached else None
+
+
+def gate_for_run(
+    browser: object, guard: Guard, log: StepLog, human: TimedGate, scrub: Callable[[str], str]
+) -> RequestGate | None:
+    """A run's request gate on ``browser``'s watch, asking ``human`` about held requests."""
+    watch = watch_for(browser)
+    if watch is None:
+        return None
+
+    async def ask(held: HeldRequest) -> bool:
+        # No screenshot: the browser is busy with the call that sent the request.
+        question = CheckpointRequest(
+            kind="held_request",
+            why=held.why,
+            action=scrub(held.action),
+            url=scrub(RequestGate._address(held.request)),
+            screenshot_path=None,
+        )
+        return (await human.approve(question)).verdict == "approve"
+
+    gate = RequestGate(guard, log, ask, scrub=scrub, links=watch.links)
+    watch.policy = gate
+    return gate

@@ -1,0 +1,164 @@
+"""What a request to the service does, read from the request itself.
+
+*Gated*: its scheme, host and path (the query ignored) are a gated link's or a
+gated form's, or, for any method that changes state, its path, its fields or
+its operation name (a GraphQL ``operationName``, a JSON ``action``) say an
+irreversible or money-moving word of the checkpoint rules, normalised the same
+way as a button's name and in every language they know. *State-changing*: any
+other method than GET, HEAD or OPTIONS. *Safe*: the rest.
+
+A GET is judged by its address alone: its path words would otherwise hold every
+ordinary page of a cancellation flow (``/cancel/confirm`` is the page that asks,
+not the step). The gated addresses are the ones the page links or posts to
+under a gated name, so a GET that does the step is still caught.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlsplit
+
+from subterminator_tui.browser.interception import InterceptedRequest
+from subterminator_tui.rules.effects import normalise_url
+from subterminator_tui.rules.matching import rule_naming
+from subterminator_tui.rules.models import CheckpointRule
+
+RequestClass = Literal["gated", "state_changing", "safe"]
+
+#: Methods that only read.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: JSON keys whose value names the operation (read as words, like a path).
+_ACTION_KEYS = frozenset(
+    {"action", "operation", "operationname", "op", "intent", "command", "type", "event", "mutation"}
+)
+#: Field names whose values are never shown, even masked ones are only dots.
+_SECRET_FIELD = re.compile(r"pass|pwd|secret|token|otp|code|card|cvc|cvv|iban|pin", re.I)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[/_\-.+=&?:]+")
+_GRAPHQL_NAME = re.compile(r"\b(?:mutation|query)\s+([A-Za-z_]\w*)")
+_GRAPHQL_FIELD = re.compile(r"\bmutation\b[^{]*\{\s*([A-Za-z_]\w*)")
+_MULTIPART_NAME = re.compile(rb'name="([^"]{1,80})"')
+#: Bodies larger than this are read only this far (a form or an API call is far smaller).
+_BODY_LIMIT = 65536
+
+
+@dataclass(frozen=True)
+class RequestJudgement:
+    """What a request is, why, and what it carries (field names, values masked)."""
+
+    kind: RequestClass
+    why: str = ""
+    #: Decoded field names (form fields, JSON keys, multipart parts).
+    fields: tuple[str, ...] = ()
+    #: ``name=value`` pairs to show a person (secret-looking values masked, long ones cut).
+    shown: tuple[str, ...] = ()
+    rule: CheckpointRule | None = None
+
+
+def words(text: str) -> str:
+    """``cancelSubscription`` / ``cancel-subscription`` / ``/api/cancel_sub`` as plain words."""
+    return " ".join(_SEPARATORS.sub(" ", _CAMEL.sub(" ", text)).split()).lower()
+
+
+def address_key(url: str) -> str:
+    """Scheme, host and path of ``url``, the way two addresses are compared (query ignored)."""
+    parts = urlsplit(normalise_url(url))
+    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+
+
+def classify(
+    request: InterceptedRequest,
+    rules: Iterable[CheckpointRule],
+    gated_address: Callable[[str], str | None],
+) -> RequestJudgement:
+    """Gated, state-changing or safe; ``gated_address`` says why an address is gated (or None)."""
+    fields, shown, said = decode_body(request)
+    state_changing = request.method not in SAFE_METHODS
+    why = gated_address(address_key(request.url))
+    if why is not None:
+        return RequestJudgement("gated", why, fields, shown)
+    if state_changing:
+        path = urlsplit(request.url).path
+        query = [f"{k} {v}" for k, v in parse_qsl(urlsplit(request.url).query)]
+        texts = [words(path), *(words(q) for q in query), *(words(text) for text in said)]
+        rule = rule_naming(rules, texts)
+        if rule is not None:
+            return RequestJudgement("gated", rule.explain(), fields, shown, rule)
+        return RequestJudgement("state_changing", "", fields, shown)
+    return RequestJudgement("safe")
+
+
+def decode_body(request: InterceptedRequest) -> tuple[tuple[str, ...], tuple[str, ...], list[str]]:
+    """(field names, ``name=value`` pairs to show, texts that may name the operation)."""
+    body = request.body[:_BODY_LIMIT]
+    if not body:
+        return (), (), []
+    kind = request.content_type
+    pairs: list[tuple[str, str]] = []
+    texts: list[str] = []
+    if kind == "application/x-www-form-urlencoded" or (not kind and b"=" in body):
+        pairs = parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
+    elif "json" in kind or body.lstrip()[:1] in (b"{", b"["):
+        try:
+            value = json.loads(body)
+        except ValueError:
+            value = None
+        pairs = list(_json_pairs(value))
+        texts += _graphql_names(value)
+    elif kind.startswith("multipart/"):
+        pairs = [(m.decode("utf-8", "replace"), "") for m in _MULTIPART_NAME.findall(body)]
+    else:
+        text = body.decode("utf-8", "replace")
+        texts.append(text[:200])
+    names = tuple(dict.fromkeys(name for name, _value in pairs))
+    for name, value in pairs:
+        texts.append(name)
+        if name.rsplit(".", 1)[-1].lower() in _ACTION_KEYS or _identifier(value):
+            texts.append(value)
+    shown = tuple(f"{name}={_shown_value(name, value)}" for name, value in pairs[:20])
+    return names, shown, texts
+
+
+def _identifier(value: str) -> bool:
+    """A short value without spaces: an enumerated choice, never a typed sentence."""
+    return 0 < len(value) <= 64 and not any(c.isspace() for c in value)
+
+
+def _shown_value(name: str, value: str) -> str:
+    if _SECRET_FIELD.search(name):
+        return "•••"
+    return value if len(value) <= 60 else value[:57] + "..."
+
+
+def _json_pairs(value: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Every key of a JSON document (dotted), with its scalar value as text."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            name = f"{prefix}{key}"
+            if isinstance(item, dict | list):
+                yield name, ""
+                yield from _json_pairs(item, f"{name}.")
+            else:
+                yield name, "" if item is None else str(item)
+    elif isinstance(value, list):
+        for item in value[:50]:
+            yield from _json_pairs(item, prefix)
+
+
+def _graphql_names(value: Any) -> list[str]:
+    """A GraphQL request's operation name and its mutation's first field."""
+    found: list[str] = []
+    for document in value if isinstance(value, list) else [value]:
+        if not isinstance(document, dict):
+            continue
+        name = document.get("operationName")
+        if isinstance(name, str):
+            found.append(name)
+        query = document.get("query")
+        if isinstance(query, str):
+            found += _GRAPHQL_NAME.findall(query) + _GRAPHQL_FIELD.findall(query)
+    return found
