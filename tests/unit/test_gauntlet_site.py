@@ -28,6 +28,10 @@ import pytest
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.practice.gauntlet import SCENARIOS, GauntletServer
 from subterminator_tui.practice.gauntlet.scenarios import TRAPS
+from subterminator_tui.practice.gauntlet.scenarios.channels import (
+    FINAL_WITH_ARROW,
+    FINISH_CONFIRMED,
+)
 from subterminator_tui.practice.gauntlet.scenarios.retention import SHAMING_DECLINE
 from subterminator_tui.practice.gauntlet.state import CONFIRM
 from subterminator_tui.practice.sites import practice_site
@@ -57,6 +61,11 @@ def press(button: str, **fields: str) -> Act:
 def follow(link: str) -> Act:
     """Follow the link with this text."""
     return Act("follow", link)
+
+
+def visit(path: str) -> Act:
+    """Open ``path`` (a GET form's submission: its action with the fields as the query)."""
+    return Act("visit", path)
 
 
 def frame(title: str) -> Act:
@@ -112,6 +121,9 @@ INTENDED: dict[str, tuple[Act, ...]] = {
     # The adversarial scenarios' careful path: the honest "Cancel my plan" (a link on one).
     **{trap: (START, press("Cancel my plan")) for trap in TRAPS if trap != "trap-get-link"},
     "trap-get-link": (START, follow("Cancel my plan")),
+    "trap-get-form-url": (START, visit(FINISH_CONFIRMED)),
+    "trap-child-image-link": (START, follow(FINAL_WITH_ARROW)),
+    "trap-child-image-button": (START, press(FINAL_WITH_ARROW)),
 }
 
 
@@ -158,6 +170,8 @@ class Visitor(Client):
         if act.kind == "follow":
             assert act.target in page.links, f"no link {act.target!r} on {page.path}"
             return self.open(page.links[act.target])
+        if act.kind == "visit":
+            return self.open(act.target)
         if act.kind == "frame":
             frames = {unescape(title): src for src, title in _IFRAME.findall(page.html)}
             assert act.target in frames, f"no frame {act.target!r} on {page.path}"
