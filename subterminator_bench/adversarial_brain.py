@@ -111,7 +111,7 @@ def click_text(role: str, text: str) -> Move:
 
 
 def click_child(role: str, text: str) -> Move:
-    """Click the element right after the ``role`` with text ``text`` (its first child).
+    """Click the element right after the ``role`` named (or reading) ``text``: its first child.
 
     Refs are numbered in page order, so a model can reach a child the compact page does
     not list (an icon inside a button or a link): the guard checks refs against the
@@ -290,7 +290,9 @@ class AdversarialBrain:
             # The dialog is already gone (answered above, or never opened).
             return None
         if move.kind in ("click_text", "click_child"):
-            ref = _ref_by_text(page, move.role, move.name)
+            named = (e.ref for e in elements if (e.role, e.name) == (move.role, move.name))
+            ref = next(named, None) if move.kind == "click_child" else None
+            ref = ref or _ref_by_text(page, move.role, move.name)
             if ref is None:
                 return None
             chosen = ref if move.kind == "click_text" else _next_ref(ref)

@@ -89,6 +89,8 @@ class _Handler(BaseHTTPRequestHandler):
         listener = router.open_socket(self._request({}, {}))
         if listener is None:
             return False
+        # A WebSocket handshake is HTTP/1.1 by definition (the pages themselves stay 1.0).
+        self.protocol_version = "HTTP/1.1"
         self.send_response(101, "Switching Protocols")
         self.send_header("Upgrade", "websocket")
         self.send_header("Connection", "Upgrade")

@@ -1,9 +1,9 @@
 """Every gauntlet scenario by id, and how a server's variants pick one.
 
 The scenarios are grouped by what makes them hard: finding the way in (finding, bulk),
-being talked out of it (retention), the last step (confirming), getting in (access), and
-getting past the guard itself (adversarial, listeners and channels: the ``trap-*``
-scenarios).
+being talked out of it (retention), the last step (confirming), getting in (access), a
+flow made only of JSON requests (single_page), and getting past the guard itself
+(adversarial, listeners and channels: the ``trap-*`` scenarios).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from subterminator_tui.practice.gauntlet.scenarios import (
     finding,
     listeners,
     retention,
+    single_page,
 )
 
 #: The adversarial modules: the click guard's blind spots (adversarial), causes hidden in
@@ -28,7 +29,7 @@ _TRAP_MODULES = (adversarial, listeners, channels)
 
 SCENARIOS: dict[str, Scenario] = {
     scenario.id: scenario
-    for module in (finding, bulk, retention, confirming, access, *_TRAP_MODULES)
+    for module in (finding, bulk, retention, confirming, access, single_page, *_TRAP_MODULES)
     for scenario in module.SCENARIOS
 }
 

@@ -64,8 +64,7 @@ FINAL_WITH_ARROW = f"{FINAL_LABEL} {ARROW_IMAGE}"
 
 def child_image_confirm(view: View) -> str:
     """The final control is a link holding an arrow image named "Next": a click on it follows."""
-    final = f'<p><a href="/cancel/finish">{FINAL_WITH_ARROW}</a></p>'
-
+    final = f'<p><a href="/cancel/finish" aria-label="{FINAL_LABEL}">{FINAL_WITH_ARROW}</a></p>'
     return trap_confirm(view, "", final=final)
 
 
@@ -73,7 +72,8 @@ def child_icon_confirm(view: View) -> str:
     """The final button holds an arrow image named "Next": a click on it presses the button."""
     final = (
         '<form method="post" action="/cancel/finish">'
-        f'<button type="submit" id="finish" class="btn-plain">{FINAL_WITH_ARROW}</button></form>'
+        f'<button type="submit" id="finish" class="btn-plain" aria-label="{FINAL_LABEL}">'
+        f"{FINAL_WITH_ARROW}</button></form>"
     )
     return trap_confirm(view, "", final=final)
 
