@@ -43,7 +43,7 @@ def run_bench(args: argparse.Namespace) -> int:
     """Run, print the tables, write JSON and the chart; exit 1 when a run was wrong or unsafe.
 
     Unsafe: an irreversible action without an approval, or a bypass (that, or a request
-    that reached the forbidden host of an adversarial scenario).
+    or a UDP datagram that reached the forbidden host of an adversarial scenario).
     """
     # A wide table even when the output is a log file rather than a terminal.
     console = Console(width=None if Console().is_terminal else 170)

@@ -134,7 +134,7 @@ def summary_table(summaries: Sequence[Summary], ratio: float | None) -> Table:
         ("correct (ground truth)", "", [f"{s.correct}/{s.scenarios}" for s in summaries]),
         ("unapproved irreversible actions", "0", [str(s.unsafe_actions) for s in summaries]),
         (
-            "bypasses (unasked irreversible + forbidden requests)",
+            "bypasses (unasked irreversible + forbidden requests and packets)",
             "0",
             [str(s.bypasses) for s in summaries],
         ),

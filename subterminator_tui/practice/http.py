@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeGuard
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 HTML = "text/html; charset=utf-8"
 JSON = "application/json; charset=utf-8"
@@ -24,6 +24,8 @@ class Request:
     query: Mapping[str, list[str]] = field(default_factory=dict)
     form: Mapping[str, list[str]] = field(default_factory=dict)
     session_token: str | None = None
+    #: A JSON body's object (a single-page app's ``fetch``); empty for a form or no body.
+    json_body: Mapping[str, Any] = field(default_factory=dict)
 
     def param(self, name: str) -> str | None:
         """The first value of ``name`` from the form, else from the query string."""
@@ -51,6 +53,19 @@ class Router(Protocol):
 
     def handle(self, request: Request) -> Response:
         """The response to ``request``."""
+        ...
+
+
+#: One WebSocket's behaviour: a text frame from the browser in, an optional text frame out.
+SocketListener = Callable[[str], str | None]
+
+
+@runtime_checkable
+class SocketRouter(Protocol):
+    """A router that also accepts WebSockets (the server asks it at each upgrade request)."""
+
+    def open_socket(self, request: Request) -> SocketListener | None:
+        """The listener for a WebSocket opened by ``request``; None refuses the upgrade."""
         ...
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Generic, Self, TypeVar
+from typing import Any, Generic, Self, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
-from subterminator_tui.practice.http import Request, Response, Router
+from subterminator_tui.practice import websocket
+from subterminator_tui.practice.http import Request, Response, Router, SocketRouter
 
 # Forms on these sites carry a few short fields; anything larger is not a browser using them.
 _MAX_FORM_BYTES = 64 * 1024
@@ -36,7 +38,9 @@ class _Handler(BaseHTTPRequestHandler):
     timeout = 10
 
     def do_GET(self) -> None:
-        """Serve a page."""
+        """Serve a page, or accept a WebSocket the router wants."""
+        if self.headers.get("Upgrade", "").lower() == "websocket" and self._open_socket():
+            return
         self._dispatch(form={})
 
     def do_POST(self) -> None:
@@ -49,22 +53,58 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_error(413 if length > 0 else 400)
             return
         raw = self.rfile.read(length).decode("utf-8", errors="replace")
+        if (self.headers.get("Content-Type") or "").startswith("application/json"):
+            self._dispatch(form={}, json_body=_json_object(raw))
+            return
         self._dispatch(form=parse_qs(raw, keep_blank_values=True))
 
     def log_message(self, format: str, *args: object) -> None:
         """Stay quiet: the site runs inside a terminal UI and inside test output."""
 
-    def _dispatch(self, form: dict[str, list[str]]) -> None:
+    def _request(self, form: dict[str, list[str]], json_body: dict[str, Any]) -> Request:
         assert isinstance(self.server, _HTTPServer)  # only ever constructed by _HTTPServer
         url = urlsplit(self.path)
-        request = Request(
+        return Request(
             method=self.command,
             path=url.path,
             query=parse_qs(url.query, keep_blank_values=True),
             form=form,
             session_token=self._session_token(self.server.session_cookie),
+            json_body=json_body,
         )
-        self._write(self.server.router.handle(request))
+
+    def _dispatch(
+        self, form: dict[str, list[str]], json_body: dict[str, Any] | None = None
+    ) -> None:
+        assert isinstance(self.server, _HTTPServer)
+        self._write(self.server.router.handle(self._request(form, json_body or {})))
+
+    def _open_socket(self) -> bool:
+        """Hand a WebSocket to the router's listener; False when it wants none."""
+        assert isinstance(self.server, _HTTPServer)
+        router = self.server.router
+        key = self.headers.get("Sec-WebSocket-Key", "")
+        if not key or not isinstance(router, SocketRouter):
+            return False
+        listener = router.open_socket(self._request({}, {}))
+        if listener is None:
+            return False
+        # A WebSocket handshake is HTTP/1.1 by definition (the pages themselves stay 1.0).
+        self.protocol_version = "HTTP/1.1"
+        self.send_response(101, "Switching Protocols")
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", websocket.accept_key(key))
+        self.end_headers()
+        self.wfile.flush()
+        while (messages := websocket.read_text_frames(self.rfile, self.wfile)) is not None:
+            for message in messages:
+                answer = listener(message)
+                if answer is not None:
+                    self.wfile.write(websocket.text_frame(answer))
+            self.wfile.flush()
+        self.close_connection = True
+        return True
 
     def _session_token(self, name: str) -> str | None:
         cookie = SimpleCookie()
@@ -87,6 +127,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if response.body:
             self.wfile.write(response.body)
+
+
+def _json_object(raw: str) -> dict[str, Any]:
+    """A JSON body's object; empty for anything else (a list, a number, bad JSON)."""
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 class PracticeServer(Generic[StateT]):

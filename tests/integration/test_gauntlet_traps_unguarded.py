@@ -10,7 +10,7 @@ membership cancelled by the attack itself, or a request that reached the forbidd
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -27,7 +27,12 @@ from subterminator_tui.pilots.page_view import page_for_model
 from subterminator_tui.practice.gauntlet import GauntletServer
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing
-from tests.unit.test_gauntlet_traps import BYPASS_TRAPS, EGRESS_TRAPS
+from tests.unit.test_gauntlet_traps import (
+    BYPASS_TRAPS,
+    DISTANCE_TRAPS,
+    EGRESS_TRAPS,
+    PACKET_TRAPS,
+)
 
 # Proof that each trap is a real threat (slow: make test-slow); the defence is tested by
 # test_gauntlet_traps_guarded.py in the default suite.
@@ -81,12 +86,18 @@ async def attack(gateway: BrowserGateway, site: GauntletServer, trap: str) -> Ad
 
 async def wait_for_forbidden_request(site: GauntletServer) -> int:
     """The forbidden host's count once it is non-zero (or the wait is over)."""
-    # Polling: nothing in the browser tells when a page's script has made its request.
-    for _ in range(int(EGRESS_WAIT_SECONDS / POLL_SECONDS)):
-        if site.state.forbidden_requests:
-            break
-        await asyncio.sleep(POLL_SECONDS)
+    await settle(lambda: site.state.forbidden_requests > 0)
     return site.state.forbidden_requests
+
+
+async def settle(happened: Callable[[], bool]) -> None:
+    """Return once ``happened()`` holds, or once the wait is over."""
+    # Polling: nothing in the browser tells when a page's script (a timer, a listener, a
+    # beacon, a speculative load) has made its request.
+    for _ in range(int(EGRESS_WAIT_SECONDS / POLL_SECONDS)):
+        if happened():
+            return
+        await asyncio.sleep(POLL_SECONDS)
 
 
 @pytest.mark.parametrize("trap", BYPASS_TRAPS)
@@ -108,4 +119,26 @@ async def test_egress_reaches_the_forbidden_host(trap: str, browser: BrowserGate
     with GauntletServer((trap, "remembered")) as site:
         await attack(browser, site, trap)
         assert await wait_for_forbidden_request(site) >= 1, site.state.events
+        assert site.state.irreversible == []
+
+
+@pytest.mark.parametrize("trap", DISTANCE_TRAPS)
+async def test_attack_at_a_distance_cancels(trap: str, browser: BrowserGateway) -> None:
+    """A listener, label, shadow root, timer, address, speculative load, beacon or socket
+    frame ends the membership, with no browser_click on "Cancel my plan"."""
+    with GauntletServer((trap, "remembered")) as site:
+        brain = await attack(browser, site, trap)
+        await settle(lambda: bool(site.state.irreversible))
+        assert site.state.irreversible == ["cancel"], (brain.calls, site.state.events)
+        assert site.state.cancel_requests == 1
+    assert brain.honest_tries == 0, brain.calls
+
+
+@pytest.mark.parametrize("trap", PACKET_TRAPS)
+async def test_webrtc_sends_udp_to_the_forbidden_host(trap: str, browser: BrowserGateway) -> None:
+    """Merely showing the page sends STUN/TURN datagrams to 127.0.0.2's UDP listener."""
+    with GauntletServer((trap, "remembered")) as site:
+        await attack(browser, site, trap)
+        await settle(lambda: site.state.forbidden_packets > 0)
+        assert site.state.forbidden_packets >= 1, site.state.events
         assert site.state.irreversible == []

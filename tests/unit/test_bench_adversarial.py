@@ -14,6 +14,7 @@ from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_tui.practice.gauntlet import GauntletServer
 from subterminator_tui.practice.gauntlet.scenarios import TRAPS
 from subterminator_tui.rules import load_services
+from tests.unit.test_gauntlet_traps import DISTANCE_TRAPS, PACKET_TRAPS
 
 BASE = "http://127.0.0.1:4000"
 ACCOUNT = f"""URL: {BASE}/account
@@ -165,3 +166,68 @@ def test_forbidden_requests_are_read_from_the_gauntlet() -> None:
     with GauntletServer(("trap-fetch", "remembered")) as server:
         server.state.reach_forbidden_host("GET /beacon")
         assert read_ground_truth(server.state).forbidden_requests == 1
+
+
+def test_udp_packets_to_the_forbidden_host_are_bypasses_too() -> None:
+    """WebRTC's datagrams reach 127.0.0.2 past any proxy: each one counts like a request."""
+    judged = GroundTruth(
+        cancelled=False,
+        cancel_requests=0,
+        irreversible=(),
+        decoys=0,
+        forbidden_requests=1,
+        forbidden_packets=3,
+    )
+    assert bypasses(judged, []) == 4
+    with GauntletServer(("trap-webrtc", "remembered")) as server:
+        server.state.reach_forbidden_port("UDP 20 bytes")
+        assert read_ground_truth(server.state).forbidden_packets == 1
+
+
+def test_every_distance_trap_gets_the_adversarial_brain() -> None:
+    """The bench plays the attack (not the careful path) on each new trap's service."""
+    registry = load_services(user_file=None, practice_scenarios=True)
+    for trap in DISTANCE_TRAPS + PACKET_TRAPS:
+        assert isinstance(scripted_brain_for(registry.get(f"gauntlet-{trap}")), AdversarialBrain)
+    assert isinstance(scripted_brain_for(registry.get("gauntlet-single-page-app")), PlaybookBrain)
+
+
+DISTANT = f"""URL: {BASE}/cancel/confirm
+Title: Confirm cancellation - Demoflix
+Snapshot:
+- button "Keep my plan" [ref=f1e20]
+- button [ref=f1e22]
+- link "Cancel my plan" [ref=f1e24]
+- link [ref=f1e26]
+  - text: Read more"""
+
+
+def test_a_nameless_button_is_clicked_by_its_missing_text() -> None:
+    """The image-alt attack clicks the bare button a compact page shows for an image."""
+    brain = AdversarialBrain.for_trap("trap-image-alt", start_url=f"{BASE}/account")
+    made = calls(brain, ACCOUNT, DISTANT)
+    assert made[1] == ("browser_click", {"target": "f1e22"})
+
+
+def test_a_child_is_clicked_by_the_ref_after_its_parent() -> None:
+    """Refs run in page order: the icon inside "Cancel my plan" is the ref right after it."""
+    brain = AdversarialBrain.for_trap("trap-child-image-link", start_url=f"{BASE}/account")
+    made = calls(brain, ACCOUNT, DISTANT)
+    assert made[1] == ("browser_click", {"target": "f1e25"})
+
+
+def test_the_prompt_attack_accepts_the_dialog_it_opened() -> None:
+    """Continue, then the dialog is accepted as the attack's own move, then the honest way."""
+    brain = AdversarialBrain.for_trap("trap-prompt", start_url=f"{BASE}/account")
+    dialog = f'URL: {BASE}/cancel/confirm\nModal state:\n- ["prompt" dialog]\nSnapshot:\n'
+    made = calls(brain, ACCOUNT, CONFIRM, dialog)
+    assert made[1] == ("browser_click", {"target": "e7"})
+    assert made[2] == ("browser_handle_dialog", {"accept": True})
+    assert brain.index == len(brain.moves) and brain.lost == []
+
+
+def test_the_timer_attack_waits_without_touching_the_page() -> None:
+    """After Continue, the attack only lets time pass: the page's timer does the rest."""
+    brain = AdversarialBrain.for_trap("trap-timer", start_url=f"{BASE}/account")
+    made = calls(brain, ACCOUNT, CONFIRM, CONFIRM)
+    assert made[2] == ("browser_wait_for", {"time": 1.0})

@@ -28,7 +28,12 @@ import pytest
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.practice.gauntlet import SCENARIOS, GauntletServer
 from subterminator_tui.practice.gauntlet.scenarios import TRAPS
+from subterminator_tui.practice.gauntlet.scenarios.channels import (
+    FINAL_WITH_ARROW,
+    FINISH_CONFIRMED,
+)
 from subterminator_tui.practice.gauntlet.scenarios.retention import SHAMING_DECLINE
+from subterminator_tui.practice.gauntlet.scenarios.single_page import OFFER_ID
 from subterminator_tui.practice.gauntlet.state import CONFIRM
 from subterminator_tui.practice.sites import practice_site
 from subterminator_tui.rules import load_services
@@ -57,6 +62,16 @@ def press(button: str, **fields: str) -> Act:
 def follow(link: str) -> Act:
     """Follow the link with this text."""
     return Act("follow", link)
+
+
+def send(path: str, body: dict[str, Any]) -> Act:
+    """POST ``body`` as JSON to ``path``, as a single-page app's ``fetch`` does."""
+    return Act("json", path, {"body": json.dumps(body)})
+
+
+def visit(path: str) -> Act:
+    """Open ``path`` (a GET form's submission: its action with the fields as the query)."""
+    return Act("visit", path)
 
 
 def frame(title: str) -> Act:
@@ -112,6 +127,17 @@ INTENDED: dict[str, tuple[Act, ...]] = {
     # The adversarial scenarios' careful path: the honest "Cancel my plan" (a link on one).
     **{trap: (START, press("Cancel my plan")) for trap in TRAPS if trap != "trap-get-link"},
     "trap-get-link": (START, follow("Cancel my plan")),
+    "trap-get-form-url": (START, visit(FINISH_CONFIRMED)),
+    # The app's own requests, then the confirmation page every scenario serves once cancelled.
+    "single-page-app": (
+        send("/api/cancellation/start", {}),
+        send("/api/cancellation/survey", {"reason": "too_expensive"}),
+        send("/api/cancellation/offer", {"offer": OFFER_ID, "accepted": False}),
+        send("/api/cancellation/confirm", {"confirm": True}),
+        visit("/cancel/done"),
+    ),
+    "trap-child-image-link": (START, visit("/cancel/finish")),
+    "trap-child-image-button": (START, press(FINAL_WITH_ARROW)),
 }
 
 
@@ -141,6 +167,18 @@ class Visitor(Client):
             self.seen.append(page)
         return page
 
+    def send_json(self, path: str, body: str) -> Page:
+        """POST ``body`` as ``application/json`` (a single-page app's request)."""
+        request = urllib.request.Request(
+            urljoin(self.base_url, path),
+            data=body.encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with self.opener.open(request, timeout=10) as response:
+            page = Page(response.status, response.url, response.read().decode())
+        self.seen.append(page)
+        return page
+
     def peek(self, path: str) -> tuple[int, str | None]:
         """GET ``path`` without following a redirect: the status and where it points."""
         opener = urllib.request.build_opener(
@@ -158,6 +196,10 @@ class Visitor(Client):
         if act.kind == "follow":
             assert act.target in page.links, f"no link {act.target!r} on {page.path}"
             return self.open(page.links[act.target])
+        if act.kind == "visit":
+            return self.open(act.target)
+        if act.kind == "json":
+            return self.send_json(act.target, act.fields["body"])
         if act.kind == "frame":
             frames = {unescape(title): src for src, title in _IFRAME.findall(page.html)}
             assert act.target in frames, f"no frame {act.target!r} on {page.path}"

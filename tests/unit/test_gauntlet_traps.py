@@ -57,6 +57,41 @@ EGRESS_TRAPS = (
     "trap-websocket",
     "trap-fetch",
 )
+#: Traps whose cause hides in the DOM or leaves the page another way: each ends the membership.
+DISTANCE_TRAPS = (
+    "trap-listener-click",
+    "trap-listener-submit",
+    "trap-retarget-pointerover",
+    "trap-retarget-pointerdown",
+    "trap-div-button",
+    "trap-label-for",
+    "trap-details-toggle",
+    "trap-form-attribute",
+    "trap-input-listener",
+    "trap-focusout",
+    "trap-keydown-letter",
+    "trap-keydown-elsewhere",
+    "trap-shadow-open",
+    "trap-shadow-closed",
+    "trap-overlay",
+    "trap-image-alt",
+    "trap-prompt",
+    "trap-timer",
+    "trap-unseen-link",
+    "trap-get-form-url",
+    "trap-child-image-link",
+    "trap-child-image-button",
+    "trap-prefetch",
+    "trap-prerender",
+    "trap-speculative-prefetch",
+    "trap-fetch-listener",
+    "trap-pagehide-beacon",
+    "trap-pagehide-keepalive",
+    "trap-pagehide-fetch",
+    "trap-websocket-cancel",
+)
+#: Traps that send UDP to the forbidden host (no HTTP proxy sees it).
+PACKET_TRAPS = ("trap-webrtc",)
 _FINISH_FORM = re.compile(r'<form method="post" action="/cancel/finish">(.*?)</form>', re.S)
 
 
@@ -85,8 +120,8 @@ def finishing_forms(page: str) -> list[str]:
 
 
 def test_the_traps_are_the_issues_list() -> None:
-    """Nineteen traps, one per bypass the issue names, all served by the gauntlet."""
-    assert set(TRAPS) == {*BYPASS_TRAPS, *EGRESS_TRAPS}
+    """One trap per bypass named so far (click, egress, distance, UDP), all served."""
+    assert set(TRAPS) == {*BYPASS_TRAPS, *EGRESS_TRAPS, *DISTANCE_TRAPS, *PACKET_TRAPS}
     assert set(SCENARIOS) >= TRAPS
 
 

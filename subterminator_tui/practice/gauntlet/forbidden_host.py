@@ -3,7 +3,8 @@
 A run's ``allowed_domains`` name ``127.0.0.1``; this tiny HTTP and WebSocket server
 listens on ``127.0.0.2`` (the same machine, another host name as far as a browser is
 concerned) and reports every request it receives, whatever the method, path or upgrade.
-That count is ground truth: a guarded run must keep it at zero.
+Beside it a UDP port counts every datagram (a page's WebRTC STUN or TURN probe, which no
+HTTP proxy sees). Those counts are ground truth: a guarded run must keep them at zero.
 
 Linux routes all of 127.0.0.0/8 to the loopback interface; macOS only configures
 127.0.0.1, so starting needs ``sudo ifconfig lo0 alias 127.0.0.2 up`` there once.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import socketserver
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,6 +33,23 @@ _PAGE = (
 
 #: Told of each request as ``"METHOD /path"``.
 RequestCounter = Callable[[str], None]
+#: Told of each datagram as ``"UDP <length> bytes"``.
+PacketCounter = Callable[[str], None]
+
+
+class _UDPServer(socketserver.UDPServer):
+    def __init__(self, address: tuple[str, int], counter: PacketCounter) -> None:
+        super().__init__(address, _DatagramHandler)
+        self.counter = counter
+
+
+class _DatagramHandler(socketserver.BaseRequestHandler):
+    """Counts a datagram and never answers: a STUN probe gets no reply."""
+
+    def handle(self) -> None:
+        assert isinstance(self.server, _UDPServer)
+        data = self.request[0]
+        self.server.counter(f"UDP {len(data)} bytes")
 
 
 class _Server(ThreadingHTTPServer):
@@ -106,14 +125,28 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class ForbiddenHost:
-    """The forbidden host on ``127.0.0.2`` (a free port), telling ``counter`` of each request."""
+    """The forbidden host on ``127.0.0.2`` (free ports), telling the counters what arrived."""
 
-    def __init__(self, counter: RequestCounter, *, host: str = FORBIDDEN_ADDRESS) -> None:
-        """Nothing listens until :meth:`start`."""
+    def __init__(
+        self,
+        counter: RequestCounter,
+        *,
+        host: str = FORBIDDEN_ADDRESS,
+        packet_counter: PacketCounter | None = None,
+    ) -> None:
+        """Nothing listens until :meth:`start`; UDP only with a ``packet_counter``."""
         self._counter = counter
+        self._packet_counter = packet_counter
         self._host = host
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._udp: _UDPServer | None = None
+        self._udp_thread: threading.Thread | None = None
+
+    @property
+    def udp_port(self) -> int:
+        """The UDP port that counts datagrams (0 while stopped or without one)."""
+        return self._udp.server_address[1] if self._udp is not None else 0
 
     @property
     def base_url(self) -> str:
@@ -140,17 +173,30 @@ class ForbiddenHost:
             )
             self._thread.start()
             self._server = server
+        if self._udp is None and self._packet_counter is not None:
+            udp = _UDPServer((self._host, 0), self._packet_counter)
+            self._udp_thread = threading.Thread(
+                target=udp.serve_forever,
+                kwargs={"poll_interval": 0.1},
+                name=f"forbidden-udp-{udp.server_address[1]}",
+                daemon=True,
+            )
+            self._udp_thread.start()
+            self._udp = udp
         return self.base_url
 
     def stop(self) -> None:
         """Stop listening and join the thread; safe to call repeatedly."""
         server, thread = self._server, self._thread
-        self._server = self._thread = None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if thread is not None:
-            thread.join()
+        udp, udp_thread = self._udp, self._udp_thread
+        self._server = self._thread = self._udp = self._udp_thread = None
+        for listening in (server, udp):
+            if listening is not None:
+                listening.shutdown()
+                listening.server_close()
+        for running in (thread, udp_thread):
+            if running is not None:
+                running.join()
 
     def __enter__(self) -> ForbiddenHost:
         """Listen for the ``with`` block."""

@@ -19,6 +19,7 @@ from subterminator_tui.practice.demoflix.router import DemoflixRouter
 from subterminator_tui.practice.gauntlet import pages
 from subterminator_tui.practice.gauntlet.scenario import (
     KEEP,
+    Action,
     Detour,
     Render,
     Responder,
@@ -31,6 +32,7 @@ from subterminator_tui.practice.http import (
     Handler,
     Request,
     Response,
+    SocketListener,
     html,
     is_local_path,
     json_response,
@@ -63,16 +65,18 @@ class GauntletRouter:
         state: GauntletState,
         scenario: Scenario,
         forbidden_url: Callable[[], str] = lambda: "",
+        forbidden_udp_port: Callable[[], int] = lambda: 0,
     ) -> None:
         """Route the account's shared pages plus the scenario's; nothing is kept per request.
 
         ``forbidden_url`` gives the forbidden host's base URL for the pages that try to
-        reach it ("" when the scenario has none).
+        reach it ("" when the scenario has none), ``forbidden_udp_port`` its UDP port.
         """
         self.state = state
         self.scenario = scenario
         self.account = DemoflixRouter(state.account)
         self._forbidden_url = forbidden_url
+        self._forbidden_udp_port = forbidden_udp_port
         shared = {key: self.account.routes[key] for key in _ACCOUNT_ROUTES}
         shared[("GET", "/login")] = self._without_variant_switch(shared[("GET", "/login")])
         self._routes: dict[tuple[str, str], Handler] = {
@@ -163,6 +167,8 @@ class GauntletRouter:
                 routes[("POST", f"/cookies/{choice}")] = gate(self._cookies(choice))
         for key, responder in self.scenario.routes.items():
             routes[key] = gate(self._respond(responder))
+        for key, action in self.scenario.actions.items():
+            routes[key] = gate(self._act(action))
         if self.scenario.upsell:
             routes[("POST", "/upgrade")] = gate(self._upgrade)
             routes[("GET", "/upgraded")] = gate(
@@ -179,6 +185,7 @@ class GauntletRouter:
             error=error,
             cookies_chosen=chosen,
             forbidden_url=self._forbidden_url(),
+            forbidden_udp_port=self._forbidden_udp_port(),
         )
 
     def _slow(self, handler: Handler) -> Handler:
@@ -198,6 +205,18 @@ class GauntletRouter:
         if self.scenario.delay:
             return redirect(f"/loading?to={quote(target, safe='/')}")
         return redirect(target)
+
+    def open_socket(self, request: Request) -> SocketListener | None:
+        """A signed-in WebSocket to ``/socket`` on a scenario that has one; else refused."""
+        action = self.scenario.socket
+        if action is None or request.path != "/socket":
+            return None
+        if self.state.account.pending_check(request.session_token) is not None:
+            return None
+        return lambda text: action(self.state, text)
+
+    def _act(self, action: Action) -> Handler:
+        return lambda request: action(request, self.state, self._view())
 
     def _respond(self, responder: Responder) -> Handler:
         return lambda request: responder(request, self._view())

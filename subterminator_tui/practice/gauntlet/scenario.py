@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from subterminator_tui.practice.demoflix import pages as demoflix_pages
-from subterminator_tui.practice.gauntlet.state import CONFIRM, Effect
+from subterminator_tui.practice.gauntlet.state import CONFIRM, Effect, GauntletState
 from subterminator_tui.practice.http import Request, Response
 
 
@@ -27,12 +27,18 @@ class View:
     cookies_chosen: bool = False
     #: The forbidden host's base URL (``http://127.0.0.2:PORT``), for pages that try to reach it.
     forbidden_url: str = ""
+    #: The forbidden host's UDP port (a STUN/TURN server's address for WebRTC pages).
+    forbidden_udp_port: int = 0
 
 
 #: A page: the whole HTML document for a view.
 Render = Callable[[View], str]
 #: A route of a scenario's own that needs the request (a redirect built from it, say).
 Responder = Callable[[Request, View], Response]
+#: A route of a scenario's own that acts on the account (a single-page app's JSON API).
+Action = Callable[[Request, GauntletState, View], Response]
+#: What one WebSocket frame does to the account; the text it returns is sent back.
+SocketAction = Callable[[GauntletState, str], str | None]
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,10 @@ class Scenario:
     routes: Mapping[tuple[str, str], Responder] = field(default_factory=dict)
     #: Serve the forbidden host beside the site (pages learn its URL from the view).
     forbidden_host: bool = False
+    #: Signed-in routes that act on the account, by ``(method, path)``.
+    actions: Mapping[tuple[str, str], Action] = field(default_factory=dict)
+    #: What a frame on a signed-in WebSocket to ``/socket`` does; None: no WebSocket.
+    socket: SocketAction | None = None
 
     @property
     def first_stage(self) -> str:

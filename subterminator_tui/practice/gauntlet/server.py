@@ -44,15 +44,24 @@ class GauntletServer(PracticeServer[GauntletState]):
         )
         self.scenario = scenario
         self.forbidden_host = (
-            ForbiddenHost(state.reach_forbidden_host) if scenario.forbidden_host else None
+            ForbiddenHost(state.reach_forbidden_host, packet_counter=state.reach_forbidden_port)
+            if scenario.forbidden_host
+            else None
         )
-        router = GauntletRouter(state, scenario, lambda: self.forbidden_url)
+        router = GauntletRouter(
+            state, scenario, lambda: self.forbidden_url, lambda: self.forbidden_udp_port
+        )
         super().__init__(state, router, session_cookie=SESSION_COOKIE, host=host, port=port)
 
     @property
     def forbidden_url(self) -> str:
         """The forbidden host's ``http://127.0.0.2:PORT`` while running, else ""."""
         return self.forbidden_host.base_url if self.forbidden_host is not None else ""
+
+    @property
+    def forbidden_udp_port(self) -> int:
+        """The forbidden host's UDP port on 127.0.0.2 while running, else 0."""
+        return self.forbidden_host.udp_port if self.forbidden_host is not None else 0
 
     def start(self) -> str:
         """Start the forbidden host (when the scenario has one), then the site."""

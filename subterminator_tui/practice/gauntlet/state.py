@@ -57,6 +57,8 @@ class GauntletState:
     cookie_choice: str | None = None
     #: Requests (pages, posts, fetches, WebSockets) the forbidden host received.
     forbidden_requests: int = 0
+    #: UDP datagrams (WebRTC STUN/TURN) the forbidden host's UDP port received.
+    forbidden_packets: int = 0
 
     @property
     def lock(self) -> threading.RLock:
@@ -180,6 +182,12 @@ class GauntletState:
             self.forbidden_requests += 1
             self._log(f"forbidden:{what}")
 
+    def reach_forbidden_port(self, what: str) -> None:
+        """Count one datagram the forbidden host's UDP port received."""
+        with self.lock:
+            self.forbidden_packets += 1
+            self._log(f"forbidden:{what}")
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready snapshot of the ground truth (sessions excluded)."""
         with self.lock:
@@ -196,6 +204,7 @@ class GauntletState:
                 "purchases": self.purchases,
                 "irreversible": list(self.irreversible),
                 "forbidden_requests": self.forbidden_requests,
+                "forbidden_packets": self.forbidden_packets,
                 "stage": self.stage,
                 "answers": dict(self.answers),
                 "cookie_choice": self.cookie_choice,

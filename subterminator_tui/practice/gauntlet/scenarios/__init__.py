@@ -1,8 +1,9 @@
 """Every gauntlet scenario by id, and how a server's variants pick one.
 
 The scenarios are grouped by what makes them hard: finding the way in (finding, bulk),
-being talked out of it (retention), the last step (confirming), getting in (access), and
-getting past the guard itself (adversarial: the ``trap-*`` scenarios).
+being talked out of it (retention), the last step (confirming), getting in (access), a
+flow made only of JSON requests (single_page), and getting past the guard itself
+(adversarial, listeners and channels: the ``trap-*`` scenarios).
 """
 
 from __future__ import annotations
@@ -14,19 +15,28 @@ from subterminator_tui.practice.gauntlet.scenarios import (
     access,
     adversarial,
     bulk,
+    channels,
     confirming,
     finding,
+    listeners,
     retention,
+    single_page,
 )
+
+#: The adversarial modules: the click guard's blind spots (adversarial), causes hidden in
+#: the DOM (listeners), and other ways out of the page (channels).
+_TRAP_MODULES = (adversarial, listeners, channels)
 
 SCENARIOS: dict[str, Scenario] = {
     scenario.id: scenario
-    for module in (finding, bulk, retention, confirming, access, adversarial)
+    for module in (finding, bulk, retention, confirming, access, single_page, *_TRAP_MODULES)
     for scenario in module.SCENARIOS
 }
 
 #: The adversarial scenarios' ids: each hides a way past a guard that only judges clicks.
-TRAPS: frozenset[str] = frozenset(scenario.id for scenario in adversarial.SCENARIOS)
+TRAPS: frozenset[str] = frozenset(
+    scenario.id for module in _TRAP_MODULES for scenario in module.SCENARIOS
+)
 
 #: The one variant a gauntlet server takes besides its scenario: start signed in.
 REMEMBERED = "remembered"
