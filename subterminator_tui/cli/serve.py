@@ -88,6 +88,7 @@ def serve_config(args: argparse.Namespace) -> ServeConfig:
         profile_root=(args.profile_root or default_profile_root()).expanduser().resolve(),
         headless=not args.headed,
         practice_url=args.practice_url,
+        practice=args.practice,
         max_sessions=args.max_sessions,
         max_sessions_per_principal=args.max_sessions_per_principal,
         idle_seconds=args.idle_minutes * 60.0,

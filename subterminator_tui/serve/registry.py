@@ -64,6 +64,11 @@ class SessionRegistry:
                 raise ServeInputError(
                     f"Unknown service or address {service_id!r}: {error}"
                 ) from None
+        if service.practice and not (self.config.practice or self.config.practice_url):
+            raise ServeInputError(
+                f"{service.id} is a practice service; this server offers practice services only "
+                "when started with --practice (or --practice-url URL)."
+            )
         if not domains:
             return service
         malformed = [d for d in domains if not isinstance(d, str) or web_host(f"http://{d}/") != d]

@@ -415,7 +415,9 @@ class BrowserSession:
         if gateway is not None:
             return gateway
         self._seen = None
-        result = await self.lazy.open(self.guard.url_allowed)
+        result = await self.lazy.open()
+        # The guard judges by the service as the browser runs it (a practice port pinned).
+        self.guard.service = self.lazy.running.service if self.lazy.running else self.service
         try:
             await self._settle(result.snapshot)
         except BaseException:

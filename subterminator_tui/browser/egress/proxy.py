@@ -175,7 +175,7 @@ class EgressProxy:
     async def _checked_address(self, request: ProxyRequest) -> IPAddress:
         """The address to connect to, after every check; raises _Refused."""
         if not request.is_tunnel and is_document_navigation(request.header_map()):
-            reason = self.policy.document_refusal(request.host)
+            reason = self.policy.document_refusal(request.host, request.port)
             if reason is not None:
                 raise _Refused(403, reason)
         if isinstance(request.host, str):
@@ -185,7 +185,7 @@ class EgressProxy:
         for address in addresses:
             if request.port == self._port and self._is_own_address(address):
                 raise _Refused(403, "the request points back at the proxy itself")
-            reason = self.policy.address_refusal(request.host, address)
+            reason = self.policy.address_refusal(request.host, address, request.port)
             if reason is not None:
                 raise _Refused(403, reason)
         return addresses[0]
