@@ -194,7 +194,7 @@ def normalize_snapshot(
     # label reaches a screen, a log or the agent.
     content = inert_text(content)
     notes = {
-        name: body
+        name: inert_text(body)
         for name, body in sections.items()
         if name not in {"Page", "Snapshot", "Events", "Ran Playwright code"}
     }

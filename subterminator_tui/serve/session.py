@@ -59,6 +59,7 @@ SERVE_BROWSER_TOOLS = frozenset(
         "browser_press_key",
         "browser_wait_for",
         "browser_take_screenshot",
+        "browser_handle_dialog",
     }
 )
 

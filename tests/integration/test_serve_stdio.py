@@ -42,6 +42,7 @@ SERVE_TOOLS = {
     "back",
     "wait_for",
     "approval_wait",
+    "dialog",
     "get_content",
     "get_console_content",
 }
@@ -138,7 +139,7 @@ async def test_an_agent_cancels_demoflix_with_the_operator_approving(
         assert held.structured_content["status"] == "approval_pending"
         approval_id = held.structured_content["approval_id"]
         status = await client.call_tool(
-            "approval_wait", {"approval_id": approval_id, "timeout_seconds": 0}
+            "approval_wait", "dialog", {"approval_id": approval_id, "timeout_seconds": 0}
         )
         assert status.structured_content is not None
         assert status.structured_content["status"] == "approval_pending"
@@ -147,7 +148,7 @@ async def test_an_agent_cancels_demoflix_with_the_operator_approving(
         question = await operator.answer("y")
         assert "Click button 'Finish cancellation'" in question
         done = await client.call_tool(
-            "approval_wait", {"approval_id": approval_id, "timeout_seconds": 60}
+            "approval_wait", "dialog", {"approval_id": approval_id, "timeout_seconds": 60}
         )
         assert done.structured_content is not None, text_of(done)
         assert done.structured_content["status"] == "ok", text_of(done)
