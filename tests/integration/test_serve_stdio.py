@@ -139,16 +139,16 @@ async def test_an_agent_cancels_demoflix_with_the_operator_approving(
         assert held.structured_content["status"] == "approval_pending"
         approval_id = held.structured_content["approval_id"]
         status = await client.call_tool(
-            "approval_wait", "dialog", {"approval_id": approval_id, "timeout_seconds": 0}
+            "approval_wait", {"approval_id": approval_id, "timeout_seconds": 0}
         )
         assert status.structured_content is not None
         assert status.structured_content["status"] == "approval_pending"
         assert site.state.cancel_requests == 0
 
-        question = await operator.answer("y")
+        question = await operator.answer("approve")
         assert "Click button 'Finish cancellation'" in question
         done = await client.call_tool(
-            "approval_wait", "dialog", {"approval_id": approval_id, "timeout_seconds": 60}
+            "approval_wait", {"approval_id": approval_id, "timeout_seconds": 60}
         )
         assert done.structured_content is not None, text_of(done)
         assert done.structured_content["status"] == "ok", text_of(done)
