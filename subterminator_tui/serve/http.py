@@ -24,6 +24,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from subterminator_tui.browser.egress.addresses import listen_address
 from subterminator_tui.serve.errors import ServeConfigurationError
+from subterminator_tui.serve.http_front import MAX_MCP_SESSIONS, MCP_SESSION_IDLE_SECONDS, McpFront
 from subterminator_tui.serve.live_view import LiveView
 from subterminator_tui.serve.runner import Transport
 from subterminator_tui.serve.tokens import TokenFileVerifier, read_tokens
@@ -147,9 +148,16 @@ def http_transport(
             max_request_body_size=options.body_limit,
             transport_security=options.security(port),
             host=options.host,
+            max_sessions=MAX_MCP_SESSIONS,
+            session_idle_timeout=MCP_SESSION_IDLE_SECONDS,
+        )
+        verifier = options.verifier()
+        manager = server.session_manager
+        front = McpFront(
+            mcp_app, verifier, lambda: set(manager._server_instances), options.security(port)
         )
         # /sessions/{name}/screenshots, which the SDK would not protect: checked there.
-        app_holder["app"] = LiveView(mcp_app, server, options.security(port), options.verifier())
+        app_holder["app"] = LiveView(front, server, options.security(port), verifier)
         serving = asyncio.ensure_future(web.serve(sockets=sockets))
         listening = asyncio.ensure_future(web.listening.wait())
         await asyncio.wait({listening, serving}, return_when=asyncio.FIRST_COMPLETED)
