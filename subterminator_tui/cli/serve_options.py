@@ -56,6 +56,17 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="make a bearer token for principal NAME, print it once, and exit",
     )
     parser.add_argument(
+        "--list-tokens",
+        action="store_true",
+        help="list the principals that have tokens (with a short fingerprint each), and exit",
+    )
+    parser.add_argument(
+        "--revoke-token",
+        metavar="NAME",
+        help="remove every token of principal NAME, and exit (a running server stops "
+        "accepting them at once)",
+    )
+    parser.add_argument(
         "--allowed-host",
         action="append",
         default=[],

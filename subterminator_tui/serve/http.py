@@ -44,6 +44,13 @@ def is_loopback(host: str) -> bool:
     return False
 
 
+def is_unspecified(host: str) -> bool:
+    """Whether ``host`` (0.0.0.0, ::) means every address: no client ever names it."""
+    with contextlib.suppress(ValueError):
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    return False
+
+
 def parse_address(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (``[::1]:PORT`` for IPv6); ServeConfigurationError when malformed."""
     address = listen_address(text)
@@ -85,7 +92,7 @@ class HttpOptions:
                 "client. Make one with: subterminator serve --new-token NAME"
                 + (" (or pass --no-auth on loopback)." if loopback else ".")
             )
-        return TokenFileVerifier(entries)
+        return TokenFileVerifier(entries, self.tokens_file)
 
     def security(self, port: int) -> TransportSecuritySettings:
         """Exact Host and Origin allowlists for the bound port, plus the operator's additions."""
