@@ -113,7 +113,7 @@ class TerminalOperator:
                 else:
                     self._say("approved\n" if approved else "rejected\n")
         except (EOFError, OSError):
-            self.desk.reject_all()
+            self.desk.reject_all(why="the operator's terminal closed")
             self.desk.subscribe(self.desk.reject)
 
 

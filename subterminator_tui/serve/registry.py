@@ -154,7 +154,9 @@ class SessionRegistry:
             self._idle_task = None
         sessions = list(self.sessions.values())
         self.sessions.clear()
-        await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
+        await asyncio.gather(
+            *(s.close("the server stopped") for s in sessions), return_exceptions=True
+        )
 
     async def close_idle_browsers(self) -> list[BrowserSession]:
         """Close the browsers of sessions idle longer than the timeout; the sessions stay."""

@@ -298,6 +298,16 @@ class BrowserSession:
         answer = Answer("error", "The session closed before the call was sent.", judged)
         try:
             verdict = await approval.decided()
+            if approval.withdrawn:
+                # Nobody decided: the journal and the agent hear why it was never sent.
+                self.journal.record_decision(step, "withdrawn")
+                withdrawn = (
+                    f"Not sent: {approval.withdrawn} before the operator decided "
+                    f"({approval.action}). Nothing was sent to the browser."
+                )
+                self._record(row, started, Answer("error", withdrawn, self._seen))
+                answer = Answer("error", withdrawn, self._seen)
+                return
             self.journal.record_decision(step, "approve" if verdict == "approved" else "reject")
             if verdict != "approved":
                 rejected = (
@@ -435,9 +445,9 @@ class BrowserSession:
         self._seen = None
         await self.lazy.close()
 
-    async def close(self) -> None:
-        """Reject what waits for the operator, close the browser, end the journal run."""
-        self.desk.reject_all((self.key.principal, self.key.name))
+    async def close(self, why: str = "the session closed") -> None:
+        """End unsent what waits for the operator (``why``), close the browser, end the run."""
+        self.desk.reject_all((self.key.principal, self.key.name), why=why)
         if self._held:
             await asyncio.gather(*self._held, return_exceptions=True)
         page = self._seen

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.practice.demoflix import DemoflixServer
+from subterminator_tui.serve.approvals import Approval
 from tests.conftest import browser_parts_missing
 from tests.integration.egress_sites import CountingServer
 from tests.integration.serve_parts import serve_registry
@@ -129,3 +130,30 @@ async def test_alerts_and_title_less_pages_keep_the_session_working(
             assert answer.page is not None and words in answer.page.content
         back = await session.run("browser_navigate", {"url": "/account"})
         assert back.status == "ok" and back.page is not None and back.page.title == "Account"
+
+
+async def test_a_call_held_when_its_session_closes_is_not_an_operator_rejection(
+    site: Path, tmp_path: Path
+) -> None:
+    """Closing the session (or stopping the server) ends a held call unsent, saying so; the
+    agent is never told the operator rejected what the operator never saw decided."""
+    async with serve_registry(tmp_path, None, (site,)) as registry:
+        held: dict[str, Approval] = {}
+        for name in ("closing", "stopping"):
+            session, _ = registry.open("agent", name, "local")
+            await session.run("browser_snapshot", {})
+            assert session.page is not None
+            await session.run(
+                "browser_click", {"target": session.page.ref_of("button", "Next step")}
+            )
+            answer = await session.run("browser_handle_dialog", {"accept": True})
+            assert answer.status == "approval_pending"
+            held[name] = registry.desk.get("agent", answer.approval_id or "")
+        await registry.close("agent", "closing")
+        await registry.close_all()
+        for name, why in (("closing", "the session closed"), ("stopping", "the server stopped")):
+            approval = await registry.desk.wait("agent", held[name].id, 30)
+            assert approval.answer is not None
+            assert approval.answer.status == "error"
+            assert f"Not sent: {why}" in approval.answer.message
+            assert "operator rejected" not in approval.answer.message
