@@ -111,7 +111,7 @@ class OutcomeUnknownError(MCPToolError):
 
 
 class SnapshotValidationError(SubTerminatorError):
-    """Playwright MCP output lacked a required snapshot field (url, title or content)."""
+    """Playwright MCP output lacked a required snapshot field (url or content)."""
 
     exit_code = exit_codes.CONNECTION
 

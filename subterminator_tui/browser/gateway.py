@@ -25,6 +25,12 @@ from subterminator_tui.browser.answers import (
     restart_message,
     text_of,
 )
+from subterminator_tui.browser.dialogs import (
+    answer_first_message,
+    dispatch_past_alerts,
+    open_dialogs,
+    with_dialog_notes,
+)
 from subterminator_tui.browser.inspection import (
     NO_FACTS,
     PAGE_FACTS_FUNCTION,
@@ -62,12 +68,15 @@ from subterminator_tui.errors import (
 
 logger = logging.getLogger(__name__)
 
+
 # Calls that are safe to repeat after a restart; a click on a ref is not:
 # refs change when the page is reopened.
 _REPEATABLE = frozenset(
     {"browser_snapshot", "browser_navigate", "browser_wait_for", "browser_take_screenshot"}
 )
 #: A page still loading after an action gets this many waits of this long to settle.
+#: Tools that may go while a dialog waits for an answer: the answer itself, and looks.
+_DIALOG_TOOLS = frozenset({"browser_handle_dialog", "browser_snapshot", "browser_take_screenshot"})
 _SETTLE_ATTEMPTS = 3
 _SETTLE_SECONDS = 0.5
 _FILE_CHOOSER = "[File chooser]"
@@ -77,6 +86,11 @@ _FILE_CHOOSER_NOTE = (
     "That action opened a file chooser. SubTerminator never uploads files, so it was "
     "closed; this task does not need a file. Choose another way forward."
 )
+
+
+def _same_page(first: NormalizedSnapshot, second: NormalizedSnapshot) -> bool:
+    """Two looks at a title-less page saw the same thing: it has settled."""
+    return first.url == second.url and first.content == second.content
 
 
 @dataclass(frozen=True)
@@ -188,37 +202,72 @@ class BrowserGateway(PlaywrightMCPProcess):
         when there is one) or MCPConnectionError (the server cannot be kept alive).
         """
         args = self.checked_arguments(name, arguments)
-        result = await self._dispatch_with_restart(name, args)
+        self._refuse_past_open_dialog(name)
+        result, acknowledged = await self._dispatch_past_alerts(name, args)
         text = text_of(result)
+        sections = split_sections(text)
+        modal = sections.get("Modal state")
+        if modal is not None and self.last_snapshot is not None and "Page" not in sections:
+            # A dialog blocks every other tool: the page is the last one plus the dialog.
+            blocked = with_dialog_notes(self.last_snapshot, modal, acknowledged)
+            if name in ("browser_snapshot", "browser_handle_dialog") or not result.is_error:
+                self.last_snapshot = blocked
+                return ActionResult(name, args, text, blocked, None)
+            raise MCPToolError(error_message(text), snapshot=blocked)
         if result.is_error:
-            modal = split_sections(text).get("Modal state")
-            if modal is not None and self.last_snapshot is not None:
-                # A dialog blocks every other tool: the page is the last one plus the dialog.
-                notes = {**self.last_snapshot.notes, "Modal state": modal}
-                blocked = dataclasses.replace(self.last_snapshot, notes=notes)
-                if name == "browser_snapshot":
-                    return ActionResult(name, args, text, blocked, None)
-                raise MCPToolError(error_message(text), snapshot=blocked)
             fresh = await self._fresh_snapshot_or_none()
             raise MCPToolError(self._explain_error(text), snapshot=fresh)
         screenshot = self._save_images(result)
         snapshot = await self._settled_snapshot(text, screenshot)
+        if acknowledged:
+            snapshot = with_dialog_notes(snapshot, None, acknowledged)
         if _FILE_CHOOSER in snapshot.notes.get("Modal state", ""):
             snapshot = await self._close_file_chooser()
         return ActionResult(name, args, text, snapshot, screenshot)
 
+    def _refuse_past_open_dialog(self, name: str) -> None:
+        """A confirm/prompt waits for an answer: only the dialog tool (or a look) may go."""
+        if name in _DIALOG_TOOLS or self.last_snapshot is None:
+            return
+        waiting = [
+            dialog
+            for dialog in open_dialogs(self.last_snapshot.notes.get("Modal state"))
+            if dialog.needs_an_answer
+        ]
+        if waiting:
+            raise MCPToolError(answer_first_message(waiting[0]), snapshot=self.last_snapshot)
+
+    async def _dispatch_past_alerts(
+        self, name: str, args: dict[str, Any]
+    ) -> tuple[types.CallToolResult, list[str]]:
+        before = self.last_snapshot.url if self.last_snapshot else None
+        return await dispatch_past_alerts(
+            self._dispatch_with_restart, self._dispatch, name, args, before
+        )
+
     async def _settled_snapshot(self, text: str, screenshot: Path | None) -> NormalizedSnapshot:
-        """The page after an action; a page still loading (no title yet) gets time to settle.
+        """The page after an action; a page still loading gets time to settle.
 
         A key press or a click that starts a navigation can answer before the new page
-        has a title; the page is given up to three short waits before that is an error.
+        has a title, or before the answer has a tree at all; it gets short waits. A page
+        without a title (JSON, plain text, many real pages) is a page once two looks
+        agree, and after the last wait whatever it shows is taken as it is.
         """
+        previous: NormalizedSnapshot | None = None
         for _attempt in range(_SETTLE_ATTEMPTS):
             try:
-                return await self._snapshot_from(text, screenshot)
+                snapshot: NormalizedSnapshot | None = await self._snapshot_from(text, screenshot)
             except SnapshotValidationError:
-                await self._dispatch("browser_wait_for", {"time": _SETTLE_SECONDS})
-                text = text_of(await self._dispatch("browser_snapshot", {}))
+                snapshot = None
+            if snapshot is not None and (
+                snapshot.title
+                or "Modal state" in snapshot.notes
+                or (previous is not None and _same_page(previous, snapshot))
+            ):
+                return snapshot
+            previous = snapshot
+            await self._dispatch("browser_wait_for", {"time": _SETTLE_SECONDS})
+            text = text_of(await self._dispatch("browser_snapshot", {}))
         return await self._snapshot_from(text, screenshot)
 
     async def _close_file_chooser(self) -> NormalizedSnapshot:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from subterminator_tui.errors import SnapshotValidationError
+from subterminator_tui.inert_text import inert_line, inert_text
 
 # States that appear as bare flags, e.g. ``[checked]``, ``[disabled]``.
 _FLAG_STATES = frozenset(
@@ -183,26 +184,23 @@ def normalize_snapshot(
     url_match = _PAGE_URL.search(page)
     title_match = _PAGE_TITLE.search(page)
     content = snapshot_yaml(sections, workspace)
-    # While a native dialog is open Playwright cannot read the title: the dialog
-    # (in "Modal state") is what the page is then, and its title is left empty.
-    # A page the browser could not show (an error page, a request the egress filter
-    # refused) has an empty tree and no title: it is a page, not a format change.
-    title_optional = "Modal state" in sections or (content is not None and not content.strip())
-    missing = [
-        name
-        for name, value in (("url", url_match), ("title", title_match), ("content", content))
-        if value is None and not (name == "title" and title_optional)
-    ]
+    # A page need not have a title: JSON, plain text and many real pages have none,
+    # and Playwright then writes no title line (nor while a native dialog is open).
+    # The URL and the tree are what every page has; without them the format changed.
+    missing = [name for name, value in (("url", url_match), ("content", content)) if value is None]
     if missing or url_match is None or content is None:
         raise SnapshotValidationError(missing, raw_output)
+    # Page text is inert from here on: no escape sequence or control character in a
+    # label reaches a screen, a log or the agent.
+    content = inert_text(content)
     notes = {
-        name: body
+        name: inert_text(body)
         for name, body in sections.items()
         if name not in {"Page", "Snapshot", "Events", "Ran Playwright code"}
     }
     return NormalizedSnapshot(
-        url=url_match["value"].strip(),
-        title=title_match["value"].strip() if title_match else "",
+        url=inert_line(url_match["value"]),
+        title=inert_line(title_match["value"]) if title_match else "",
         content=content,
         screenshot_path=screenshot_path,
         elements=tuple(parse_elements(content)),
@@ -229,6 +227,8 @@ def parse_elements(content: str) -> list[SnapshotElement]:
             continue
         depth = len(match["indent"]) // 2
         key, value = _split_key_value(match["rest"])
+        # Decoding YAML/JSON escapes ("\u001b") can bring control characters back.
+        value = inert_line(value)
         if key.startswith("/"):
             # A property of the element above it, e.g. ``/url: /rejoin``.
             if key == "/url" and elements and elements[-1].depth == depth - 1:
@@ -335,7 +335,7 @@ def _parse_node(key: str, text: str, depth: int) -> SnapshotElement:
                 states.add(attr_key if attr_value != "mixed" else f"{attr_key}=mixed")
     return SnapshotElement(
         role=role,
-        name=name,
+        name=inert_line(name),
         ref=ref,
         states=frozenset(states),
         attributes=tuple(attributes),

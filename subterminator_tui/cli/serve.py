@@ -12,10 +12,17 @@ from typing import TYPE_CHECKING
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import CONFIGURATION, INTERRUPTED, SUCCESS, TERMINATED
 from subterminator_tui.serve.config import ServeConfig, default_profile_root
-from subterminator_tui.serve.errors import ServeConfigurationError
+from subterminator_tui.serve.errors import ServeConfigurationError, ServeInputError
+from subterminator_tui.serve.names import checked_name
 from subterminator_tui.serve.operator import DEFAULT_TERMINAL
 from subterminator_tui.serve.runner import Transport, serve, stdio_transport
-from subterminator_tui.serve.tokens import TokenFileVerifier, default_tokens_file, new_token
+from subterminator_tui.serve.tokens import (
+    TokenFileVerifier,
+    default_tokens_file,
+    new_token,
+    revoke_tokens,
+    token_listing,
+)
 from subterminator_tui.session.places import check_browser_place
 from subterminator_tui.settings import load_settings
 
@@ -27,7 +34,10 @@ def run_serve(args: argparse.Namespace) -> int:
     """Run the server until its client leaves or a signal stops it."""
     tokens_file = (args.tokens or default_tokens_file()).expanduser()
     try:
-        if args.new_token:
+        if args.list_tokens or args.revoke_token is not None:
+            return _token_command(args, tokens_file)
+        if args.new_token is not None:
+            # An empty name is a mistake (a shell variable left unset), never "start a server".
             token = new_token(tokens_file, args.new_token)
             print(token)
             print(
@@ -42,7 +52,8 @@ def run_serve(args: argparse.Namespace) -> int:
         stopped_by = asyncio.run(
             serve(config, transport, operator_tty=tty, token_verifier=verifier, issuer_url=issuer)
         )
-    except ServeConfigurationError as error:
+    except (ServeConfigurationError, ServeInputError) as error:
+        # ServeInputError here is a bad name on the command line (--new-token "").
         print(f"error: {error}", file=sys.stderr)
         return CONFIGURATION
     except SubTerminatorError as error:
@@ -52,6 +63,23 @@ def run_serve(args: argparse.Namespace) -> int:
     if stopped_by == signal.SIGTERM:
         return TERMINATED
     return INTERRUPTED if stopped_by == signal.SIGINT else SUCCESS
+
+
+def _token_command(args: argparse.Namespace, tokens_file: Path) -> int:
+    """``--list-tokens`` and ``--revoke-token NAME``: read or change the tokens file, no server."""
+    if args.revoke_token is not None:
+        removed = revoke_tokens(tokens_file, checked_name("principal", args.revoke_token))
+        if not removed:
+            print(f"error: no token of {args.revoke_token!r} in {tokens_file}.", file=sys.stderr)
+            return CONFIGURATION
+        print(f"Revoked {removed} token(s) of {args.revoke_token} in {tokens_file}.")
+        return SUCCESS
+    listing = token_listing(tokens_file)
+    if not listing:
+        print(f"No tokens in {tokens_file}. Make one with: subterminator serve --new-token NAME")
+    for principal, fingerprint in listing:
+        print(f"{principal}\tsha256:{fingerprint}...")
+    return SUCCESS
 
 
 def operator_terminal(option: str | None) -> str | None:
@@ -88,6 +116,7 @@ def serve_config(args: argparse.Namespace) -> ServeConfig:
         profile_root=(args.profile_root or default_profile_root()).expanduser().resolve(),
         headless=not args.headed,
         practice_url=args.practice_url,
+        practice=args.practice,
         max_sessions=args.max_sessions,
         max_sessions_per_principal=args.max_sessions_per_principal,
         idle_seconds=args.idle_minutes * 60.0,
@@ -114,9 +143,17 @@ def _pairs(values: list[str], form: str, option: str = "--sign-in") -> list[tupl
 
 def http_options(args: argparse.Namespace, tokens_file: Path) -> HttpOptions:
     """``--http`` and its companions; imported only for HTTP so stdio start-up stays light."""
-    from subterminator_tui.serve.http import HttpOptions, parse_address
+    from subterminator_tui.serve.http import HttpOptions, is_unspecified, parse_address
 
     host, port = parse_address(args.http)
+    if is_unspecified(host) and not args.allowed_host:
+        print(
+            f"warning: --http {args.http} listens on every address, but clients name one in "
+            "their Host header: add --allowed-host NAME:PORT for each name or address they "
+            f"use (e.g. --allowed-host 192.168.1.20:{port}), or every request is refused "
+            "with 421.",
+            file=sys.stderr,
+        )
     return HttpOptions(
         host=host,
         port=port,

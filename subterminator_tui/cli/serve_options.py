@@ -56,6 +56,17 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="make a bearer token for principal NAME, print it once, and exit",
     )
     parser.add_argument(
+        "--list-tokens",
+        action="store_true",
+        help="list the principals that have tokens (with a short fingerprint each), and exit",
+    )
+    parser.add_argument(
+        "--revoke-token",
+        metavar="NAME",
+        help="remove every token of principal NAME, and exit (a running server stops "
+        "accepting them at once)",
+    )
+    parser.add_argument(
         "--allowed-host",
         action="append",
         default=[],
@@ -101,7 +112,15 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     parser.add_argument("--headed", action="store_true", help="show the browsers' windows")
     parser.add_argument(
-        "--practice-url", metavar="URL", help="a practice site already running here"
+        "--practice-url",
+        metavar="URL",
+        help="a practice site already running here (practice services then use it)",
+    )
+    parser.add_argument(
+        "--practice",
+        action="store_true",
+        help="offer the practice services (demoflix, gauntlet): each session starts its own "
+        "practice site on this computer; off by default",
     )
     parser.add_argument(
         "--max-sessions", type=_positive(int), default=8, help="sessions on this machine"

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Iterator
 from typing import TextIO
 
+from subterminator_tui.inert_text import inert_text
+
 
 async def read_line(
     prompt: str = "", *, out: TextIO | None = None, echo: bool = True
@@ -21,7 +23,7 @@ async def read_line(
     """
     stream = out or sys.stdout
     if prompt:
-        stream.write(prompt)
+        stream.write(inert_text(prompt))
         stream.flush()
     line = await _read_stdin_line()
     if prompt and not os.isatty(sys.stdin.fileno()):

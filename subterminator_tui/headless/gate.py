@@ -6,6 +6,7 @@ import sys
 from typing import TextIO
 
 from subterminator_tui.headless.console import read_line, read_secret
+from subterminator_tui.inert_text import inert_text
 from subterminator_tui.orchestrator.gates import (
     HANDOFF_TITLES,
     CheckpointRequest,
@@ -22,7 +23,8 @@ class TerminalGate:
         self.out = out or sys.stdout
 
     def _say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        # The last pass before the terminal: page text never writes an escape sequence.
+        print(inert_text(text), file=self.out, flush=True)
 
     async def approve(self, request: CheckpointRequest) -> Decision:
         """Seed 000 §2.5.4: show the action, URL and screenshot, then ``Approve? [y/N]``."""

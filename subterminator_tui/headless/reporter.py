@@ -6,6 +6,7 @@ import json
 import sys
 from typing import TextIO
 
+from subterminator_tui.inert_text import inert_text
 from subterminator_tui.orchestrator.events import (
     Event,
     NoAction,
@@ -94,7 +95,8 @@ class TerminalReporter:
             )
 
     def _out(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        # The last pass before the terminal: page text never writes an escape sequence.
+        print(inert_text(text), file=self.out, flush=True)
 
     def _err(self, text: str) -> None:
-        print(text, file=self.err, flush=True)
+        print(inert_text(text), file=self.err, flush=True)

@@ -3,6 +3,12 @@
 The check reads URLs the way a browser does, not the way a naive parser does: a
 backslash counts as a slash and tabs or newlines vanish, so
 ``https://evil.io\\@netflix.com`` is evil.io here exactly as it is in Chrome.
+
+A loopback or private address is a place, not a site: another program on this
+computer (or this very tool's own server) listens on its other ports. So such an
+address in ``allowed_domains`` means one origin: ``http://127.0.0.1:8000`` is that
+scheme, address and port; a bare ``192.168.1.1`` is that address on the default
+ports (http 80, https 443). Public names and addresses keep ignoring ports.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ _WEB_SCHEMES = frozenset({"http", "https"})
 _EDGE_JUNK = "".join(chr(code) for code in range(0x21))
 _INNER_JUNK = str.maketrans("", "", "\t\n\r")
 _HOST_NAME = re.compile(r"[\w-]+(?:\.[\w-]+)*\.?")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def domain_allowed(url: str, allowed_domains: Sequence[str]) -> bool:
@@ -31,17 +38,64 @@ def domain_allowed(url: str, allowed_domains: Sequence[str]) -> bool:
 
     Only http and https are allowed, on a host equal to an allowed domain or a
     subdomain of it (``www.netflix.com`` for ``netflix.com``; never
-    ``evilnetflix.com`` or ``netflix.com.evil.io``). Ports are ignored. IP
-    literals must match exactly. ``about:blank`` is allowed; every other scheme
-    (file:, data:, javascript:, chrome:) is refused.
+    ``evilnetflix.com`` or ``netflix.com.evil.io``). Ports are ignored for public
+    hosts. IP literals must match exactly, and a loopback or private address also
+    needs its scheme and port to match (see the module docstring).
+    ``about:blank`` is allowed; every other scheme (file:, data:, javascript:,
+    chrome:) is refused.
     """
     cleaned = url.strip(_EDGE_JUNK).translate(_INNER_JUNK)
     if cleaned.lower() == _BLANK_PAGE:
         return True
-    host = web_host(cleaned)
-    if host is None:
+    place = web_place(cleaned)
+    if place is None:
         return False
-    return any(_host_matches(host, domain) for domain in allowed_domains)
+    return any(_place_matches(place, domain) for domain in allowed_domains)
+
+
+def web_place(url: str) -> tuple[str, str, int] | None:
+    """The scheme, lower-case host and port of an http(s) URL, or None when it is none."""
+    host = web_host(url)
+    if host is None:
+        return None
+    parts = urlsplit(url.replace("\\", "/"))
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    return scheme, host, port if port is not None else _DEFAULT_PORTS[scheme]
+
+
+def local_origin(domain: str) -> tuple[str, str, int] | None:
+    """An ``allowed_domains`` entry written as an origin (``http://127.0.0.1:8000``), read.
+
+    Only a loopback or private address may be written so; None for anything else.
+    """
+    if "://" not in domain:
+        return None
+    place = web_place(domain.strip())
+    if place is None or not is_local_address(place[1]):
+        return None
+    parts = urlsplit(domain.strip())
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+        return None
+    return place
+
+
+def is_local_address(host: str) -> bool:
+    """Whether ``host`` is an IP literal that is not a public internet address."""
+    address = ip_address(host)
+    return address is not None and not address.is_global
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host:port`` of an http(s) URL (the port always written); ValueError if none."""
+    place = web_place(url)
+    if place is None:
+        raise ValueError(f"{url!r} is not an http(s) address")
+    scheme, host, port = place
+    return f"{scheme}://{host if ':' not in host else f'[{host}]'}:{port}"
 
 
 def web_host(url: str) -> str | None:
@@ -65,6 +119,17 @@ def is_bare_host(text: str) -> bool:
     return ip_address(text) is not None or _HOST_NAME.fullmatch(text) is not None
 
 
+def _place_matches(place: tuple[str, str, int], domain: str) -> bool:
+    scheme, host, port = place
+    origin = local_origin(domain)
+    if origin is not None:
+        return (scheme, port) == origin[::2] and ip_address(host) == ip_address(origin[1])
+    if not _host_matches(host, domain):
+        return False
+    # A bare local address is that address on the default ports only.
+    return not is_local_address(host) or port == _DEFAULT_PORTS[scheme]
+
+
 def _host_matches(host: str, domain: str) -> bool:
     domain = domain.strip().lower().strip(".")
     host_ip, domain_ip = ip_address(host), ip_address(domain)
@@ -80,6 +145,35 @@ def ip_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | Non
         return ipaddress.ip_address(text.strip("[]"))
     except ValueError:
         return None
+
+
+def site_entry(start_url: str, domain: str) -> str:
+    """The ``allowed_domains`` entry for a site run by its address: ``domain``, or for an
+    address on this computer or network, the origin of ``start_url`` (its port pinned)."""
+    host = web_host(start_url)
+    return origin_of(start_url) if host is not None and is_local_address(host) else domain
+
+
+def pinned_to_site(service: ServiceConfig, base_url: str) -> ServiceConfig:
+    """A practice service whose bare local addresses mean the origin its site runs on now.
+
+    The practice site listens on a port chosen when it starts; until then the
+    services file can only name the address.
+    """
+    origin = origin_of(base_url)
+    host = web_host(base_url)
+    pinned = tuple(
+        origin
+        if local_origin(domain) is None
+        and ip_address(domain) is not None
+        and host is not None
+        and ip_address(domain) == ip_address(host)
+        else domain
+        for domain in service.allowed_domains
+    )
+    if pinned == service.allowed_domains:
+        return service
+    return service.model_copy(update={"allowed_domains": pinned})
 
 
 def resolve_start_url(service: ServiceConfig, practice_base_url: str | None) -> str:

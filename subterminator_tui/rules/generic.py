@@ -21,6 +21,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from subterminator_tui.errors import ServiceConfigError
 from subterminator_tui.resources import builtin_generic_rules_file
+from subterminator_tui.rules.domains import site_entry
 from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConfig
 from subterminator_tui.rules.problems import describe_error, key_path
 from subterminator_tui.rules.sites import registrable_domain, site_url
@@ -144,7 +145,7 @@ def generic_service(url: str, *, goal: str | None = None, name: str | None = Non
             "source": rules_file,
             "name": display_name,
             "start_url": start_url,
-            "allowed_domains": [domain],
+            "allowed_domains": [site_entry(start_url, domain)],
             "goal": goal or default_goal(display_name),
             "generic_rules": True,
         }

@@ -26,7 +26,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from subterminator_tui.rules.domains import domain_allowed, is_bare_host
+from subterminator_tui.rules.domains import domain_allowed, is_bare_host, local_origin
 
 #: Keys the loader fills in; a ``services.toml`` that sets them is refused.
 LOADER_KEYS: frozenset[str] = frozenset({"id", "source"})
@@ -384,9 +384,17 @@ class ServiceConfig(BaseModel):
         for domain in domains:
             if "*" in domain:
                 raise ValueError(f"'{domain}': write the bare domain; subdomains are included")
+            if local_origin(domain) is not None:
+                continue
             if not is_bare_host(domain):
-                raise ValueError(f"'{domain}' is not a bare domain such as 'netflix.com'")
-        return tuple(domain.lower().strip(".") for domain in domains)
+                raise ValueError(
+                    f"'{domain}' is not a bare domain such as 'netflix.com' (an address on "
+                    "this computer or network may name its port: 'http://127.0.0.1:8000')"
+                )
+        return tuple(
+            domain.lower().rstrip("/") if local_origin(domain) else domain.lower().strip(".")
+            for domain in domains
+        )
 
     @field_validator("start_url")
     @classmethod

@@ -53,7 +53,9 @@ class Answer:
         if self.message:
             lines.append(self.message)
         if self.page is not None:
-            lines.append(page_for_model(self.page, FULL_PAGE if self.full else COMPACT_PAGE))
+            page = page_for_model(self.page, FULL_PAGE if self.full else COMPACT_PAGE)
+            # Playwright names its own tool for an open dialog; here it is `dialog`.
+            lines.append(page.replace("browser_handle_dialog", "the dialog tool"))
         return "\n".join(lines)
 
     def structured(self) -> dict[str, Any]:

@@ -37,6 +37,9 @@ class Approval:
     decision: Decision = "pending"
     #: What the operator told the agent with a rejection (never journaled).
     note: str = ""
+    #: Why it ended without the operator deciding (the session closed, the server
+    #: stopped, the terminal closed); empty when the operator decided.
+    withdrawn: str = ""
     #: The call's answer once decided: the fresh page after dispatch, or the rejection.
     answer: Answer | None = None
     _decided: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
@@ -141,10 +144,12 @@ class ApprovalDesk:
         """Reject ``approval`` (a listener's signature: nobody is there to approve it)."""
         self.decide(approval.id, approve=False)
 
-    def reject_all(self, session: tuple[str, str] | None = None) -> None:
-        """Reject what is pending (for one (principal, name) session, or all): it is closing."""
+    def reject_all(self, session: tuple[str, str] | None = None, *, why: str) -> None:
+        """End what is pending (for one (principal, name) session, or all) unsent, ``why``
+        (``the session closed``): the operator never decided it, and nobody says so."""
         for approval in self.pending():
             if session is None or (approval.principal, approval.session) == session:
+                approval.withdrawn = why
                 self.decide(approval.id, approve=False)
 
 

@@ -30,6 +30,10 @@ class ServeConfig:
     headless: bool = True
     #: A practice site already running here, used by practice services instead of their own.
     practice_url: str | None = None
+    #: Practice services may be opened (each session starts its own practice site); they
+    #: are refused otherwise, so no agent opens a browser on this computer's loopback
+    #: unless the operator asked for it (``--practice`` or ``--practice-url``).
+    practice: bool = False
     max_sessions: int = DEFAULT_MAX_SESSIONS
     max_sessions_per_principal: int = DEFAULT_MAX_SESSIONS_PER_PRINCIPAL
     #: A session idle this long has its browser closed (its profile and last URL stay).

@@ -24,6 +24,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from subterminator_tui.browser.egress.addresses import listen_address
 from subterminator_tui.serve.errors import ServeConfigurationError
+from subterminator_tui.serve.http_front import MAX_MCP_SESSIONS, MCP_SESSION_IDLE_SECONDS, McpFront
 from subterminator_tui.serve.live_view import LiveView
 from subterminator_tui.serve.runner import Transport
 from subterminator_tui.serve.tokens import TokenFileVerifier, read_tokens
@@ -40,6 +41,13 @@ def is_loopback(host: str) -> bool:
         return True
     with contextlib.suppress(ValueError):
         return ipaddress.ip_address(host.strip("[]")).is_loopback
+    return False
+
+
+def is_unspecified(host: str) -> bool:
+    """Whether ``host`` (0.0.0.0, ::) means every address: no client ever names it."""
+    with contextlib.suppress(ValueError):
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
     return False
 
 
@@ -84,7 +92,7 @@ class HttpOptions:
                 "client. Make one with: subterminator serve --new-token NAME"
                 + (" (or pass --no-auth on loopback)." if loopback else ".")
             )
-        return TokenFileVerifier(entries)
+        return TokenFileVerifier(entries, self.tokens_file)
 
     def security(self, port: int) -> TransportSecuritySettings:
         """Exact Host and Origin allowlists for the bound port, plus the operator's additions."""
@@ -147,9 +155,16 @@ def http_transport(
             max_request_body_size=options.body_limit,
             transport_security=options.security(port),
             host=options.host,
+            max_sessions=MAX_MCP_SESSIONS,
+            session_idle_timeout=MCP_SESSION_IDLE_SECONDS,
+        )
+        verifier = options.verifier()
+        manager = server.session_manager
+        front = McpFront(
+            mcp_app, verifier, lambda: set(manager._server_instances), options.security(port)
         )
         # /sessions/{name}/screenshots, which the SDK would not protect: checked there.
-        app_holder["app"] = LiveView(mcp_app, server, options.security(port), options.verifier())
+        app_holder["app"] = LiveView(front, server, options.security(port), verifier)
         serving = asyncio.ensure_future(web.serve(sockets=sockets))
         listening = asyncio.ensure_future(web.listening.wait())
         await asyncio.wait({listening, serving}, return_when=asyncio.FIRST_COMPLETED)

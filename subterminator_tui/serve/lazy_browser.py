@@ -18,7 +18,7 @@ from urllib.parse import urljoin, urlsplit
 from subterminator_tui.browser.gateway import ActionResult, BrowserGateway
 from subterminator_tui.browser.interception import RequestPolicy
 from subterminator_tui.browser.restart_gate import RestartGate
-from subterminator_tui.rules import ServiceConfig
+from subterminator_tui.rules import ServiceConfig, domain_allowed
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.session.browser import ServiceBrowser, open_service_browser
 
@@ -53,8 +53,8 @@ class LazyBrowser:
         assert self.running is not None
         return self.running.start_url
 
-    async def open(self, allowed: Callable[[str], bool]) -> ActionResult:
-        """Start the browser and open the last page (when ``allowed``), else the start page."""
+    async def open(self) -> ActionResult:
+        """Start the browser and open the last page (when still allowed), else the start page."""
         stack = AsyncExitStack()
         try:
             self.running = await stack.enter_async_context(
@@ -77,7 +77,9 @@ class LazyBrowser:
                 # In the browser now; kept beside the profile for later starts.
                 await self.running.gateway.keep_sign_in()
                 self.sign_in = None
-            url = self._reopen_url(allowed)
+            # The running service: a practice site's address is pinned to today's port.
+            pinned = self.running.service
+            url = self._reopen_url(lambda url: domain_allowed(url, pinned.allowed_domains))
             return await self.running.gateway.call("browser_navigate", {"url": url})
         except BaseException:
             self.running = None
@@ -94,12 +96,12 @@ class LazyBrowser:
         """The last URL when still allowed; on a practice site, its path on today's port."""
         start = self.start_url
         last = self.last_url()
-        if not last or last == "about:blank" or not allowed(last):
+        if not last or last == "about:blank":
             return start
         if self.service.practice:
             parts = urlsplit(last)
-            return urljoin(start, parts.path + (f"?{parts.query}" if parts.query else ""))
-        return last
+            last = urljoin(start, parts.path + (f"?{parts.query}" if parts.query else ""))
+        return last if allowed(last) else start
 
     def last_url(self) -> str | None:
         """The last page the session showed, from an earlier browser too."""

@@ -23,7 +23,8 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
-from subterminator_tui.serve.errors import SessionNotFoundError
+from subterminator_tui.serve.errors import ServeInputError, SessionNotFoundError
+from subterminator_tui.serve.http_front import WWW_AUTHENTICATE, unauthorized_body
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.registry import SessionRegistry
 from subterminator_tui.serve.session import BrowserSession
@@ -98,7 +99,8 @@ class LiveView:
             if registry is None:
                 raise SessionNotFoundError("no sessions")
             session = registry.get(principal, match[1])
-        except SessionNotFoundError:
+        except (SessionNotFoundError, ServeInputError):
+            # A name that could never be a session (".." or 300 letters) is not found either.
             await _plain(send, 404)
             return
         await self._stream(session, receive, send)
@@ -161,7 +163,9 @@ async def _plain(send: Any, status: int) -> None:
         421: b"misdirected request",
     }
     headers = [(b"content-type", b"text/plain")]
+    body = reasons.get(status, b"") + b"\n"
     if status == 401:
-        headers.append((b"www-authenticate", b"Bearer"))
+        headers = [(b"content-type", b"application/json"), (b"www-authenticate", WWW_AUTHENTICATE)]
+        body = unauthorized_body()
     await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": reasons.get(status, b"") + b"\n"})
+    await send({"type": "http.response.body", "body": body})

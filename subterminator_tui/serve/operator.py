@@ -1,4 +1,4 @@
-"""The headless operator: each held call asked, y/n, on a terminal.
+"""The headless operator: each held call asked on a terminal, approved by typing its code.
 
 Over stdio the server's stdin and stdout carry MCP, so the question goes to a
 terminal device (the controlling terminal, ``/dev/tty``, by default). With no
@@ -11,11 +11,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import termios
 
+from subterminator_tui.inert_text import inert_line, inert_text
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.errors import ServeConfigurationError
 
 DEFAULT_TERMINAL = "/dev/tty"
+#: Approving takes this many characters of the approval id: no stray key can approve.
+APPROVAL_CODE_LENGTH = 4
 
 
 def open_terminal(path: str) -> int:
@@ -45,8 +49,9 @@ class TerminalOperator:
         desk.subscribe(self._queue.put_nowait)
 
     def _say(self, text: str) -> None:
+        # The last pass before the terminal: whatever reached here, no sequence is written.
         with contextlib.suppress(OSError):
-            os.write(self.fd, text.encode("utf-8", "replace"))
+            os.write(self.fd, inert_text(text).encode("utf-8", "replace"))
 
     async def _read_line(self) -> str:
         loop = asyncio.get_running_loop()
@@ -64,6 +69,36 @@ class TerminalOperator:
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line.decode("utf-8", "replace").strip()
 
+    def _flush_input(self) -> None:
+        """Drop every key typed so far: nothing typed before a question may answer it."""
+        self._buffer = b""
+        with contextlib.suppress(termios.error, OSError):
+            termios.tcflush(self.fd, termios.TCIFLUSH)
+
+    async def _ask(self, question: str) -> str:
+        """Show ``question`` on a clean input queue and read the line typed after it."""
+        self._flush_input()
+        self._say(question)
+        # Keys that arrived while the question was being written were typed blind.
+        self._flush_input()
+        return await self._read_line()
+
+    async def _decide(self, approval: Approval) -> tuple[bool, str]:
+        """Ask until the operator types the approval code (approve) or anything else (reject).
+
+        A lone ``y`` neither approves nor rejects: key repeat, a paste or typing ahead
+        produce it easily, so it only asks again, for the code.
+        """
+        code = approval_code(approval.id)
+        question = describe_approval(approval, code)
+        while True:
+            answer = await self._ask(question)
+            if answer.lower() == code.lower():
+                return True, ""
+            if answer.lower() not in ("y", "yes"):
+                return False, "" if answer.lower() in ("", "n", "no") else answer
+            question = f"To approve, type {code} (a lone y is not enough); Enter rejects: "
+
     async def run(self) -> None:
         """Ask until cancelled; a closed terminal rejects what is left and stops asking."""
         try:
@@ -71,27 +106,36 @@ class TerminalOperator:
                 approval = await self._queue.get()
                 if approval.decision != "pending":
                     continue
-                shot = (
-                    f"\n  screenshot: {approval.screenshot_path}"
-                    if approval.screenshot_path
-                    else ""
-                )
-                self._say(
-                    f"\n[{approval.principal}/{approval.session}] approval {approval.id}\n"
-                    f"  {approval.action}\n  why: {approval.why}\n  page: {approval.url}{shot}\n"
-                    "Approve? [y/N] (or type a note for the agent; it rejects) "
-                )
-                answer = await self._read_line()
-                approved = answer.lower() in ("y", "yes")
-                note = "" if answer.lower() in ("", "n", "no") else answer
+                approved, note = await self._decide(approval)
                 decided = self.desk.decide(approval.id, approved, note=note)
                 if decided.decision != ("approved" if approved else "rejected"):
                     self._say(f"(already {decided.decision}: the session closed)\n")
                 else:
                     self._say("approved\n" if approved else "rejected\n")
         except (EOFError, OSError):
-            self.desk.reject_all()
+            self.desk.reject_all(why="the operator's terminal closed")
             self.desk.subscribe(self.desk.reject)
+
+
+def approval_code(approval_id: str) -> str:
+    """What the operator types to approve: the last four characters of the approval id."""
+    return approval_id[-APPROVAL_CODE_LENGTH:]
+
+
+def describe_approval(approval: Approval, code: str) -> str:
+    """The question for ``approval``; every text from the page or the agent made inert."""
+    shot = (
+        f"\n  screenshot: {inert_line(approval.screenshot_path)}"
+        if approval.screenshot_path
+        else ""
+    )
+    return (
+        f"\n[{inert_line(approval.principal)}/{inert_line(approval.session)}] approval "
+        f"{approval.id}\n  {inert_line(approval.action)}\n  why: {inert_line(approval.why)}\n"
+        f"  page: {inert_line(approval.url)}{shot}\n"
+        f"Type {code} to approve; Enter rejects (any other text rejects and goes to the "
+        "agent as a note): "
+    )
 
 
 class NoOperator:

@@ -64,6 +64,11 @@ class SessionRegistry:
                 raise ServeInputError(
                     f"Unknown service or address {service_id!r}: {error}"
                 ) from None
+        if service.practice and not (self.config.practice or self.config.practice_url):
+            raise ServeInputError(
+                f"{service.id} is a practice service; this server offers practice services only "
+                "when started with --practice (or --practice-url URL)."
+            )
         if not domains:
             return service
         malformed = [d for d in domains if not isinstance(d, str) or web_host(f"http://{d}/") != d]
@@ -149,7 +154,9 @@ class SessionRegistry:
             self._idle_task = None
         sessions = list(self.sessions.values())
         self.sessions.clear()
-        await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
+        await asyncio.gather(
+            *(s.close("the server stopped") for s in sessions), return_exceptions=True
+        )
 
     async def close_idle_browsers(self) -> list[BrowserSession]:
         """Close the browsers of sessions idle longer than the timeout; the sessions stay."""

@@ -26,6 +26,7 @@ from subterminator_tui.serve import live_view
 from subterminator_tui.serve.approvals import ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.content import ContentReader
+from subterminator_tui.serve.errors import ServeConfigurationError, ServeInputError
 from subterminator_tui.serve.health import HealthMonitor
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.operator import NoOperator, TerminalOperator, open_terminal
@@ -67,7 +68,11 @@ async def server_parts(
         records.close_dead_serve_runs()
         registry = SessionRegistry(config, journal, desk)
         for name, service in config.preopen:
-            registry.open(LOCAL_PRINCIPAL, name, service)
+            try:
+                registry.open(LOCAL_PRINCIPAL, name, service)
+            except ServeInputError as bad:
+                # A --session the server cannot open is the operator's start-up mistake.
+                raise ServeConfigurationError(f"--session {name}={service}: {bad}") from None
         preload_sign_ins(registry, config.sign_ins)
         server = build_server(
             registry,

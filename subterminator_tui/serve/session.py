@@ -64,6 +64,7 @@ SERVE_BROWSER_TOOLS = frozenset(
         "browser_press_key",
         "browser_wait_for",
         "browser_take_screenshot",
+        "browser_handle_dialog",
     }
 )
 
@@ -284,6 +285,16 @@ class BrowserSession:
         answer = Answer("error", "The session closed before the call was sent.", held.page)
         try:
             verdict = await approval.decided()
+            if approval.withdrawn:
+                # Nobody decided: the journal and the agent hear why it was never sent.
+                self.calls.decide(step, "withdrawn")
+                withdrawn = (
+                    f"Not sent: {approval.withdrawn} before the operator decided "
+                    f"({approval.action}). Nothing was sent to the browser."
+                )
+                self._record(row, started, Answer("error", withdrawn, self._seen))
+                answer = Answer("error", withdrawn, self._seen)
+                return
             self.calls.decide(step, "approve" if verdict == "approved" else "reject")
             if verdict != "approved":
                 rejected = (
@@ -414,7 +425,9 @@ class BrowserSession:
         if gateway is not None:
             return gateway
         self._seen = None
-        result = await self.lazy.open(self.guard.url_allowed)
+        result = await self.lazy.open()
+        # The guard judges by the service as the browser runs it (a practice port pinned).
+        self.guard.service = self.lazy.running.service if self.lazy.running else self.service
         try:
             await self._settle(result.snapshot)
         except BaseException:
@@ -431,9 +444,9 @@ class BrowserSession:
         self._seen = None
         await self.lazy.close()
 
-    async def close(self) -> None:
-        """Reject what waits for the operator, close the browser, end the journal run."""
-        self.desk.reject_all((self.key.principal, self.key.name))
+    async def close(self, why: str = "the session closed") -> None:
+        """End unsent what waits for the operator (``why``), close the browser, end the run."""
+        self.desk.reject_all((self.key.principal, self.key.name), why=why)
         if self._held:
             await asyncio.gather(*self._held, return_exceptions=True)
         page = self._seen

@@ -73,6 +73,30 @@ def new_token(path: Path, principal: str) -> str:
     entries = read_tokens(path)
     token = secrets.token_urlsafe(TOKEN_BYTES)
     entries.append(TokenEntry(checked_name("principal", principal), _digest(token)))
+    _write_tokens(path, entries)
+    return token
+
+
+def revoke_tokens(path: Path, principal: str) -> int:
+    """Remove every token of ``principal`` from ``path``; how many there were.
+
+    A running server reads the file again on its next request, so the token stops
+    working at once, without a restart.
+    """
+    entries = read_tokens(path)
+    kept = [entry for entry in entries if entry.principal != principal]
+    if len(kept) != len(entries):
+        _write_tokens(path, kept)
+    return len(entries) - len(kept)
+
+
+def token_listing(path: Path) -> list[tuple[str, str]]:
+    """(principal, fingerprint) of each token in ``path``: the hash's first 8 hex digits,
+    enough to tell two tokens of one principal apart, useless for anything else."""
+    return [(entry.principal, entry.sha256[:8]) for entry in read_tokens(path)]
+
+
+def _write_tokens(path: Path, entries: list[TokenEntry]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     body = {
         "tokens": [{"principal": e.principal, "sha256": e.sha256} for e in entries],
@@ -84,17 +108,43 @@ def new_token(path: Path, principal: str) -> str:
         json.dump(body, handle, indent=2)
     os.chmod(temporary, 0o600)
     os.replace(temporary, path)
-    return token
 
 
 class TokenFileVerifier:
-    """The SDK's TokenVerifier over a tokens file: the token's principal, or None."""
+    """The SDK's TokenVerifier over a tokens file: the token's principal, or None.
 
-    def __init__(self, entries: list[TokenEntry]) -> None:
+    With ``path`` the file is read again whenever it changes, so a token made or
+    revoked while the server runs counts from the next request; a file that became
+    unreadable or unsafe refuses every token until it is fixed.
+    """
+
+    def __init__(self, entries: list[TokenEntry], path: Path | None = None) -> None:
         self.entries = entries
+        self.path = path
+        self._seen = self._stamp()
+
+    def _stamp(self) -> tuple[int, int] | None:
+        if self.path is None:
+            return None
+        try:
+            status = self.path.stat()
+        except OSError:
+            return (0, 0)
+        return (status.st_mtime_ns, status.st_size)
+
+    def _refresh(self) -> None:
+        stamp = self._stamp()
+        if stamp == self._seen:
+            return
+        self._seen = stamp
+        try:
+            self.entries = read_tokens(self.path) if self.path is not None else self.entries
+        except ServeConfigurationError:
+            self.entries = []
 
     def principal_of(self, token: str) -> str | None:
         """The principal whose token this is; every entry is compared, in constant time."""
+        self._refresh()
         presented = _digest(token)
         found: str | None = None
         for entry in self.entries:

@@ -1,9 +1,9 @@
-"""The MCP tool surface: 14 tools over the session registry, for stdio and HTTP alike.
+"""The MCP tool surface: 15 tools over the session registry, for stdio and HTTP alike.
 
-Issue 11 caps the surface under 15 tools. The call records' two readers
-(get_content, get_console_content: record_tools.py) fit by folding two tools into
-others: the screenshot is ``snapshot`` with ``image``, and reading an approval's
-state now is ``approval_wait`` with ``timeout_seconds`` 0.
+The surface stays small (clients show every tool to their model): the screenshot
+is ``snapshot`` with ``image``, and reading an approval's state now is
+``approval_wait`` with ``timeout_seconds`` 0. ``dialog`` answers a confirm() or
+prompt(), which otherwise blocks every other tool.
 
 Each description says when to use the tool, what happens and what can go wrong
 (seed 001 FR5). Browser tools map onto a fixed set of Playwright MCP tools with
@@ -309,6 +309,26 @@ def build_server(
     )
     async def back(session: SessionName, ctx: Context) -> types.CallToolResult:
         return await browser(session, "browser_navigate_back", {}, ctx, "going back")
+
+    @server.tool(
+        description="Answer the native dialog (confirm, prompt, leave-page) the page has open. "
+        "WHEN TO USE: the page lists a dialog under 'Modal state'; nothing else runs until it "
+        "is answered (plain alerts are acknowledged for you and listed under 'Dialogs'). "
+        "WHAT HAPPENS: accepted or dismissed, the fresh page; accepting one that finishes an "
+        "irreversible step returns approval_pending. ERRORS: no dialog open."
+    )
+    async def dialog(
+        session: SessionName,
+        accept: Annotated[bool, Field(description="True: OK/accept; false: Cancel/dismiss.")],
+        ctx: Context,
+        prompt_text: Annotated[
+            str | None, Field(description="The text to answer a prompt() with.")
+        ] = None,
+    ) -> types.CallToolResult:
+        arguments: dict[str, Any] = {"accept": accept}
+        if prompt_text is not None:
+            arguments["promptText"] = prompt_text
+        return await browser(session, "browser_handle_dialog", arguments, ctx, "answering")
 
     @server.tool(
         annotations=READ_ONLY,

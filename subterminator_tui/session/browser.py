@@ -14,6 +14,7 @@ from subterminator_tui.browser.launch import plan_launch
 from subterminator_tui.practice.server import PracticeServer
 from subterminator_tui.practice.sites import practice_site
 from subterminator_tui.rules import ServiceConfig, resolve_start_url
+from subterminator_tui.rules.domains import pinned_to_site
 from subterminator_tui.settings import Settings
 
 
@@ -21,6 +22,7 @@ from subterminator_tui.settings import Settings
 class ServiceBrowser:
     """A running gateway for a service, and where the service starts."""
 
+    #: The service as this browser runs it (a practice site's address pinned to its port).
     service: ServiceConfig
     gateway: BrowserGateway
     start_url: str
@@ -67,6 +69,9 @@ async def open_service_browser(
     )
     try:
         base_url = site.start() if site else practice_url
+        if service.practice and base_url:
+            # The site's address means its port now, in the guard and the egress filter alike.
+            service = pinned_to_site(service, base_url)
         async with _egress(service, settings) as egress:
             plan = plan_launch(
                 settings,

@@ -64,8 +64,10 @@ class PreparedRun:
             for tool in opened.gateway.server_tools.values()
         ]
         pilot = build_pilot(checked, opened.start_url, reporter, server_tools)
+        # The browser's service: a practice site's address is pinned to its port there.
+        service = opened.service
         guard = Guard(
-            checked.service,
+            service,
             offered_tools=ALLOWED_TOOLS if naive else MODEL_TOOL_NAMES,
             checkpoints=checked.request.checkpoints,
         )
@@ -79,7 +81,7 @@ class PreparedRun:
             verify_first=bool(self.interrupted),
         )
         return Orchestrator(
-            checked.service, opened.gateway, pilot, gate, reporter, guard, options, self.journal
+            service, opened.gateway, pilot, gate, reporter, guard, options, self.journal
         )
 
 

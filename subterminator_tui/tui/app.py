@@ -41,6 +41,7 @@ from subterminator_tui.resources import styles_dir
 from subterminator_tui.session.run import RunSession
 from subterminator_tui.tui.bridge import AppGate, AppReporter
 from subterminator_tui.tui.messages import RunEvent
+from subterminator_tui.tui.plain import escaped
 from subterminator_tui.tui.screens.end import EndScreen
 from subterminator_tui.tui.screens.error import ErrorScreen
 from subterminator_tui.tui.screens.quit import QuitScreen
@@ -174,14 +175,15 @@ class SubTerminatorApp(App[int]):
                 event.turn, event.outcome, event.latency, event.message
             )
             if event.outcome not in ("ok", "done") and event.message:
-                self.notify(event.message, title=f"Turn {event.turn}: {event.outcome}")
+                self.notify(escaped(event.message), title=f"Turn {event.turn}: {event.outcome}")
             if self.image_previews:
                 self._frame_after_action()
         elif isinstance(event, NoAction):
             self.notify(f"The model answered without a tool call ({event.count}).")
         elif isinstance(event, Notice):
             self.notify(
-                event.text, severity="warning" if event.level == "warning" else "information"
+                escaped(event.text),
+                severity="warning" if event.level == "warning" else "information",
             )
         elif isinstance(event, RunFinished):
             header.tokens = event.result.input_tokens + event.result.output_tokens
@@ -302,7 +304,7 @@ class SubTerminatorApp(App[int]):
         tree = self.query_one(SnapshotTree)
         found = tree.search(event.value) if event.value != tree.last_search else tree.next_match()
         tree.last_search = event.value
-        self.notify(f"{found} match(es) for '{event.value}'" if found else "No match")
+        self.notify(escaped(f"{found} match(es) for '{event.value}'") if found else "No match")
 
     def action_close_search(self) -> None:
         """Close the search box and go back to the tree."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import sys
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path, PurePath
@@ -26,7 +27,7 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from subterminator_tui.errors import SubTerminatorError
-from subterminator_tui.exit_codes import CONNECTION, SUCCESS, TERMINATED
+from subterminator_tui.exit_codes import CONNECTION, FAILURE, SUCCESS, TERMINATED
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
 from subterminator_tui.resources import styles_dir
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
@@ -35,6 +36,7 @@ from subterminator_tui.serve.live_view import frames
 from subterminator_tui.serve.runner import ServerParts, Transport, server_parts
 from subterminator_tui.serve.session import BrowserSession
 from subterminator_tui.serve.sign_ins import load_session_sign_in, save_session_sign_in
+from subterminator_tui.tui.plain import escaped, plain
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.screens.sign_in_path import SignInPathScreen
 from subterminator_tui.tui.widgets.live_page import LivePage
@@ -155,7 +157,9 @@ class OperatorConsole(App[int]):
     def _server_state(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._server or event.state != WorkerState.ERROR:
             return
-        self.notify(f"The server stopped: {event.worker.error}", severity="error", timeout=30)
+        self.notify(
+            escaped(f"The server stopped: {event.worker.error}"), severity="error", timeout=30
+        )
         self.exit(CONNECTION)
 
     # --- approvals ----------------------------------------------------------------------
@@ -204,11 +208,11 @@ class OperatorConsole(App[int]):
             state = "held: waiting for you" if session.pending else (session.in_flight or "idle")
             page = session.page.url if session.page else "-"
             table.add_row(
-                str(session.key),
-                session.service.id,
+                plain(session.key),
+                plain(session.service.id),
                 "open" if session.browser else "closed",
-                page,
-                state,
+                plain(page),
+                plain(state),
             )
         if sessions:
             table.move_cursor(row=min(max(selected, 0), len(sessions) - 1))
@@ -277,10 +281,10 @@ class OperatorConsole(App[int]):
                 said = f"Loaded {count} cookie(s) into {session.key}."
         except SubTerminatorError as error:
             self.sign_in_outcomes.append(f"error: {error}")
-            self.notify(str(error), severity="error", timeout=15)
+            self.notify(escaped(error), severity="error", timeout=15)
             return
         self.sign_in_outcomes.append(said)
-        self.notify(said)
+        self.notify(escaped(said))
 
     def _status(self) -> None:
         where = f"listening on {self.listening}" if self.listening else "starting"
@@ -314,4 +318,15 @@ class OperatorConsole(App[int]):
 def run_console(console: OperatorConsole) -> int:
     """Run the console; its exit code."""
     result: Any = console.run()
-    return int(result) if result is not None else SUCCESS
+    if result is not None:
+        return int(result)
+    if console.return_code:
+        # Textual printed the traceback; the server, and every principal's sessions with
+        # it, stopped with the console: say so, and never exit 0.
+        print(
+            "error: the operator console crashed, so the server stopped: every session was "
+            "closed and every held call rejected.",
+            file=sys.stderr,
+        )
+        return FAILURE
+    return SUCCESS

@@ -85,7 +85,7 @@ class RecordsSite:
             "[services.consolelab]\n"
             'name = "Console lab"\n'
             f'start_url = "{self.url}"\n'
-            'allowed_domains = ["127.0.0.1"]\n'
+            f'allowed_domains = ["{self.url.rstrip("/")}"]\n'
             'goal = "Read the pages."\n',
             encoding="utf-8",
         )

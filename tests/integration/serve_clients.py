@@ -52,11 +52,14 @@ class TerminalOperator:
         self.screen = ""
 
     async def answer(self, reply: str, within: float = 60.0) -> str:
-        """Wait for the next approval question, answer ``reply``; the question as shown."""
+        """Wait for the next approval question, answer ``reply``; the question as shown.
+
+        ``approve`` types the approval code the question shows, as the operator would.
+        """
         loop = asyncio.get_running_loop()
         start = len(self.screen)
         async with asyncio.timeout(within):
-            while "Approve? [y/N]" not in self.screen[start:]:
+            while not re.search(r"Type \w+ to approve.*: $", self.screen[start:]):
                 readable = asyncio.Event()
                 loop.add_reader(self.master, readable.set)
                 try:
@@ -64,8 +67,13 @@ class TerminalOperator:
                 finally:
                     loop.remove_reader(self.master)
                 self.screen += os.read(self.master, 4096).decode("utf-8", "replace")
+        question = self.screen[start:]
+        if reply == "approve":
+            found = re.search(r"Type (\w+) to approve", question)
+            assert found is not None, question
+            reply = found.group(1)
         os.write(self.master, reply.encode() + b"\n")
-        return self.screen[start:]
+        return question
 
     def close(self) -> None:
         """Hang up the terminal."""

@@ -25,6 +25,7 @@ async def serve_registry(
         profile_root=tmp_path / "profiles",
         runs_root=tmp_path / "runs",
         practice_url=practice_url,
+        practice=True,
         services=services,
         **limits,  # type: ignore[arg-type]
     )

@@ -82,7 +82,7 @@ async def cancel_by_url(
             profile_dir=str(tmp / "profile"),
         )
         async with prepared_run(request) as prepared:
-            assert prepared.checked.service.allowed_domains == ("127.0.0.1",)
+            assert prepared.checked.service.allowed_domains == (site.base_url,)
             result = await prepared.run(human, RecordingReporter())
     return SiteRun(result, site, human)
 

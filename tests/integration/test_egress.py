@@ -62,10 +62,13 @@ def site(forbidden: CountingServer, elsewhere: CountingServer) -> Iterator[Adver
 
 
 @pytest.fixture
-async def egress() -> AsyncIterator[EgressProxy]:
-    """The proxy for a service with ``allowed_domains = ["127.0.0.1"]`` (127.0.0.3 as public)."""
-    policy = EgressPolicy.for_domains(["127.0.0.1"])
-    cdn = ipaddress.ip_address(ELSEWHERE)
+async def egress(
+    site: AdversarialSite, elsewhere: CountingServer, demoflix: DemoflixServer
+) -> AsyncIterator[EgressProxy]:
+    """The proxy for a service allowing the site's and the practice site's origins (127.0.0.3
+    plays a public CDN)."""
+    policy = EgressPolicy.for_domains([site.base_url, demoflix.base_url])
+    cdn = (ipaddress.ip_address(ELSEWHERE), int(elsewhere.authority.rsplit(":", 1)[1]))
     async with egress_filter(
         dataclasses.replace(policy, reachable_private=policy.reachable_private | {cdn})
     ) as proxy:
@@ -225,4 +228,10 @@ async def test_service_browser_runs_every_service_behind_its_egress_filter(
         page = (await opened.gateway.call("browser_navigate", {"url": opened.start_url})).snapshot
         assert page.url.startswith("http://127.0.0.1:")
         assert opened.egress.counters.allowed["127.0.0.1"] >= 1
+        # The practice site's address means its port only: another local server stays closed.
+        site_origin = page.url.split("/", 3)[:3]
+        assert opened.service.allowed_domains == ("/".join(site_origin),)
+        with CountingServer("127.0.0.1") as other:
+            await opened.gateway.call("browser_navigate", {"url": other.base_url + "/mcp"})
+            assert other.connections == 0
     assert wait_until_no_profile_processes(tmp_path / "service-profile") == []

@@ -25,10 +25,24 @@ def allowed_site() -> Iterator[CountingServer]:
 
 
 @pytest.fixture
-async def proxy() -> AsyncIterator[EgressProxy]:
-    """A running proxy for ``allowed_domains = ["127.0.0.1"]``."""
-    async with egress_filter(EgressPolicy.for_domains(["127.0.0.1"])) as running:
+async def proxy(allowed_site: CountingServer) -> AsyncIterator[EgressProxy]:
+    """A running proxy for ``allowed_domains = ["http://127.0.0.1:PORT"]`` (the allowed site)."""
+    async with egress_filter(EgressPolicy.for_domains([allowed_site.base_url])) as running:
         yield running
+
+
+async def test_another_port_of_the_named_address_is_refused(proxy: EgressProxy) -> None:
+    """Another local server on 127.0.0.1 (serve's own /mcp, say) is not the allowed site."""
+    with CountingServer("127.0.0.1") as other:
+        plain = await exchange(
+            proxy, f"GET {other.base_url}/mcp HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+        )
+        tunnel = await exchange(
+            proxy, f"CONNECT {other.authority} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+        )
+        assert other.connections == 0
+    assert plain.startswith(b"HTTP/1.1 403") and tunnel.startswith(b"HTTP/1.1 403")
+    assert b"another port than" in plain
 
 
 async def exchange(proxy: EgressProxy, head: bytes) -> bytes:
@@ -104,7 +118,7 @@ async def test_each_host_is_resolved_once_per_run(
         asked.append(name)
         return answers[len(asked) - 1]
 
-    policy = EgressPolicy.for_domains(["127.0.0.1", "site.test"])
+    policy = EgressPolicy.for_domains([allowed_site.base_url, "site.test"])
     proxy = EgressProxy(policy, resolver=rebinding)
     await proxy.start()
     try:
@@ -139,7 +153,7 @@ async def test_the_proxy_refuses_to_proxy_to_itself(proxy: EgressProxy) -> None:
 
 async def test_close_ends_open_tunnels(allowed_site: CountingServer) -> None:
     """Closing the proxy ends a tunnel the browser still holds open."""
-    proxy = EgressProxy(EgressPolicy.for_domains(["127.0.0.1"]))
+    proxy = EgressProxy(EgressPolicy.for_domains([allowed_site.base_url]))
     await proxy.start()
     port = int(proxy.url.rsplit(":", 1)[1])
     reader, writer = await asyncio.open_connection("127.0.0.1", port)

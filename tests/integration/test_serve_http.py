@@ -13,6 +13,7 @@ from mcp import Client
 from subterminator_tui.exit_codes import TERMINATED
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.practice.demoflix import DemoflixServer
+from subterminator_tui.serve.http_front import MAX_MCP_SESSIONS_PER_PRINCIPAL
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import ServeChild, child_environment, inspector, text_of
 from tests.integration.serve_http_child import HttpServe, client_for, http_serve
@@ -183,3 +184,46 @@ async def test_sigterm_stops_everything_within_ten_seconds(tmp_path: Path) -> No
     with Journal(tmp_path / "journal.sqlite3") as journal:
         (run,) = journal.recent_runs()
     assert run.ended_at is not None and run.reason == "interrupted"
+
+
+async def test_mcp_sessions_are_capped_per_principal_with_429(server: HttpServe) -> None:
+    """One token cannot open MCP sessions without end: past the cap, 429 with Retry-After;
+    another principal still gets in, and a closed session frees its place."""
+    alice = server.auth("alice")
+    opened: list[str] = []
+    async with httpx2.AsyncClient(timeout=30) as http:
+        try:
+            for _ in range(MAX_MCP_SESSIONS_PER_PRINCIPAL + 1):
+                answer = await post(server, alice)
+                if answer.status_code != 200:
+                    break
+                opened.append(answer.headers["mcp-session-id"])
+            assert answer.status_code == 429 and len(opened) <= MAX_MCP_SESSIONS_PER_PRINCIPAL
+            assert int(answer.headers["retry-after"]) > 0
+            assert answer.json()["error"] == "limit"
+            assert (await post(server, server.auth("bob"))).status_code == 200
+            await http.delete(server.url, headers={**alice, "mcp-session-id": opened.pop()})
+            reopened = await post(server, alice)
+            assert reopened.status_code == 200
+            opened.append(reopened.headers["mcp-session-id"])
+        finally:
+            for session in opened:
+                await http.delete(server.url, headers={**alice, "mcp-session-id": session})
+
+
+async def test_a_401_says_a_static_bearer_token_is_expected(server: HttpServe) -> None:
+    """The 401 names the scheme (a static token from --new-token) and that there is no OAuth."""
+    answer = await post(server, {})
+    challenge = answer.headers["www-authenticate"]
+    assert challenge.startswith("Bearer ") and "--new-token" in challenge
+    assert "no OAuth" in answer.json()["error_description"]
+
+
+async def test_an_invalid_session_name_on_the_live_view_is_not_found(server: HttpServe) -> None:
+    """A name no session could have (dots, upper case, 300 letters) is 404, never a 500."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        for name in ("BAD..NAME", "x" * 300, "%2e%2e"):
+            answer = await http.get(
+                f"{server.base}/sessions/{name}/screenshots", headers=server.auth("alice")
+            )
+            assert answer.status_code == 404, name

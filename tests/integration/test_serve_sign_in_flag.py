@@ -35,9 +35,16 @@ def test_a_file_that_is_not_a_sign_in_is_refused(tmp_path: Path) -> None:
     """A file that is not a saved sign-in: exit 2, naming the file."""
     bad = tmp_path / "bad.json"
     bad.write_text("[]", encoding="utf-8")
-    run = serve(tmp_path, "--session", "main=demoflix", "--sign-in", f"main={bad}")
+    run = serve(tmp_path, "--practice", "--session", "main=demoflix", "--sign-in", f"main={bad}")
     assert run.returncode == CONFIGURATION, run.stderr
     assert f"{bad}: not a saved sign-in" in run.stderr
+
+
+def test_a_practice_session_needs_the_practice_flag(tmp_path: Path) -> None:
+    """Practice services open a site on this computer: only with --practice (or -url)."""
+    run = serve(tmp_path, "--session", "main=demoflix")
+    assert run.returncode == CONFIGURATION, run.stderr
+    assert "--practice" in run.stderr
 
 
 def test_the_flag_takes_name_equals_file(tmp_path: Path) -> None:

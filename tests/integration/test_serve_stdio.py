@@ -42,6 +42,7 @@ SERVE_TOOLS = {
     "back",
     "wait_for",
     "approval_wait",
+    "dialog",
     "get_content",
     "get_console_content",
 }
@@ -144,7 +145,7 @@ async def test_an_agent_cancels_demoflix_with_the_operator_approving(
         assert status.structured_content["status"] == "approval_pending"
         assert site.state.cancel_requests == 0
 
-        question = await operator.answer("y")
+        question = await operator.answer("approve")
         assert "Click button 'Finish cancellation'" in question
         done = await client.call_tool(
             "approval_wait", {"approval_id": approval_id, "timeout_seconds": 60}

@@ -89,7 +89,7 @@ def test_every_spelling_of_a_non_public_ipv4_address_is_refused(data: st.DataObj
     spelled = data.draw(ipv4_spelling(address))
     host = parse_host(spelled)
     assert host == address
-    assert POLICY.address_refusal(host, address) is not None
+    assert POLICY.address_refusal(host, address, 80) is not None
 
 
 @settings(max_examples=300)

@@ -15,20 +15,32 @@ NETFLIX = EgressPolicy.for_domains(["netflix.com"])
 
 
 def test_a_named_private_address_may_be_reached() -> None:
-    """allowed_domains = ["127.0.0.1"] (the practice sites) lets the browser reach 127.0.0.1."""
-    assert PRACTICE.address_refusal(LOOPBACK, LOOPBACK) is None
+    """allowed_domains = ["127.0.0.1"] lets the browser reach 127.0.0.1 on its web ports."""
+    assert PRACTICE.address_refusal(LOOPBACK, LOOPBACK, 80) is None
+    assert PRACTICE.address_refusal(LOOPBACK, LOOPBACK, 443) is None
+
+
+def test_a_named_local_address_opens_its_port_only() -> None:
+    """A practice origin opens that port; serve's own /mcp on another port stays closed."""
+    site = EgressPolicy.for_domains(["http://127.0.0.1:8123"])
+    assert site.address_refusal(LOOPBACK, LOOPBACK, 8123) is None
+    refused = site.address_refusal(LOOPBACK, LOOPBACK, 8124)
+    assert refused is not None and "another port than 8124" in refused
+    assert PRACTICE.address_refusal(LOOPBACK, LOOPBACK, 8123) is not None
+    assert site.document_refusal(LOOPBACK, 8123) is None
+    assert site.document_refusal(LOOPBACK, 8124) is not None
 
 
 def test_only_the_named_address_may_be_reached() -> None:
     """Naming 127.0.0.1 does not open 127.0.0.2, ::1 or the mapped form of 127.0.0.1."""
     for text in ("127.0.0.2", "::1", "::ffff:127.0.0.1", "10.0.0.1"):
         address = ipaddress.ip_address(text)
-        assert PRACTICE.address_refusal(address, address) is not None, text
+        assert PRACTICE.address_refusal(address, address, 80) is not None, text
 
 
 def test_an_allowed_name_resolving_to_a_private_address_is_refused() -> None:
     """DNS rebinding: netflix.com is allowed, but not when it resolves to loopback."""
-    reason = NETFLIX.address_refusal("netflix.com", LOOPBACK)
+    reason = NETFLIX.address_refusal("netflix.com", LOOPBACK, 443)
     assert reason == (
         "netflix.com resolves to 127.0.0.1, a loopback address, which allowed_domains does not name"
     )
@@ -37,7 +49,7 @@ def test_an_allowed_name_resolving_to_a_private_address_is_refused() -> None:
 def test_a_public_address_outside_the_domains_may_serve_subresources() -> None:
     """A CDN's public address passes the address check whatever allowed_domains says."""
     cdn = ipaddress.ip_address("151.101.1.1")
-    assert NETFLIX.address_refusal("assets.nflxext.com", cdn) is None
+    assert NETFLIX.address_refusal("assets.nflxext.com", cdn, 443) is None
 
 
 def test_top_level_pages_stay_inside_allowed_domains() -> None:
@@ -52,8 +64,9 @@ def test_bracketed_and_dotted_ip_literals_in_allowed_domains_are_read() -> None:
     """``[::1]`` and ``10.0.0.1.`` in a services file name those addresses."""
     policy = EgressPolicy.for_domains(["[::1]", "10.0.0.1.", "router.lan"])
     assert policy.reachable_private == {
-        ipaddress.ip_address("::1"),
-        ipaddress.ip_address("10.0.0.1"),
+        (ipaddress.ip_address(address), port)
+        for address in ("::1", "10.0.0.1")
+        for port in (80, 443)
     }
 
 

@@ -48,7 +48,7 @@ def ordinary_service(tmp_path: Path, *, defaults: bool = True) -> ServiceConfig:
         f"""[services.plain]
 name = "Plain"
 start_url = "http://127.0.0.1:8000/account"
-allowed_domains = ["127.0.0.1"]
+allowed_domains = ["http://127.0.0.1:8000"]
 goal = "Cancel."
 default_checkpoints = {"true" if defaults else "false"}
 
@@ -146,7 +146,8 @@ def test_url_conditions_match_the_destination(tmp_path: Path) -> None:
     path = tmp_path / "services.toml"
     path.write_text(
         '[services.u]\nname = "U"\nstart_url = "http://127.0.0.1:8000/account"\n'
-        'allowed_domains = ["127.0.0.1"]\ngoal = "Cancel."\n\n[[services.u.checkpoint]]\n'
+        'allowed_domains = ["http://127.0.0.1:8000"]\ngoal = "Cancel."\n\n'
+        "[[services.u.checkpoint]]\n"
         'why = "Finishing URL"\nurl_any = ["/cancel/finish"]\n',
         encoding="utf-8",
     )

@@ -11,6 +11,7 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.tools import ALLOWED_TOOLS, MODEL_TOOL_NAMES
 from subterminator_tui.orchestrator.guard import Guard, describe_action
 from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.rules.domains import pinned_to_site
 from tests.fixtures.pages import page
 
 
@@ -26,8 +27,8 @@ def click(target: str, element: str = "the button") -> ToolCall:
 
 @pytest.fixture(scope="module")
 def demoflix() -> ServiceConfig:
-    """The built-in demoflix service."""
-    return load_services(user_file=None).get("demoflix")
+    """The built-in demoflix service, its site running on port 8000 (as the captures were)."""
+    return pinned_to_site(load_services(user_file=None).get("demoflix"), "http://127.0.0.1:8000")
 
 
 @pytest.fixture
@@ -104,6 +105,13 @@ def test_navigation_within_the_service_domain_is_allowed(guard: Guard, tmp_path:
     """Another page of the practice site on 127.0.0.1 may be opened."""
     call = ToolCall("call-1", "browser_navigate", {"url": "http://127.0.0.1:8000/account"})
     assert guard.refusal(call, page("confirm", tmp_path)) is None
+
+
+def test_another_port_on_the_practice_address_is_refused(guard: Guard, tmp_path: Path) -> None:
+    """Another local server (serve's own /mcp, a database console) is not the practice site."""
+    call = ToolCall("call-1", "browser_navigate", {"url": "http://127.0.0.1:8001/mcp"})
+    refusal = guard.refusal(call, page("confirm", tmp_path))
+    assert refusal is not None and "refused" in refusal.message
 
 
 def test_describe_action_names_the_real_target_not_the_model_description(

@@ -27,6 +27,7 @@ from subterminator_tui.orchestrator.loop import Orchestrator
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.turns import NO_ACTION_LIMIT, UNVERIFIED_CLAIM_LIMIT, RunOptions
 from subterminator_tui.rules import load_services
+from subterminator_tui.rules.domains import pinned_to_site
 from tests.fakes.browser import FakeBrowser
 from tests.fakes.human import RecordingReporter, ScriptedHuman
 from tests.fakes.pilot import ScriptedPilot, calls, silence
@@ -42,7 +43,8 @@ class LoopRun:
         self.pilot, self.browser = pilot, browser
         self.human, self.reporter = ScriptedHuman(), RecordingReporter()
         self.journal = Journal(tmp_path / "journal.sqlite3")
-        service = load_services(user_file=None).get("demoflix")
+        # The practice site's address pinned to its port, as a running browser does.
+        service = pinned_to_site(load_services(user_file=None).get("demoflix"), START)
         self.orchestrator = Orchestrator(
             service,
             browser,

@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.rules.domains import domain_allowed, resolve_start_url
+from subterminator_tui.rules.domains import (
+    domain_allowed,
+    pinned_to_site,
+    resolve_start_url,
+    site_entry,
+)
 from subterminator_tui.rules.models import ServiceConfig
 
 NETFLIX = ["netflix.com"]
@@ -70,9 +75,52 @@ def test_host_comparison_ignores_case_and_trailing_dot() -> None:
     assert domain_allowed("HTTPS://WWW.NETFLIX.COM./account", NETFLIX)
 
 
-def test_ip_literal_must_match_exactly() -> None:
-    """127.0.0.1 allows itself, on any port."""
-    assert domain_allowed("http://127.0.0.1:8123/account", ["127.0.0.1"])
+def test_a_local_origin_admits_its_own_port_only() -> None:
+    """http://127.0.0.1:8123 admits that origin; another port (serve's own /mcp) is refused."""
+    allowed = ["http://127.0.0.1:8123"]
+    assert domain_allowed("http://127.0.0.1:8123/account", allowed)
+    assert not domain_allowed("http://127.0.0.1:8124/mcp", allowed)
+    assert not domain_allowed("https://127.0.0.1:8123/account", allowed)
+    assert not domain_allowed("http://127.0.0.1/account", allowed)
+
+
+def test_a_bare_local_address_is_its_default_ports_only() -> None:
+    """A bare 127.0.0.1 or 192.168.1.1 once admitted every port; now only 80 and 443."""
+    assert domain_allowed("http://192.168.1.1/", ["192.168.1.1"])
+    assert domain_allowed("https://192.168.1.1:443/", ["192.168.1.1"])
+    assert not domain_allowed("http://127.0.0.1:8123/account", ["127.0.0.1"])
+    assert not domain_allowed("http://192.168.1.1:8080/", ["192.168.1.1"])
+
+
+def test_a_public_host_still_ignores_ports() -> None:
+    """Ports stay free on public names and addresses (sites use 8443 and the like)."""
+    assert domain_allowed("https://www.netflix.com:8443/", NETFLIX)
+    assert domain_allowed("http://151.101.1.1:8080/", ["151.101.1.1"])
+
+
+def test_a_practice_service_is_pinned_to_its_sites_origin() -> None:
+    """A practice service's bare 127.0.0.1 means the port its site runs on, once it runs."""
+    service = _service(practice="demoflix", start_url="/account", allowed_domains=["127.0.0.1"])
+    pinned = pinned_to_site(service, "http://127.0.0.1:8123")
+    assert pinned.allowed_domains == ("http://127.0.0.1:8123",)
+    assert domain_allowed("http://127.0.0.1:8123/x", pinned.allowed_domains)
+    assert not domain_allowed("http://127.0.0.1:8124/x", pinned.allowed_domains)
+
+
+def test_a_site_on_this_computer_is_entered_as_its_origin() -> None:
+    """A site run by its local address is that origin; a public site its registrable domain."""
+    assert site_entry("http://127.0.0.1:8123/account", "127.0.0.1") == "http://127.0.0.1:8123"
+    assert site_entry("https://www.acme.test/x", "acme.test") == "acme.test"
+
+
+def test_a_services_file_may_name_a_local_origin_but_not_a_public_one() -> None:
+    """``http://10.0.0.1:8080`` is a valid entry; ``http://netflix.com:80`` is not a bare domain."""
+    service = _service(
+        start_url="http://10.0.0.1:8080/account", allowed_domains=["http://10.0.0.1:8080/"]
+    )
+    assert service.allowed_domains == ("http://10.0.0.1:8080",)
+    with pytest.raises(ValueError, match="not a bare domain"):
+        _service(allowed_domains=["http://acme.test:80"])
 
 
 def test_other_ip_is_refused() -> None:
@@ -91,8 +139,9 @@ def test_localhost_is_not_the_loopback_ip() -> None:
 
 
 def test_ipv6_literal_matches_exactly() -> None:
-    """[::1] is allowed for '::1'."""
-    assert domain_allowed("http://[::1]:8000/", ["::1"])
+    """[::1]:8000 is allowed for 'http://[::1]:8000', not for a bare '::1'."""
+    assert domain_allowed("http://[::1]:8000/", ["http://[::1]:8000"])
+    assert not domain_allowed("http://[::1]:8000/", ["::1"])
 
 
 def test_about_blank_is_allowed() -> None:

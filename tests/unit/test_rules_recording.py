@@ -225,7 +225,7 @@ def test_a_site_run_becomes_a_service_of_its_own(tmp_path: Path) -> None:
         run = finished(journal, "completed", success=True)
         done = record_playbook(journal, run, user_file=tmp_path / "services.toml")
     service = load_services(user_file=done.path).get("127.0.0.1")
-    assert service.start_url == START and service.allowed_domains == ("127.0.0.1",)
+    assert service.start_url == START and service.allowed_domains == ("http://127.0.0.1:8123",)
     assert service.generic_rules and len(service.playbook) == 1
 
 

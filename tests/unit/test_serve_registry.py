@@ -32,6 +32,7 @@ def registry(tmp_path: Path) -> Iterator[SessionRegistry]:
         profile_root=tmp_path / "profiles",
         max_sessions=2,
         max_sessions_per_principal=1,
+        practice=True,
     )
     with Journal(tmp_path / "journal.sqlite3") as journal:
         yield SessionRegistry(config, journal, ApprovalDesk())
@@ -148,3 +149,13 @@ def test_answers_say_when_the_rules_verify_and_when_the_person_is_needed(
     assert "needs a sign-in" in login.message
     account = judged_by(service, Answer("ok", "", page("account")))
     assert account.verified is False and "needs" not in account.message
+
+
+def test_practice_services_are_offered_only_when_asked(tmp_path: Path) -> None:
+    """A practice service opens a browser on this computer's loopback: refused by default."""
+    config = ServeConfig(settings=load_settings(), profile_root=tmp_path / "p")
+    with Journal(tmp_path / "journal.sqlite3") as journal:
+        registry = SessionRegistry(config, journal, ApprovalDesk())
+        with pytest.raises(ServeInputError, match="--practice"):
+            registry.open("alice", "demo", "demoflix")
+        assert registry.open("alice", "netflix", "netflix")[1]

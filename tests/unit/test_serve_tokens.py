@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.cli.main import main
+from subterminator_tui.cli.main import build_parser, main
+from subterminator_tui.cli.serve import http_options
 from subterminator_tui.exit_codes import CONFIGURATION, SUCCESS
 from subterminator_tui.serve.errors import ServeConfigurationError, ServeInputError
 from subterminator_tui.serve.http import HttpOptions, is_loopback, parse_address
@@ -101,3 +102,42 @@ def test_the_cli_prints_a_new_token(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["serve", "--new-token", "carol", "--tokens", str(path)]) == SUCCESS
     token = capsys.readouterr().out.strip()
     assert TokenFileVerifier(read_tokens(path)).principal_of(token) == "carol"
+
+
+def test_an_empty_new_token_name_is_refused_and_starts_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--new-token ""` (an unset shell variable) is exit 2, never a stdio server."""
+    code = main(["serve", "--new-token", "", "--tokens", str(tmp_path / "tokens.json")])
+    assert code == CONFIGURATION
+    assert "Invalid principal ''" in capsys.readouterr().err
+    assert not (tmp_path / "tokens.json").exists()
+
+
+def test_tokens_are_listed_and_revoked_without_editing_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--list-tokens names each principal; --revoke-token removes theirs, and a verifier that
+    is already running refuses the token from its next check, without a restart."""
+    path = tmp_path / "tokens.json"
+    alice, bob = new_token(path, "alice"), new_token(path, "bob")
+    running = TokenFileVerifier(read_tokens(path), path)
+    assert running.principal_of(alice) == "alice"
+    assert main(["serve", "--tokens", str(path), "--list-tokens"]) == SUCCESS
+    listed = capsys.readouterr().out
+    assert "alice\tsha256:" in listed and "bob\tsha256:" in listed and alice not in listed
+    assert main(["serve", "--tokens", str(path), "--revoke-token", "alice"]) == SUCCESS
+    assert running.principal_of(alice) is None
+    assert running.principal_of(bob) == "bob"
+    assert main(["serve", "--tokens", str(path), "--revoke-token", "alice"]) == CONFIGURATION
+
+
+def test_listening_on_every_address_hints_at_allowed_host(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--http 0.0.0.0:PORT alone would answer every real client 421: it says what to add."""
+    path = tmp_path / "tokens.json"
+    new_token(path, "alice")
+    args = build_parser().parse_args(["serve", "--http", "0.0.0.0:8765", "--tokens", str(path)])
+    http_options(args, path)
+    assert "--allowed-host" in capsys.readouterr().err

@@ -9,7 +9,7 @@ import pytest
 from subterminator_tui.browser.egress import EgressPolicy
 from subterminator_tui.errors import ConfigurationError, ServiceNotFoundError
 from subterminator_tui.exit_codes import CONFIGURATION
-from subterminator_tui.rules import SiteAddressError, user_services_file
+from subterminator_tui.rules import SiteAddressError, domain_allowed, user_services_file
 from subterminator_tui.session import RunRequest, check_request
 from tests.fakes.provider_env import clear_provider_env
 
@@ -92,14 +92,18 @@ def test_an_empty_goal_is_refused() -> None:
 
 
 def test_a_site_on_this_computer_opens_only_its_own_address() -> None:
-    """--url http://127.0.0.1:PORT names exactly 127.0.0.1: the rest of loopback stays closed."""
+    """--url http://127.0.0.1:PORT names exactly that origin: the rest of loopback, the
+    other ports of 127.0.0.1 included, stays closed in the guard and the egress filter."""
     service = check_request(RunRequest("", url="http://127.0.0.1:8123/account")).service
-    assert service.allowed_domains == ("127.0.0.1",)
+    assert service.allowed_domains == ("http://127.0.0.1:8123",)
+    assert not domain_allowed("http://127.0.0.1:8124/mcp", service.allowed_domains)
     policy = EgressPolicy.for_domains(service.allowed_domains)
-    assert policy.reachable_private == {ipaddress.ip_address("127.0.0.1")}
+    assert policy.reachable_private == {(ipaddress.ip_address("127.0.0.1"), 8123)}
     for other in ("127.0.0.2", "::1", "10.0.0.1", "169.254.169.254"):
         address = ipaddress.ip_address(other)
-        assert policy.address_refusal(address, address) is not None, other
+        assert policy.address_refusal(address, address, 8123) is not None, other
+    loopback = ipaddress.ip_address("127.0.0.1")
+    assert policy.address_refusal(loopback, loopback, 8124) is not None
 
 
 def test_site_address_errors_are_configuration_errors() -> None:

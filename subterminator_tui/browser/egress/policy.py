@@ -4,8 +4,10 @@ Two questions, asked of every request:
 
 - *address*: may the browser connect to this address at all? Public addresses
   yes; loopback, private, link-local, CGNAT, multicast, reserved and metadata
-  addresses only when ``allowed_domains`` names that exact address (the
-  practice sites run on ``127.0.0.1``; people's own files may name a router).
+  addresses only when ``allowed_domains`` names that exact address and port
+  (``http://127.0.0.1:8000`` for a practice site; a bare ``192.168.1.1`` is its
+  ports 80 and 443): other local programs, this tool's own servers among them,
+  listen on the other ports.
   A name that resolves to such an address is refused even when the name is
   allowed, which closes DNS rebinding.
 - *document*: may the top-level page go to this host? Only inside
@@ -27,7 +29,7 @@ from subterminator_tui.browser.egress.addresses import (
     host_text,
     non_public_reason,
 )
-from subterminator_tui.rules.domains import domain_allowed
+from subterminator_tui.rules.domains import domain_allowed, local_origin
 
 
 @dataclass(frozen=True)
@@ -35,33 +37,42 @@ class EgressPolicy:
     """The addresses and top-level hosts one run may reach."""
 
     allowed_domains: tuple[str, ...]
-    #: Non-public addresses that may still be reached: those named in allowed_domains.
-    reachable_private: frozenset[IPAddress] = frozenset()
+    #: Non-public (address, port) pairs that may still be reached: those allowed_domains names.
+    reachable_private: frozenset[tuple[IPAddress, int]] = frozenset()
 
     @classmethod
     def for_domains(cls, allowed_domains: Sequence[str]) -> EgressPolicy:
         """The policy of a service: the IP literals it names are the private ones it may reach."""
-        named = (_ip_literal(domain) for domain in allowed_domains)
-        return cls(
-            allowed_domains=tuple(allowed_domains),
-            reachable_private=frozenset(address for address in named if address is not None),
-        )
+        reachable: set[tuple[IPAddress, int]] = set()
+        for domain in allowed_domains:
+            origin = local_origin(domain)
+            if origin is not None:
+                reachable.add((ipaddress.ip_address(origin[1]), origin[2]))
+                continue
+            address = _ip_literal(domain)
+            if address is not None:
+                # A bare address: its web ports only (a tunnel does not say http or https).
+                reachable.update({(address, 80), (address, 443)})
+        return cls(allowed_domains=tuple(allowed_domains), reachable_private=frozenset(reachable))
 
-    def address_refusal(self, host: Host, address: IPAddress) -> str | None:
-        """Why the browser may not connect to ``address`` (which ``host`` named), or None."""
-        if address in self.reachable_private:
+    def address_refusal(self, host: Host, address: IPAddress, port: int) -> str | None:
+        """Why the browser may not connect to ``address:port`` (which ``host`` named), or None."""
+        if (address, port) in self.reachable_private:
             return None
         reason = non_public_reason(address)
         if reason is None:
             return None
-        unnamed = "which allowed_domains does not name"
+        if any(named == address for named, _ in self.reachable_private):
+            unnamed = f"and allowed_domains names it with another port than {port}"
+        else:
+            unnamed = "which allowed_domains does not name"
         if host == address:
             return f"{address} is {reason}, {unnamed}"
         return f"{host_text(host)} resolves to {address}, {reason}, {unnamed}"
 
-    def document_refusal(self, host: Host) -> str | None:
-        """Why the top-level page may not go to ``host``, or None when it may."""
-        if domain_allowed(f"http://{host_text(host)}/", self.allowed_domains):
+    def document_refusal(self, host: Host, port: int = 80) -> str | None:
+        """Why the top-level page may not go to ``host:port`` (plain http), or None when it may."""
+        if domain_allowed(f"http://{host_text(host)}:{port}/", self.allowed_domains):
             return None
         listed = ", ".join(self.allowed_domains) or "nothing"
         return f"a top-level page outside allowed_domains ({listed})"

@@ -177,7 +177,7 @@ class EgressProxy:
     async def _checked_address(self, request: ProxyRequest) -> IPAddress:
         """The address to connect to, after every check; raises _Refused."""
         if not request.is_tunnel and is_document_navigation(request.header_map()):
-            reason = self.policy.document_refusal(request.host)
+            reason = self.policy.document_refusal(request.host, request.port)
             if reason is not None:
                 raise _Refused(403, reason)
         if isinstance(request.host, str):
@@ -189,7 +189,7 @@ class EgressProxy:
                 raise _Refused(403, "the request points back at the proxy itself")
             if request.port in self.refused_ports and address.is_loopback:
                 raise _Refused(403, "the request points at the browser's DevTools endpoint")
-            reason = self.policy.address_refusal(request.host, address)
+            reason = self.policy.address_refusal(request.host, address, request.port)
             if reason is not None:
                 raise _Refused(403, reason)
         return addresses[0]

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
+from subterminator_tui.tui.plain import labelled, plain
 from subterminator_tui.tui.widgets.key_hints import KeyHints
 
 _TITLES = {
@@ -54,12 +55,12 @@ class CheckpointScreen(ModalScreen[Decision]):
         request = self.request
         with Vertical(id="checkpoint-dialog", classes="dialog"):
             yield Label(f"⚠ {_TITLES.get(request.kind, 'Approval required')}", classes="title")
-            yield Static(request.action, id="checkpoint-action", classes="action")
-            yield Static(f"Why: {request.why}", id="checkpoint-why")
-            yield Static(f"URL: {request.url}", id="checkpoint-url")
+            yield Static(plain(request.action), id="checkpoint-action", classes="action")
+            yield Static(labelled("Why:", request.why), id="checkpoint-why")
+            yield Static(labelled("URL:", request.url), id="checkpoint-url")
             if request.screenshot_path:
                 shown = request.screenshot_path.replace(str(Path.home()), "~", 1)
-                yield Static(f"Screenshot: {shown}", id="checkpoint-screenshot")
+                yield Static(labelled("Screenshot:", shown), id="checkpoint-screenshot")
                 if self.preview and Path(request.screenshot_path).exists():
                     from subterminator_tui.tui.widgets.preview import screenshot_preview
 

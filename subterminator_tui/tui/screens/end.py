@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.tui.plain import labelled
 from subterminator_tui.tui.widgets.key_hints import KeyHints
 
 
@@ -48,7 +49,7 @@ class EndScreen(ModalScreen[int]):
             if result.message or result.error:
                 rows.insert(3, ("Detail", result.message or result.error or ""))
             for name, value in rows:
-                yield Static(f"[b]{name}:[/b] {value}", classes="row")
+                yield Static(labelled(f"{name}:", value), classes="row")
             yield KeyHints({"quit_run": "quit", "look": "look at the run"}, classes="keys")
 
     def action_quit_run(self) -> None:

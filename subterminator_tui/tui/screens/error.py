@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from subterminator_tui.tui.plain import plain_block
 from subterminator_tui.tui.widgets.key_hints import KeyHints
 
 
@@ -29,7 +30,7 @@ class ErrorScreen(ModalScreen[int]):
         """The message."""
         with Vertical(id="error-dialog", classes="dialog bad"):
             yield Label("✗ The run could not go on", classes="title")
-            yield Static(self.message, id="error-message")
+            yield Static(plain_block(self.message), id="error-message")
             yield Static(f"Exit code: {self.exit_code}", classes="row")
             yield KeyHints({"quit_run": "quit"}, classes="keys")
 

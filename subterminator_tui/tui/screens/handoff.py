@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from subterminator_tui.orchestrator.gates import HANDOFF_TITLES, HandoffAnswer, HandoffRequest
+from subterminator_tui.tui.plain import labelled, plain
 
 
 class HandoffScreen(ModalScreen[HandoffAnswer]):
@@ -34,8 +35,8 @@ class HandoffScreen(ModalScreen[HandoffAnswer]):
         request = self.request
         with Vertical(id="handoff-dialog", classes="dialog"):
             yield Label(HANDOFF_TITLES.get(request.kind, request.kind), classes="title")
-            yield Static(request.why, id="handoff-why", classes="hint")
-            yield Static(f"URL: {request.url}", id="handoff-url")
+            yield Static(plain(request.why), id="handoff-why", classes="hint")
+            yield Static(labelled("URL:", request.url), id="handoff-url")
             if request.attempt > 1:
                 yield Static(
                     f"Attempt {request.attempt}: the page is still asking.", classes="warn"
@@ -47,7 +48,7 @@ class HandoffScreen(ModalScreen[HandoffAnswer]):
                 classes="hint",
             )
             for index, field in enumerate(request.fields):
-                yield Label(field.label)
+                yield Label(plain(field.label))
                 yield Input(
                     placeholder=field.label,
                     password=field.secret,

@@ -10,6 +10,7 @@ from textual.widgets import DataTable
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
+from subterminator_tui.tui.plain import plain
 
 #: Each outcome's theme colour (a Textual theme variable) and whether it is bold.
 _OUTCOME_COLOURS: dict[str, tuple[str, bool]] = {
@@ -83,10 +84,10 @@ class TurnLog(DataTable[Text | str]):
         self.add_row(
             str(record.turn),
             record.call.name.removeprefix("browser_"),
-            record.target_text,
+            plain(record.target_text),
             self._outcome(record),
             "",
-            record.reasoning.replace("\n", " ")[:80],
+            plain(record.reasoning[:80]),
             key=str(record.turn),
         )
         if self.cursor_row == self.row_count - 2 or self.row_count == 1:
@@ -108,7 +109,7 @@ class TurnLog(DataTable[Text | str]):
         variable, bold = _OUTCOME_COLOURS.get(record.outcome, ("", False))
         colour = self.app.theme_variables.get(variable, "") if variable else ""
         style = " ".join(part for part in ("bold" if bold else "", colour) if part)
-        return Text(record.outcome, style=style or "dim")
+        return plain(record.outcome, style=style or "dim")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Tell the app which turn to show."""
