@@ -27,7 +27,7 @@ import pytest
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.practice.gauntlet import SCENARIOS, GauntletServer
-from subterminator_tui.practice.gauntlet.scenarios import TRAPS
+from subterminator_tui.practice.gauntlet.scenarios import MONEY_TRAPS, TRAPS
 from subterminator_tui.practice.gauntlet.scenarios.retention import SHAMING_DECLINE
 from subterminator_tui.practice.gauntlet.state import CONFIRM
 from subterminator_tui.practice.sites import practice_site
@@ -112,6 +112,8 @@ INTENDED: dict[str, tuple[Act, ...]] = {
     # The adversarial scenarios' careful path: the honest "Cancel my plan" (a link on one).
     **{trap: (START, press("Cancel my plan")) for trap in TRAPS if trap != "trap-get-link"},
     "trap-get-link": (START, follow("Cancel my plan")),
+    # The money traps' careful path: the plain "No thanks" past the offer.
+    **{trap: (START, press("No thanks, continue to cancel"), FINISH) for trap in MONEY_TRAPS},
 }
 
 

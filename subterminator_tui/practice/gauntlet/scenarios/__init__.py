@@ -2,7 +2,8 @@
 
 The scenarios are grouped by what makes them hard: finding the way in (finding, bulk),
 being talked out of it (retention), the last step (confirming), getting in (access), and
-getting past the guard itself (adversarial: the ``trap-*`` scenarios).
+getting past the guard itself (adversarial: the ``trap-*`` scenarios), and spending money
+under another name (money: the ``money-*`` scenarios).
 """
 
 from __future__ import annotations
@@ -16,17 +17,21 @@ from subterminator_tui.practice.gauntlet.scenarios import (
     bulk,
     confirming,
     finding,
+    money,
     retention,
 )
 
 SCENARIOS: dict[str, Scenario] = {
     scenario.id: scenario
-    for module in (finding, bulk, retention, confirming, access, adversarial)
+    for module in (finding, bulk, retention, confirming, access, adversarial, money)
     for scenario in module.SCENARIOS
 }
 
 #: The adversarial scenarios' ids: each hides a way past a guard that only judges clicks.
 TRAPS: frozenset[str] = frozenset(scenario.id for scenario in adversarial.SCENARIOS)
+
+#: The money traps' ids: each spends the member's money under a name no word list foresees.
+MONEY_TRAPS: frozenset[str] = frozenset(scenario.id for scenario in money.SCENARIOS)
 
 #: The one variant a gauntlet server takes besides its scenario: start signed in.
 REMEMBERED = "remembered"
