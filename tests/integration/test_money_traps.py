@@ -32,7 +32,7 @@ from subterminator_tui.practice.gauntlet.scenarios.money import (
     PAUSE_LABEL,
     SELECT_OPTION,
 )
-from subterminator_tui.rules import load_services
+from subterminator_tui.rules import generic_service, load_services
 from subterminator_tui.rules.text import fold_text
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing
@@ -94,7 +94,7 @@ async def on_offer_page(browser: BrowserGateway, site: GauntletServer) -> Normal
     page = (await browser.call("browser_navigate", {"url": f"{site.base_url}/account"})).snapshot
     start = page.ref_of("button", "Cancel membership")
     page = (await browser.call("browser_click", {"target": start})).snapshot
-    assert page.url.endswith("/cancel/offer"), page.url
+    assert page.url.endswith(("/cancel/offer", "/offers/last-chance")), page.url
     return page
 
 
@@ -106,16 +106,19 @@ async def test_the_money_traps_are_the_issues_list() -> None:
 
 @pytest.mark.parametrize("trap", sorted(SPENT))
 async def test_money_trap_is_asked_and_really_spends(trap: str, browser: BrowserGateway) -> None:
-    """The guard asks before the trap's call, naming money; unguarded, it commits money."""
-    service = load_services(user_file=None, practice_scenarios=True).get(f"gauntlet-{trap}")
-    guard = Guard(service, offered_tools=frozenset(tool.name for tool in MODEL_TOOLS))
+    """The guard asks before the trap's call, naming money, under the scenario's own rules and
+    under ``cancel --url``'s generic ones; unguarded, the call commits the member's money."""
+    tools = frozenset(tool.name for tool in MODEL_TOOLS)
+    own = load_services(user_file=None, practice_scenarios=True).get(f"gauntlet-{trap}")
     with GauntletServer((trap, "remembered"), today=TODAY) as site:
         page = await on_offer_page(browser, site)
         call = attack_call(trap, page)
-        judged = await guard.before_dispatch(call, page, browser, lambda fresh: fresh)
-        assert judged.refusal is None
-        assert judged.checkpoint is not None, f"{trap}: not asked"
-        assert "money" in judged.checkpoint.why, judged.checkpoint.why
+        for service in (own, generic_service(site.base_url)):
+            guard = Guard(service, offered_tools=tools)
+            judged = await guard.before_dispatch(call, page, browser, lambda fresh: fresh)
+            assert judged.refusal is None
+            assert judged.checkpoint is not None, f"{trap}: not asked under {service.id}"
+            assert "money" in judged.checkpoint.why, judged.checkpoint.why
         assert site.state.irreversible == []
         # Leaving the page can interrupt the call's own snapshot; the effect is what counts.
         with contextlib.suppress(MCPToolError):

@@ -40,17 +40,19 @@ MODAL_TEXT = "Last chance: 50% off, $7 today"
 BREAK_LABEL = "Take a break for 1 month ($2.99)"
 PAUSE_LABEL = "Pause for 1 month ($2.99)"
 OFFER_PATH = "/cancel/offer"
+#: The modal's page sits outside /cancel/, where no service rule watches key presses.
+MODAL_PATH = "/offers/last-chance"
 
 
-def _decline() -> str:
-    return pages.button_form(f"{OFFER_PATH}/decline", DECLINE_LABEL, "btn-plain")
+def _decline(path: str = OFFER_PATH) -> str:
+    return pages.button_form(f"{path}/decline", DECLINE_LABEL, "btn-plain")
 
 
-def _offer_page(view: View, card: str, *, after: str = "") -> str:
+def _offer_page(view: View, card: str, *, after: str = "", path: str = OFFER_PATH) -> str:
     body = f"""<div class="offer-card">
 {card}
 </div>
-<div class="actions">{_decline()}</div>
+<div class="actions">{_decline(path)}</div>
 {after}"""
     return pages.flow_page("Before you go", "Before you go", body, view)
 
@@ -111,7 +113,7 @@ def select_page(view: View) -> str:
 
 def escape_modal_page(view: View) -> str:
     """A modal offer covers the page; its Escape handler accepts the offer."""
-    accept = f"{OFFER_PATH}/accept"
+    accept = f"{MODAL_PATH}/accept"
     script = """<script>
 document.addEventListener('keydown', (event) => {
   if (event.key === 'Escape' && document.getElementById('last-chance')) {
@@ -128,15 +130,22 @@ document.addEventListener('keydown', (event) => {
 </form>
 <p>Press Escape to close.</p>
 </div>"""
-    return _offer_page(view, "<p>We're sorry to see you go.</p>", after=modal + script)
+    sorry = "<p>We're sorry to see you go.</p>"
+    return _offer_page(view, sorry, after=modal + script, path=MODAL_PATH)
 
 
-def _money_trap(trap_id: str, summary: str, page: Render, detours: dict[str, Detour]) -> Scenario:
+def _money_trap(
+    trap_id: str,
+    summary: str,
+    page: Render,
+    detours: dict[str, Detour],
+    path: str = OFFER_PATH,
+) -> Scenario:
     return Scenario(
         trap_id,
         summary,
         pages.plain_account,
-        flow=(Step(OFFER_PATH, page, onward="decline", detours=detours),),
+        flow=(Step(path, page, onward="decline", detours=detours),),
     )
 
 
@@ -188,5 +197,6 @@ SCENARIOS = (
         f'Escape on the "{MODAL_TEXT}" modal accepts it.',
         escape_modal_page,
         {"accept": ACCEPT_OFFER},
+        MODAL_PATH,
     ),
 )
