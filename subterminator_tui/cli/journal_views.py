@@ -24,7 +24,16 @@ def _outcome(run: RunRow, interrupted: set[int]) -> str:
     mark = "verified" if run.success and run.verified else "not verified"
     if run.success and run.verified_by == "generic":
         mark = "verified by generic rules"
+    if run.reason in _SAID:
+        return _SAID[run.reason]
     return f"{run.reason} ({mark})" if run.success else run.reason
+
+
+#: Endings that say what was sent, in the words the run's end said them.
+_SAID = {
+    "sent_not_verified": "sent, not verified (check the account page)",
+    "already_cancelled": "already cancelled before the run (nothing sent)",
+}
 
 
 def _last_step(journal: Journal, run_id: int) -> str:

@@ -47,6 +47,8 @@ class Checkpoint:
     effects: Effects
     #: The effect could not be traced to an element; the page holds something gated.
     fallback: bool = False
+    #: The built-in money checkpoint asked: the step spends money (no cancellation).
+    spends_money: bool = False
 
     @property
     def why(self) -> str:
@@ -181,7 +183,7 @@ class Guard:
         # Money first: whatever else a rule calls the step, the person hears it costs money.
         money = money_checkpoint(call, effects, facts)
         if money is not None:
-            return Checkpoint(money, effects)
+            return Checkpoint(money, effects, spends_money=True)
         rule = checkpoint_for_effect(self.rules, call, effects, fresh)
         if rule is not None:
             return Checkpoint(rule, effects)

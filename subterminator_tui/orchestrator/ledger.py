@@ -154,7 +154,8 @@ class RunLedger:
         """The TaskResult of a run that ended for ``reason``."""
         return TaskResult(
             success=success,
-            verified=reason in ("completed", "task_failed"),
+            # Verified means a cancellation by this run, on evidence: never without success.
+            verified=success and reason == "completed",
             reason=reason,
             turns=self.turns,
             final_url=self.final_url,

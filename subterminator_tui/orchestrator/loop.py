@@ -46,6 +46,7 @@ from subterminator_tui.orchestrator.gates import (
 from subterminator_tui.orchestrator.guard import Checkpoint, Guard, describe_action
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
 from subterminator_tui.orchestrator.ledger import RunLedger
+from subterminator_tui.orchestrator.outcome import OutcomeJudge, sent_not_verified_message
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
@@ -87,6 +88,7 @@ class Orchestrator:
         self.options = options
         self.ledger = RunLedger(service.id, pilot, journal, options.start_url)
         self.scrubber = SecretScrubber()
+        self.outcomes = OutcomeJudge(service, browser, self.scrubber.text)
         self._unverified_claims = 0
 
     async def run(self) -> TaskResult:
@@ -121,8 +123,19 @@ class Orchestrator:
             interrupted = self.ledger.result("interrupted", message="Interrupted by the person.")
             self._finish(interrupted)
             raise
+        result = self._honest(result)
         self._finish(result)
         return result
+
+    def _honest(self, result: TaskResult) -> TaskResult:
+        """A run that ends unverified after an approved step went out says so, never
+        "not cancelled": sent, not verified, with the page to check."""
+        reason = self.outcomes.honest_reason(result.reason, result.success)
+        if reason == result.reason:
+            return result
+        detail = result.message or result.error or result.reason
+        message = sent_not_verified_message(self.options.start_url, f"{result.reason}: {detail}")
+        return self.ledger.result(reason, message=message)
 
     def _finish(self, result: TaskResult) -> None:
         """The open turn and the run get their ends; a journal that cannot be written is said."""
@@ -139,6 +152,7 @@ class Orchestrator:
         snapshot, _note = await self._settle(first.snapshot, allow_handoff=not self.options.dry_run)
         await self.browser.keep_sign_in()
         if self.options.verify_first:
+            # A resumed run: its interrupted predecessor may have sent the last step.
             verification = verify_completion(self.service, snapshot)
             if verification.verified:
                 return self.ledger.result(
@@ -147,6 +161,10 @@ class Orchestrator:
                     message=verification.message,
                     verified_by=verification.verified_by,
                 )
+        elif not self.options.dry_run:
+            already = await self.outcomes.already_cancelled(snapshot)
+            if already is not None:
+                return self.ledger.result("already_cancelled", message=already.message)
         self.pilot.begin(snapshot)
         no_action = 0
         while self.ledger.turns < self.options.max_turns:
@@ -243,14 +261,16 @@ class Orchestrator:
                     "human_guidance": decision.guidance,
                 }
                 return self._tell(call, "guidance", guided, snapshot)
+            approved = await self.outcomes.approved(step, action, judged, snapshot)
             # Written before the call goes out: a crash now reads "dispatched, outcome unknown".
             self.ledger.dispatch(step)
         else:
-            step = None
+            step, approved = None, None
         try:
             result = await self.browser.call(call.name, call.arguments)
         except (OutcomeUnknownError, MCPConnectionError) as lost:
             self.ledger.step_outcome(step, "unknown")
+            self.outcomes.went(approved, "unknown")
             if judged is None:
                 if isinstance(lost, MCPConnectionError):
                     raise
@@ -259,8 +279,10 @@ class Orchestrator:
             return await self._after_lost_answer(call, snapshot, str(lost), step)
         except MCPToolError as error:
             self.ledger.step_outcome(step, "failed")
+            self.outcomes.went(approved, "failed")
             return self._tell_error(call, error, snapshot)
         self.ledger.step_outcome(step, "done")
+        self.outcomes.went(approved, "done")
         page, note = await self._settle(result.snapshot)
         status: dict[str, Any] = {"error": False}
         if note:
@@ -286,7 +308,7 @@ class Orchestrator:
                 continue
             self.ledger.saw(page)
             self.reporter.emit(PageSeen(page, self.guard.url_allowed(page.url)))
-            verification = verify_completion(self.service, page)
+            verification = await self.outcomes.verify(page)
             if verification.verified:
                 self.ledger.step_outcome(step, "done")
                 return TurnOutcome.verified_on(page, verification)
@@ -320,7 +342,7 @@ class Orchestrator:
             return TurnOutcome("done", reason, verified=False)
         page = self.scrubber.snapshot(await self.browser.snapshot())
         self.ledger.saw(page)
-        verification = verify_completion(self.service, page)
+        verification = await self.outcomes.verify(page)
         if verification.verified:
             return TurnOutcome.verified_on(page, verification)
         self._unverified_claims += 1
