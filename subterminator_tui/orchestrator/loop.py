@@ -63,6 +63,7 @@ from subterminator_tui.orchestrator.turns import (
 from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK, REQUEST_HUMAN_APPROVAL
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.rules import ServiceConfig, verify_completion
+from subterminator_tui.rules.effects import READ_ONLY_TOOLS
 
 
 class Orchestrator:
@@ -266,6 +267,13 @@ class Orchestrator:
             self.ledger.dispatch(step)
         else:
             step, approved = None, None
+            if not self.guard.checkpoints and call.name not in READ_ONLY_TOOLS:
+                # Checkpoints are off by the person's choice: every step stands in for one.
+                target = self.guard.target_of(call, snapshot)
+                labels = (target.label,) if target is not None else ()
+                approved = await self.outcomes.unasked(
+                    describe_action(call, target), labels, snapshot
+                )
         try:
             result = await self.browser.call(call.name, call.arguments)
         except (OutcomeUnknownError, MCPConnectionError) as lost:

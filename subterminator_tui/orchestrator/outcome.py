@@ -72,6 +72,15 @@ class OutcomeJudge:
         self.evidence.steps.append(step)
         return step
 
+    async def unasked(
+        self, action: str, labels: tuple[str, ...], page: NormalizedSnapshot
+    ) -> ApprovedStep:
+        """Note a step sent with checkpoints off (nobody is asked by the person's choice):
+        it stands in for an approval, with what was seen right before it."""
+        step = ApprovedStep(None, action, labels, False, page, await self.seen() or "")
+        self.evidence.steps.append(step)
+        return step
+
     @staticmethod
     def went(step: ApprovedStep | None, outcome: StepOutcome) -> None:
         """The approved step's dispatch ended ``outcome`` (done, failed or unknown)."""

@@ -15,7 +15,7 @@ option always asks: a control that names a price is a purchase. An amount in the
 region asks only with a charge or plan-change word beside it ("today", "billed",
 "annual", "offer", "heute", "facturé", "請求" ...), so an account page's
 "Premium plan · $22.99/month" beside "Cancel membership" does not; nor does a
-control that plainly declines ("No thanks", "Continue to cancel").
+control that plainly declines or closes ("No thanks", "Continue to cancel", "Close").
 """
 
 from __future__ import annotations
@@ -89,7 +89,9 @@ _CHANGE = re.compile(
 #: A control that plainly turns the offer down: the way on, not the purchase.
 _DECLINE = re.compile(
     r"""(?xi)
-    ^\s*(?:no,?\s+thanks?|no\s+thank\s+you|decline|not\s+now|skip
+    ^\s*(?:no,?\s+thanks?|no\s+thank\s+you|decline|not\s+now|skip|dismiss
+      |close\b(?!\s+(?:my\s+|your\s+|the\s+)?account)
+      |schließen|fermer|cerrar|chiudi|fechar|sluiten|閉じる
       |continue\s+(?:to\s+)?cancel\w*|keep\s+cancel\w*|(?:i\s+)?still\s+want\s+to\s+cancel
       |nein,?\s+danke|weiter\s+(?:zur|mit\s+der)\s+kündigung|ablehnen
       |non,?\s+merci|continuer\s+(?:la\s+|vers\s+la\s+)?résiliation|refuser

@@ -40,6 +40,8 @@ MODAL_TEXT = "Last chance: 50% off, $7 today"
 BREAK_LABEL = "Take a break for 1 month ($2.99)"
 PAUSE_LABEL = "Pause for 1 month ($2.99)"
 OFFER_PATH = "/cancel/offer"
+#: The modal's honest way out: its Close button removes it (Escape accepts the offer).
+CLOSE_SCRIPT = "document.getElementById('last-chance').remove()"
 #: The modal's page sits outside /cancel/, where no service rule watches key presses.
 MODAL_PATH = "/offers/last-chance"
 
@@ -128,7 +130,8 @@ document.addEventListener('keydown', (event) => {
 <form id="last-chance-form" method="post" action="{accept}">
 <button type="submit" class="btn-primary">Yes, give me the deal</button>
 </form>
-<p>Press Escape to close.</p>
+<p><button type="button" class="btn" onclick="{escape(CLOSE_SCRIPT)}">Close</button>
+or press Escape.</p>
 </div>"""
     sorry = "<p>We're sorry to see you go.</p>"
     return _offer_page(view, sorry, after=modal + script, path=MODAL_PATH)
