@@ -50,6 +50,8 @@ class OutcomeJudge:
         #: The request gate's log, once it exists (None: the answers are unknown).
         self.requests = requests
         self.evidence = EvidenceLedger()
+        #: The run's first page and what it showed (for structural evidence).
+        self.first_page: list[tuple[NormalizedSnapshot, str]] = []
 
     async def seen(self) -> str | None:
         """What a person sees on the page now, scrubbed of anything typed at a hand-off."""
@@ -90,15 +92,21 @@ class OutcomeJudge:
     async def verify(self, page: NormalizedSnapshot) -> Verification:
         """Whether this run's cancellation is verified on evidence, judged on ``page`` now."""
         return verify_on_evidence(
-            self.service, page, await self.seen(), self.evidence.steps, self.requests
+            self.service,
+            page,
+            await self.seen(),
+            self.evidence.steps,
+            self.requests,
+            self.first_page,
         )
 
     async def already_cancelled(self, page: NormalizedSnapshot) -> Verification | None:
         """The first page already shows the cancellation (before anything was sent), or None."""
-        if first_holding(self.service.failure, page) is not None:
-            return None
         seen = await self.seen()
         if seen is None:
+            return None
+        self.first_page = [(page, seen)]
+        if first_holding(self.service.failure, page) is not None:
             return None
         held = next((r for r in self.service.success if holds_on_seen(r, page, seen)), None)
         if held is None:

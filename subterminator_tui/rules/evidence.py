@@ -47,6 +47,25 @@ _NOT_A_CANCELLATION = re.compile(
     """
 )
 
+#: A control that starts or finishes a cancellation (en, de, fr, es, it, pt, nl, ja).
+_CANCEL_CONTROL = re.compile(
+    r"""(?xi)
+    \b(?:cancel|end|stop)\s+(?:my\s+|your\s+|the\s+)?(?:subscription|membership|plan|trial)\b
+    |\bunsubscribe\b|\bkündigen\b|\b(?:annuler|résilier)\s+(?:mon\s+|l')?abonnement\b
+    |\bcancelar\s+(?:la\s+|mi\s+|a\s+)?(?:suscripción|assinatura|membresía)\b
+    |\bdisdici\b|\bannulla\s+(?:l')?abbonamento\b|\bopzeggen\b|解約|退会
+    """
+)
+#: A control that brings a cancelled subscription back: it is shown only once cancelled.
+_RESUME_CONTROL = re.compile(
+    r"""(?xi)
+    \b(?:resume|restart|reactivate|re-activate|rejoin|resubscribe|undo\s+cancell?ation
+      |reanudar|reactivar|réactiver|reprendre|reaktivieren|wieder\s+aktivieren|fortsetzen
+      |riattiva|ripristina|reativar|retomar|heractiveren|hervatten)\b|再開|再登録
+    """
+)
+_CONTROL_ROLES = frozenset({"button", "link"})
+
 StepOutcome = Literal["pending", "done", "failed", "unknown"]
 
 
@@ -163,17 +182,25 @@ def verify_on_evidence(
     seen: str | None,
     steps: Sequence[ApprovedStep],
     requests: RequestEvidence | None = None,
+    earlier: Sequence[tuple[NormalizedSnapshot, str]] = (),
 ) -> Verification:
-    """Whether this run's cancellation is verified on evidence (see the module docstring)."""
+    """Whether this run's cancellation is verified on evidence (see the module docstring).
+
+    ``earlier`` are pages the run saw before (the first page, with its seen text): a
+    cancel control on one of them, replaced now by a resume control, is evidence too.
+    """
     failure = first_holding(service.failure, page)
     if failure is not None:
         return _not(f"the page shows a failure ({failure.explain()})", failure=failure)
     if seen is None:
         return _not("the page's visible text could not be read")
+    cancellations = [step for step in steps if step.sent and step.is_cancellation]
     success = next((rule for rule in service.success if holds_on_seen(rule, page, seen)), None)
     if success is None:
+        swapped = _control_swapped(cancellations, page, seen, requests, earlier)
+        if swapped is not None:
+            return swapped
         return _not(f"no success rule holds on the text shown at {page.url}")
-    cancellations = [step for step in steps if step.sent and step.is_cancellation]
     if not cancellations:
         return _not(
             "no approved cancellation step was sent in this run; a confirmation on a page "
@@ -200,6 +227,47 @@ def verify_on_evidence(
         "answered its request with an error",
         success=success,
     )
+
+
+def _controls(page: NormalizedSnapshot, pattern: re.Pattern[str], seen: str) -> list[str]:
+    """Names of the buttons and links matching ``pattern`` that a person sees."""
+    shown = normalise_text(" ".join(seen.split())).casefold()
+    return [
+        element.name
+        for element in page.elements
+        if element.role in _CONTROL_ROLES
+        and pattern.search(normalise_text(element.name))
+        and normalise_text(" ".join(element.name.split())).casefold() in shown
+    ]
+
+
+def _control_swapped(
+    cancellations: Sequence[ApprovedStep],
+    page: NormalizedSnapshot,
+    seen: str,
+    requests: RequestEvidence | None,
+    earlier: Sequence[tuple[NormalizedSnapshot, str]],
+) -> Verification | None:
+    """Structural evidence: before the approved step a page offered to cancel; now that
+    control is gone and one to resume, restart or reactivate shows instead."""
+    resume = _controls(page, _RESUME_CONTROL, seen)
+    if not resume or _controls(page, _CANCEL_CONTROL, seen):
+        return None
+    log = requests or NoRequestLog()
+    for step in reversed(cancellations):
+        answer = log.answer_for(step.step_id)
+        if answer is not None and not answer.succeeded:
+            continue
+        pages = [(step.before, step.before_seen), *earlier]
+        before = [name for shown, text in pages for name in _controls(shown, _CANCEL_CONTROL, text)]
+        resumable = any(_controls(shown, _RESUME_CONTROL, text) for shown, text in pages)
+        if before and not resumable:
+            message = (
+                f"Verified by structure: '{before[0]}' was replaced by '{resume[0]}' after the "
+                f"approved step ({step.action})."
+            )
+            return Verification(True, None, None, message)
+    return None
 
 
 def _not(

@@ -149,3 +149,38 @@ async def test_a_success_answer_and_the_shown_confirmation_verify(tmp_path: Path
         0,
     )
     assert "service answered 303" in (result.message or "")
+
+
+def _account(*buttons: str, text: str = "Premium plan") -> NormalizedSnapshot:
+    from subterminator_tui.browser.snapshot import SnapshotElement
+
+    elements = (
+        SnapshotElement("heading", "Account", level=1),
+        SnapshotElement("paragraph", text=text),
+        *(SnapshotElement("button", name, ref=f"e{i}") for i, name in enumerate(buttons, 1)),
+    )
+    return NormalizedSnapshot("http://127.0.0.1:8000/account", "Account", "", elements=elements)
+
+
+async def test_a_cancel_control_replaced_by_restart_is_structural_evidence(tmp_path: Path) -> None:
+    """No sentence says so, but "Cancel membership" became "Restart membership" after the
+    approved step: verified by structure."""
+    before = _account("Cancel membership", "Finish cancellation")
+    after = _account("Restart membership", text="Thanks for being with us")
+    finish = before.ref_of("button", "Finish cancellation")
+    pilot = ScriptedPilot([calls("browser_click", target=finish), CLAIM])
+    browser = FakeBrowser(before, answer=pages_after(browser_navigate=before, browser_click=after))
+    result = await approve(LoopRun(tmp_path, pilot, browser)).result()
+    assert (result.reason, result.success, result.exit_code) == ("completed", True, 0)
+    assert "replaced by 'Restart membership'" in (result.message or "")
+
+
+async def test_a_restart_control_that_was_there_before_is_no_evidence(tmp_path: Path) -> None:
+    """A page that always shows "Resume" beside "Cancel membership" proves nothing by it."""
+    before = _account("Cancel membership", "Resume later", "Finish cancellation")
+    after = _account("Resume later", text="Thanks")
+    finish = before.ref_of("button", "Finish cancellation")
+    pilot = ScriptedPilot([calls("browser_click", target=finish), CLAIM, CLAIM, CLAIM])
+    browser = FakeBrowser(before, answer=pages_after(browser_navigate=before, browser_click=after))
+    result = await approve(LoopRun(tmp_path, pilot, browser)).result()
+    assert (result.reason, result.exit_code) == ("sent_not_verified", 4)
