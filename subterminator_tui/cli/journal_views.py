@@ -18,6 +18,11 @@ def _when(timestamp: float | None) -> str:
     return datetime.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def outcome_words(run: RunRow, interrupted: frozenset[int] = frozenset()) -> str:
+    """A run's ending in the words ``runs``, ``show`` and ``receipt`` print."""
+    return _outcome(run, set(interrupted))
+
+
 def _outcome(run: RunRow, interrupted: set[int]) -> str:
     if run.reason is None:
         return "interrupted" if run.id in interrupted else "running"

@@ -91,6 +91,8 @@ class Orchestrator:
         self.scrubber = SecretScrubber()
         self.outcomes = OutcomeJudge(service, browser, self.scrubber.text)
         self._unverified_claims = 0
+        #: The screenshot the person was last asked on (a receipt shows it).
+        self._screenshot: str | None = None
 
     async def run(self) -> TaskResult:
         """Drive the run to its end and return the TaskResult (errors become results)."""
@@ -262,6 +264,7 @@ class Orchestrator:
                     "human_guidance": decision.guidance,
                 }
                 return self._tell(call, "guidance", guided, snapshot)
+            self.ledger.step_before(step, self._screenshot)
             approved = await self.outcomes.approved(step, action, judged, snapshot)
             # Written before the call goes out: a crash now reads "dispatched, outcome unknown".
             self.ledger.dispatch(step)
@@ -291,11 +294,23 @@ class Orchestrator:
             return self._tell_error(call, error, snapshot)
         self.ledger.step_outcome(step, "done")
         self.outcomes.went(approved, "done")
+        if step is not None:
+            await self._after_step(step)
         page, note = await self._settle(result.snapshot)
         status: dict[str, Any] = {"error": False}
         if note:
             status["note"] = note
         return self._tell(call, "ok", status, page)
+
+    async def _after_step(self, step: int) -> None:
+        """Keep what the page showed after an approved step: a receipt's evidence."""
+        try:
+            shot: str | None = str(await self.browser.screenshot())
+            text = await self.outcomes.seen()
+        except SubTerminatorError:
+            # Evidence for later only: the run goes on, and its next call meets any real loss.
+            shot, text = None, None
+        self.ledger.step_after(step, shot, text)
 
     async def _after_lost_answer(
         self, call: ToolCall, seen: NormalizedSnapshot, why: str, step: int | None
@@ -385,6 +400,7 @@ class Orchestrator:
             screenshot: str | None = str(await self.browser.screenshot())
         except MCPToolError:
             screenshot = None
+        self._screenshot = screenshot
         request = CheckpointRequest(
             kind=kind,
             why=why,
