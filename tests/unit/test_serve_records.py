@@ -211,7 +211,7 @@ def test_an_old_journal_gains_the_record_tables(tmp_path: Path) -> None:
         reader = ContentReader(store_with(journal, record("r1", PAGE_ONE)))
         assert reader.content("alice", "r1").content == PAGE_ONE
     with sqlite3.connect(path) as again:
-        assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
 
 
 def test_a_served_calls_page_is_stored_once_and_its_turn_reads_it(journal: Journal) -> None:
@@ -266,7 +266,7 @@ def test_a_version_4_journal_keeps_its_pages_and_links_new_records(tmp_path: Pat
         ).fetchone()
         assert linked is not None and linked[0] == row
     with sqlite3.connect(path) as again:
-        assert again.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def test_a_killed_servers_sessions_are_closed_and_a_live_ones_are_not(journal: Journal) -> None:
