@@ -10,6 +10,10 @@ CONFIGURATION = 2
 """Something to install, set or fix first: a key, Node, the browser, a file, an argument."""
 CONNECTION = 3
 """Playwright MCP, the browser or the model's API could not be reached or kept alive."""
+SENT_NOT_VERIFIED = 4
+"""An approved irreversible step was sent, but no rule verified the end: check the account."""
+ALREADY_CANCELLED = 7
+"""The service was already cancelled before the run: nothing was sent."""
 INTERRUPTED = 130
 """Stopped with Ctrl+C."""
 TERMINATED = 143
@@ -23,6 +27,11 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
         "configuration error (missing key, Node or browser; bad services.toml; unknown service)",
     ),
     (CONNECTION, "connection error (Playwright MCP, the browser or the model's API)"),
+    (
+        SENT_NOT_VERIFIED,
+        "sent, not verified (an approved step went out; check the account page yourself)",
+    ),
+    (ALREADY_CANCELLED, "already cancelled (before this run; nothing was sent)"),
     (INTERRUPTED, "interrupted with Ctrl+C"),
     (TERMINATED, "terminated with SIGTERM"),
 )

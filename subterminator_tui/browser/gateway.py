@@ -41,6 +41,7 @@ from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.browser.mcp_process import PlaywrightMCPProcess, ServerStopped
 from subterminator_tui.browser.profile_lock import ensure_profile_free
 from subterminator_tui.browser.restart_gate import RestartGate
+from subterminator_tui.browser.seen_text import SEEN_TEXT_FUNCTION, parse_seen_text
 from subterminator_tui.browser.sign_in import (
     SAVE_STATE_CODE,
     SIGN_IN_FILE,
@@ -314,6 +315,16 @@ class BrowserGateway(PlaywrightMCPProcess):
         if result.is_error:
             return NO_FACTS if ref is None else await self.inspect(None)
         return parse_page_facts(text_of(result))
+
+    async def seen_text(self) -> str | None:
+        """The text a person can see on the page (see browser/seen_text.py), or None when the
+        page cannot be read (a native dialog is open, the page is gone)."""
+        arguments: dict[str, Any] = {"function": SEEN_TEXT_FUNCTION}
+        try:
+            result = await self._dispatch_with_restart("browser_evaluate", arguments)
+        except MCPToolError:
+            return None
+        return None if result.is_error else parse_seen_text(text_of(result))
 
     def _explain_error(self, text: str) -> str:
         """The tool's error in a line or two; the browser's launch log goes to the server log."""

@@ -22,13 +22,35 @@ from subterminator_tui.browser.snapshot import split_sections
 
 #: At most this many characters of any text are read (labels, not page bodies).
 _TEXT_LIMIT = 200
+#: A control's region (its card, dialog, list item, form) and an open dialog: a few sentences.
+_REGION_LIMIT = 600
 
 # One function for both cases: with a target ref Playwright passes the element,
 # without one the page is read alone.
 PAGE_FACTS_FUNCTION = """(target) => {
   const SCRIPTED = ['onclick', 'onpointerover', 'onpointerenter', 'onpointerdown', 'onmouseover',
     'onmouseenter', 'onmousedown', 'onfocus', 'onfocusin', 'onkeydown'];
-  const limit = (s) => String(s || '').replace(/\\s+/g, ' ').trim().slice(0, LIMIT);
+  const limit = (s, n) => String(s || '').replace(/\\s+/g, ' ').trim().slice(0, n || LIMIT);
+  // The part of the page a control belongs to: its nearest card, dialog, list item,
+  // section or form that says more than the control itself; else the page's main part.
+  const REGION = 'dialog, [role=dialog], [role=alertdialog], [aria-modal=true], li, article, '
+    + 'fieldset, section, form, [class*=card], [class*=offer], [class*=modal], [class*=plan]';
+  const region = (el) => {
+    const own = limit(el.innerText || el.textContent, REGION_LIMIT);
+    for (let node = el.parentElement; node && node !== document.body; node = node.parentElement) {
+      if (node.matches('main, [role=main]')) return limit(node.innerText, REGION_LIMIT);
+      if (!node.matches(REGION)) continue;
+      const text = limit(node.innerText, REGION_LIMIT);
+      if (text.replace(own, '').trim()) return text;
+    }
+    return limit(document.body ? document.body.innerText : '', REGION_LIMIT);
+  };
+  const options = (el) => el.tagName === 'SELECT'
+    ? Array.from(el.options).slice(0, 50).map((o) => [limit(o.value), limit(o.text)]) : [];
+  const shown = (el) => !el.checkVisibility || el.checkVisibility({ checkVisibilityCSS: true });
+  const dialogs = Array.from(document.querySelectorAll(
+    'dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]'))
+    .filter(shown).map((el) => limit(el.innerText, REGION_LIMIT)).filter(Boolean);
   const control = (el) => ({
     tag: el.tagName.toLowerCase(),
     type: limit(el.getAttribute('type')),
@@ -39,6 +61,8 @@ PAGE_FACTS_FUNCTION = """(target) => {
     href: el.href ? String(el.href) : '',
     form: el.form ? Array.prototype.indexOf.call(document.forms, el.form) : -1,
     scripted: SCRIPTED.some((name) => el.hasAttribute(name)),
+    region: region(el),
+    options: options(el),
   });
   const submits = (form) => Array.from(form.elements).filter((el) =>
     (el.tagName === 'BUTTON' && (el.getAttribute('type') || 'submit').toLowerCase() === 'submit')
@@ -53,8 +77,8 @@ PAGE_FACTS_FUNCTION = """(target) => {
   }));
   const active = document.activeElement && document.activeElement !== document.body
     ? control(document.activeElement) : null;
-  return { target: target ? control(target) : null, active, forms };
-}""".replace("LIMIT", str(_TEXT_LIMIT))
+  return { target: target ? control(target) : null, active, forms, dialogs };
+}""".replace("REGION_LIMIT", str(_REGION_LIMIT)).replace("LIMIT", str(_TEXT_LIMIT))
 
 
 @dataclass(frozen=True)
@@ -73,6 +97,15 @@ class ControlFacts:
     #: Inline handlers for the pointer, the mouse or focus: the page may change the
     #: control (its name, its type) in the very moment a click reaches it.
     scripted: bool = False
+    #: The text of the part of the page it belongs to (card, dialog, list item, form).
+    region: str = ""
+    #: A select's options as ``(value, text)``.
+    options: tuple[tuple[str, str], ...] = ()
+
+    def chosen_options(self, values: object) -> tuple[str, ...]:
+        """The text of the options ``values`` (by value or by text) choose in a select."""
+        wanted = {str(value) for value in values} if isinstance(values, list | tuple) else set()
+        return tuple(text for value, text in self.options if value in wanted or text in wanted)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -111,6 +144,8 @@ class PageFacts:
     target: ControlFacts | None = None
     active: ControlFacts | None = None
     forms: tuple[FormFacts, ...] = field(default=())
+    #: The text of every open dialog (native ``<dialog open>`` or a role=dialog overlay).
+    dialogs: tuple[str, ...] = ()
 
     def form_of(self, control: ControlFacts | None) -> FormFacts | None:
         """The form ``control`` belongs to, if any."""
@@ -143,8 +178,12 @@ def parse_page_facts(text: str) -> PageFacts:
         for form in data.get("forms", [])
         if isinstance(form, dict)
     )
+    dialogs = data.get("dialogs", [])
     return PageFacts(
-        target=_control(data.get("target")), active=_control(data.get("active")), forms=forms
+        target=_control(data.get("target")),
+        active=_control(data.get("active")),
+        forms=forms,
+        dialogs=tuple(str(text) for text in dialogs) if isinstance(dialogs, list) else (),
     )
 
 
@@ -161,4 +200,14 @@ def _control(data: Any) -> ControlFacts | None:
         href=str(data.get("href", "")),
         form=int(data.get("form", -1)) if isinstance(data.get("form", -1), int) else -1,
         scripted=bool(data.get("scripted")),
+        region=str(data.get("region", "")),
+        options=_options(data.get("options")),
+    )
+
+
+def _options(data: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(data, list):
+        return ()
+    return tuple(
+        (str(item[0]), str(item[1])) for item in data if isinstance(item, list) and len(item) == 2
     )

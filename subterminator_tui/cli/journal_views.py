@@ -18,13 +18,27 @@ def _when(timestamp: float | None) -> str:
     return datetime.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def outcome_words(run: RunRow, interrupted: frozenset[int] = frozenset()) -> str:
+    """A run's ending in the words ``runs``, ``show`` and ``receipt`` print."""
+    return _outcome(run, set(interrupted))
+
+
 def _outcome(run: RunRow, interrupted: set[int]) -> str:
     if run.reason is None:
         return "interrupted" if run.id in interrupted else "running"
     mark = "verified" if run.success and run.verified else "not verified"
     if run.success and run.verified_by == "generic":
         mark = "verified by generic rules"
+    if run.reason in _SAID:
+        return _SAID[run.reason]
     return f"{run.reason} ({mark})" if run.success else run.reason
+
+
+#: Endings that say what was sent, in the words the run's end said them.
+_SAID = {
+    "sent_not_verified": "sent, not verified (check the account page)",
+    "already_cancelled": "already cancelled before the run (nothing sent)",
+}
 
 
 def _last_step(journal: Journal, run_id: int) -> str:

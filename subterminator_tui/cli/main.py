@@ -197,6 +197,15 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("run", type=int, help="run number (see: subterminator runs)")
     show.add_argument("--snapshots", action="store_true", help="include each page's snapshot")
 
+    receipt = commands.add_parser(
+        "receipt",
+        help="write one self-contained HTML receipt of a run (to keep or attach to a complaint)",
+    )
+    receipt.add_argument("run", type=int, help="run number (see: subterminator runs)")
+    receipt.add_argument(
+        "-o", "--output", metavar="FILE", help="where to write it (default: receipt-RUN.html)"
+    )
+
     inspect = commands.add_parser(
         "inspect",
         help="open a service's page and show what the rules see",
@@ -270,6 +279,7 @@ _RUNNERS: dict[str, tuple[str, str]] = {
     "record": ("subterminator_tui.cli.record", "run_record"),
     "runs": ("subterminator_tui.cli.journal_views", "run_runs"),
     "show": ("subterminator_tui.cli.journal_views", "run_show"),
+    "receipt": ("subterminator_tui.cli.receipt", "run_receipt"),
     "inspect": ("subterminator_tui.cli.inspect_page", "run_inspect"),
     "auth": ("subterminator_tui.cli.auth", "run_auth"),
     "practice": ("subterminator_tui.cli.practice", "run_practice"),

@@ -7,6 +7,7 @@ import sys
 from typing import TextIO
 
 from subterminator_tui.inert_text import inert_text
+from subterminator_tui.orchestrator.ending_words import ending_words
 from subterminator_tui.orchestrator.events import (
     Event,
     NoAction,
@@ -78,7 +79,10 @@ class TerminalReporter:
     def _finished(self, event: RunFinished) -> None:
         result = event.result
         self._out("")
-        if result.reason == "dry_run":
+        words = ending_words(result, self.service_name)
+        if words is not None:
+            self._out(f"{words[0]}: {words[1]}" if words[1] else words[0])
+        elif result.reason == "dry_run":
             self._out(f"Dry run: proposed {result.message}. Nothing was done: no action ran.")
         elif result.success:
             # Generic rules are weaker evidence than a service's own: the line says which held.

@@ -66,6 +66,17 @@ class StepRow:
 
 
 @dataclass(frozen=True)
+class StepEvidenceRow:
+    """What proves an approved step: who approved it, screenshots, the text shown after."""
+
+    step_id: int
+    approved_by: str | None
+    before_screenshot: str | None
+    after_screenshot: str | None
+    after_text: str | None
+
+
+@dataclass(frozen=True)
 class TurnRow:
     """One turn as the journal recorded it."""
 

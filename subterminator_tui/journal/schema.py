@@ -9,8 +9,11 @@ and the role and name of the element each turn acted on, so ``subterminator reco
 can turn a run into a playbook; version 4 adds serve mode's call records (one per
 served call, by ``ref_id``), their console messages and each caller's read cursors;
 version 5 links each call record to its turn, so a served call's page is stored once
-(in its record) and the turn reads it from there. Files are migrated in place, in one
-transaction; rows written before version 5 keep their copies.
+(in its record) and the turn reads it from there; version 6 adds the request log (what
+left the browser for the service, and what it answered); version 7 adds each approved
+step's evidence (who approved it, screenshots before and after, the text shown after it) for
+``subterminator receipt``. Files are migrated in place, in one transaction; rows
+written before version 5 keep their copies.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import apsw
 
 from subterminator_tui.errors import JournalError
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 _VERSION_1 = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -147,6 +150,17 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             answered_at REAL
         )""",
         "CREATE INDEX IF NOT EXISTS requests_by_run ON requests(run_id, id)",
+    ),
+    # What a receipt proves an approved step with: who approved it, the screenshots
+    # before and after it, and the text a person saw after it (scrubbed).
+    7: (
+        """CREATE TABLE step_evidence (
+            step_id INTEGER PRIMARY KEY REFERENCES steps(id),
+            approved_by TEXT,
+            before_screenshot TEXT,
+            after_screenshot TEXT,
+            after_text TEXT
+        )""",
     ),
 }
 

@@ -27,9 +27,16 @@ import apsw
 
 from subterminator_tui.errors import JournalError, JournalWriteError
 from subterminator_tui.journal.processes import process_started, still_running
-from subterminator_tui.journal.rows import RunRow, StepRow, StepState, TurnRow, run_row
+from subterminator_tui.journal.rows import (
+    RunRow,
+    StepEvidenceRow,
+    StepRow,
+    StepState,
+    TurnRow,
+    run_row,
+)
 
-__all__ = ["Journal", "RunRow", "StepRow", "StepState", "TurnRow"]
+__all__ = ["Journal", "RunRow", "StepEvidenceRow", "StepRow", "StepState", "TurnRow"]
 from subterminator_tui.journal.schema import migrate
 from subterminator_tui.orchestrator.result import TaskResult
 
@@ -261,6 +268,33 @@ class Journal:
         from subterminator_tui.journal.request_log import RequestLog  # it builds on Journal
 
         return RequestLog(self).requests(run_id)
+
+    def record_step_before(self, step_id: int, approved_by: str, screenshot: str | None) -> None:
+        """Who approved ``step_id`` and the screenshot they approved it on."""
+        self._insert(
+            "the step's approval evidence",
+            "INSERT OR REPLACE INTO step_evidence (step_id, approved_by, before_screenshot) "
+            "VALUES (?, ?, ?)",
+            (step_id, approved_by, screenshot),
+        )
+
+    def record_step_after(self, step_id: int, screenshot: str | None, text: str | None) -> None:
+        """The screenshot and the text a person saw after ``step_id`` went out (scrubbed)."""
+        self._update(
+            "the step's evidence after it",
+            "UPDATE step_evidence SET after_screenshot=?, after_text=? WHERE step_id=?",
+            (screenshot, text, step_id),
+        )
+
+    def step_evidence(self, run_id: int) -> dict[int, StepEvidenceRow]:
+        """The evidence of a run's approved steps, by step id."""
+        rows = self._select(
+            "SELECT e.step_id, e.approved_by, e.before_screenshot, e.after_screenshot, "
+            "e.after_text FROM step_evidence e JOIN steps s ON s.id = e.step_id "
+            "WHERE s.run_id=? ORDER BY e.step_id",
+            (run_id,),
+        )
+        return {row[0]: StepEvidenceRow(*row) for row in rows}
 
     def steps(self, run_id: int) -> list[StepRow]:
         """A run's irreversible steps in order, each with its state."""

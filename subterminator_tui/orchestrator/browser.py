@@ -31,6 +31,11 @@ class Browser(Protocol):
         """The target's visible text, the focused element and the forms, read from the DOM."""
         ...
 
+    async def seen_text(self) -> str | None:
+        """The text a person can see on the page (rendered, on-screen, not aria-hidden, never
+        the title), or None when it cannot be read."""
+        ...
+
     async def keep_sign_in(self) -> None:
         """Save the browser's sign-ins now, so a crash cannot log the person out."""
         ...

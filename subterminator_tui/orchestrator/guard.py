@@ -26,6 +26,7 @@ from subterminator_tui.rules.matching import (
     rules_watch_page,
     target_elements,
 )
+from subterminator_tui.rules.money import money_shown, shows_charge
 
 # Tools whose arguments carry a URL the browser would open.
 _URL_ARGUMENTS = {"browser_navigate": "url", "browser_tabs": "url"}
@@ -46,6 +47,8 @@ class Checkpoint:
     effects: Effects
     #: The effect could not be traced to an element; the page holds something gated.
     fallback: bool = False
+    #: The built-in money checkpoint asked: the step spends money (no cancellation).
+    spends_money: bool = False
 
     @property
     def why(self) -> str:
@@ -177,6 +180,10 @@ class Guard:
         effects = resolve_effects(call, fresh, facts, self.memory)
         if not effects.state_changing:
             return None
+        # Money first: whatever else a rule calls the step, the person hears it costs money.
+        money = money_checkpoint(call, effects, facts)
+        if money is not None:
+            return Checkpoint(money, effects, spends_money=True)
         rule = checkpoint_for_effect(self.rules, call, effects, fresh)
         if rule is not None:
             return Checkpoint(rule, effects)
@@ -200,6 +207,31 @@ class Guard:
         """The (first) element ``call`` acts on, from the snapshot, never the pilot's words."""
         found = target_elements(call, snapshot)
         return found[0] if found else None
+
+
+def money_checkpoint(call: ToolCall, effects: Effects, facts: PageFacts) -> CheckpointRule | None:
+    """The built-in money checkpoint for ``call``, or None when it shows no money moving.
+
+    Any effect target (its labels, a chosen option, its region) that shows an amount with
+    a charge or plan change asks; so does any key on a page whose open dialog does (a
+    script may bind Escape to "accept the offer").
+    """
+    for target in effects.targets:
+        why = money_shown(target.labels, target.region)
+        if why is not None:
+            return _money_rule(f"{target.describe()}: {why}")
+    if call.name == "browser_press_key":
+        for dialog in facts.dialogs:
+            charge = shows_charge(dialog)
+            if charge is not None:
+                return _money_rule(f"a key on a page whose open dialog shows {charge}")
+    return None
+
+
+def _money_rule(detail: str) -> CheckpointRule:
+    why = f"Built-in: this step may spend money ({detail})"
+    # A rule needs a condition to be valid; this one was already decided by the guard.
+    return CheckpointRule.model_validate({"why": why, "tool": ["any"]}, strict=False)
 
 
 def describe_action(call: ToolCall, target: SnapshotElement | None) -> str:

@@ -32,8 +32,9 @@ def fields_on(snapshot: NormalizedSnapshot, kind: str) -> tuple[HandoffField, ..
     fields = []
     for element in snapshot.elements:
         if element.role in _FIELD_ROLES and element.ref and "disabled" not in element.states:
-            secret = kind != "login" or "password" in element.label.lower()
-            fields.append(HandoffField(element.ref, element.label or element.role, secret))
+            # Nothing typed at a hand-off is echoed: a field's label ("Passwort",
+            # "Mot de passe", "Kennwort") is no safe way to tell which ones are secret.
+            fields.append(HandoffField(element.ref, element.label or element.role, True))
     return tuple(fields)
 
 

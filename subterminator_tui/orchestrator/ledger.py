@@ -7,6 +7,7 @@ through it.
 
 from __future__ import annotations
 
+import getpass
 from dataclasses import dataclass
 
 from subterminator_tui.browser.calls import ToolCall
@@ -95,6 +96,16 @@ class RunLedger:
         if self.journal is not None and step is not None:
             self.journal.record_dispatch(step)
 
+    def step_before(self, step: int | None, screenshot: str | None) -> None:
+        """Who approved ``step`` (this computer's user, at this front end) and on what."""
+        if self.journal is not None and step is not None:
+            self.journal.record_step_before(step, approver(), screenshot)
+
+    def step_after(self, step: int | None, screenshot: str | None, text: str | None) -> None:
+        """What the page showed after ``step`` went out (scrubbed text, a screenshot)."""
+        if self.journal is not None and step is not None:
+            self.journal.record_step_after(step, screenshot, text)
+
     def step_outcome(self, step: int | None, outcome: str) -> None:
         """done, failed or unknown."""
         if self.journal is not None and step is not None:
@@ -153,7 +164,8 @@ class RunLedger:
         """The TaskResult of a run that ended for ``reason``."""
         return TaskResult(
             success=success,
-            verified=reason in ("completed", "task_failed"),
+            # Verified means a cancellation by this run, on evidence: never without success.
+            verified=success and reason == "completed",
             reason=reason,
             turns=self.turns,
             final_url=self.final_url,
@@ -172,3 +184,11 @@ class RunLedger:
             self.journal.finish_run(
                 self.run_id, result, model=self.pilot.model_name, pilot=self.pilot.name
             )
+
+
+def approver() -> str:
+    """Who answers a run's checkpoints: the person logged in to this computer."""
+    try:
+        return f"{getpass.getuser()} (at this computer)"
+    except (OSError, KeyError):
+        return "the person at this computer"

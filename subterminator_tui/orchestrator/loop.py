@@ -46,6 +46,7 @@ from subterminator_tui.orchestrator.gates import (
 from subterminator_tui.orchestrator.guard import Guard, describe_action
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
 from subterminator_tui.orchestrator.ledger import RunLedger
+from subterminator_tui.orchestrator.outcome import OutcomeJudge, sent_not_verified_message
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
 from subterminator_tui.orchestrator.request_gate import gate_for_run
 from subterminator_tui.orchestrator.result import TaskResult
@@ -64,6 +65,7 @@ from subterminator_tui.orchestrator.turns import (
 from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK, REQUEST_HUMAN_APPROVAL
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.rules import ServiceConfig, verify_completion
+from subterminator_tui.rules.effects import READ_ONLY_TOOLS
 
 
 class Orchestrator:
@@ -92,7 +94,10 @@ class Orchestrator:
         # The backstop: every request the browser sends is judged again where it happens.
         self.requests = gate_for_run(browser, guard, self.ledger, self.gate, self.scrubber.text)
         self.calls = CallPipeline(guard, self.ledger, self.scrubber.snapshot, self.requests)
+        self.outcomes = OutcomeJudge(service, browser, self.scrubber.text)
         self._unverified_claims = 0
+        #: The screenshot the person was last asked on (a receipt shows it).
+        self._screenshot: str | None = None
 
     async def run(self) -> TaskResult:
         """Drive the run to its end and return the TaskResult (errors become results)."""
@@ -129,8 +134,19 @@ class Orchestrator:
             interrupted = self.ledger.result("interrupted", message="Interrupted by the person.")
             self._finish(interrupted)
             raise
+        result = self._honest(result)
         self._finish(result)
         return result
+
+    def _honest(self, result: TaskResult) -> TaskResult:
+        """A run that ends unverified after an approved step went out says so, never
+        "not cancelled": sent, not verified, with the page to check."""
+        reason = self.outcomes.honest_reason(result.reason, result.success)
+        if reason == result.reason:
+            return result
+        detail = result.message or result.error or result.reason
+        message = sent_not_verified_message(self.options.start_url, f"{result.reason}: {detail}")
+        return self.ledger.result(reason, message=message)
 
     def _finish(self, result: TaskResult) -> None:
         """The open turn and the run get their ends; a journal that cannot be written is said."""
@@ -147,6 +163,7 @@ class Orchestrator:
         snapshot, _note = await self._settle(first.snapshot, allow_handoff=not self.options.dry_run)
         await self.browser.keep_sign_in()
         if self.options.verify_first:
+            # A resumed run: its interrupted predecessor may have sent the last step.
             verification = verify_completion(self.service, snapshot)
             if verification.verified:
                 return self.ledger.result(
@@ -155,6 +172,10 @@ class Orchestrator:
                     message=verification.message,
                     verified_by=verification.verified_by,
                 )
+        elif not self.options.dry_run:
+            already = await self.outcomes.already_cancelled(snapshot)
+            if already is not None:
+                return self.ledger.result("already_cancelled", message=already.message)
         self.pilot.begin(snapshot)
         no_action = 0
         while self.ledger.turns < self.options.max_turns:
@@ -244,11 +265,24 @@ class Orchestrator:
                     "human_guidance": decision.guidance,
                 }
                 return self._tell(call, "guidance", guided, snapshot)
-        approved = isinstance(prepared, Held)
+            self.ledger.step_before(step, self._screenshot)
+            approved = await self.outcomes.approved(
+                step, prepared.action, prepared.checkpoint, snapshot
+            )
+        else:
+            approved = None
+            if not self.guard.checkpoints and call.name not in READ_ONLY_TOOLS:
+                # Checkpoints are off by the person's choice: every step stands in for one.
+                target = self.guard.target_of(call, snapshot)
+                labels = (target.label,) if target is not None else ()
+                approved = await self.outcomes.unasked(
+                    describe_action(call, target), labels, snapshot
+                )
         sent = await self.calls.send(
-            call, self.browser, step, turn=self.ledger.turns, approved=approved
+            call, self.browser, step, turn=self.ledger.turns, approved=isinstance(prepared, Held)
         )
         if isinstance(sent, Lost):
+            self.outcomes.went(approved, "unknown")
             if not isinstance(prepared, Held):
                 if isinstance(sent.error, MCPConnectionError):
                     raise sent.error
@@ -256,12 +290,26 @@ class Orchestrator:
             # An approved irreversible step may have run: look, never repeat it.
             return await self._after_lost_answer(call, snapshot, str(sent.error), step)
         if isinstance(sent, Failed):
+            self.outcomes.went(approved, "failed")
             return self._tell_error(call, sent.error, snapshot)
+        self.outcomes.went(approved, "done")
+        if step is not None:
+            await self._after_step(step)
         page, note = await self._settle(sent.result.snapshot)
         status: dict[str, Any] = {"error": False}
         if note:
             status["note"] = note
         return self._tell(call, "ok", status, page)
+
+    async def _after_step(self, step: int) -> None:
+        """Keep what the page showed after an approved step: a receipt's evidence."""
+        try:
+            shot: str | None = str(await self.browser.screenshot())
+            text = await self.outcomes.seen()
+        except SubTerminatorError:
+            # Evidence for later only: the run goes on, and its next call meets any real loss.
+            shot, text = None, None
+        self.ledger.step_after(step, shot, text)
 
     async def _after_lost_answer(
         self, call: ToolCall, seen: NormalizedSnapshot, why: str, step: int | None
@@ -282,7 +330,7 @@ class Orchestrator:
                 continue
             self.ledger.saw(page)
             self.reporter.emit(PageSeen(page, self.guard.url_allowed(page.url)))
-            verification = verify_completion(self.service, page)
+            verification = await self.outcomes.verify(page)
             if verification.verified:
                 self.calls.settle(step, "done")
                 return TurnOutcome.verified_on(page, verification)
@@ -304,7 +352,7 @@ class Orchestrator:
             return TurnOutcome("done", reason, verified=False)
         page = self.scrubber.snapshot(await self.browser.snapshot())
         self.ledger.saw(page)
-        verification = verify_completion(self.service, page)
+        verification = await self.outcomes.verify(page)
         if verification.verified:
             return TurnOutcome.verified_on(page, verification)
         self._unverified_claims += 1
@@ -339,6 +387,7 @@ class Orchestrator:
             screenshot: str | None = str(await self.browser.screenshot())
         except MCPToolError:
             screenshot = None
+        self._screenshot = screenshot
         request = CheckpointRequest(
             kind=kind,
             why=why,

@@ -9,7 +9,7 @@ from subterminator_tui import exit_codes
 
 TaskReason = Literal[
     "completed",  # verified success
-    "task_failed",  # the pilot called complete_task(failed): trusted, verified=True
+    "task_failed",  # the pilot called complete_task(failed): trusted, nothing irreversible sent
     "human_rejected",  # the human rejected a checkpoint or cancelled a hand-off
     "max_turns_exceeded",
     "llm_no_action",  # three replies in a row without a tool call
@@ -22,6 +22,8 @@ TaskReason = Literal[
     "playbook_diverged",  # the playbook's step was not on the page and no model is configured
     "dry_run",  # nothing was executed
     "interrupted",  # Ctrl+C or SIGTERM (recorded in the journal; the process exits 130/143)
+    "sent_not_verified",  # an approved irreversible step went out; no rule verified the end
+    "already_cancelled",  # the service was cancelled before this run; nothing was sent
 ]
 
 
@@ -50,14 +52,25 @@ class TaskResult:
         """Success, failure, configuration or connection error (README, exit codes)."""
         if self.reason == "dry_run" or (self.reason == "completed" and self.success):
             return exit_codes.SUCCESS
+        if self.reason == "sent_not_verified":
+            return exit_codes.SENT_NOT_VERIFIED
+        if self.reason == "already_cancelled":
+            return exit_codes.ALREADY_CANCELLED
         if self.reason in ("llm_error", "mcp_error", "outcome_unknown"):
             return exit_codes.CONNECTION
         if self.reason in ("configuration_error", "journal_error"):
             return exit_codes.CONFIGURATION
         return exit_codes.FAILURE
 
+    @property
+    def sent(self) -> bool:
+        """Whether an approved irreversible step may have gone out (the words must not say
+        "not cancelled" then)."""
+        return self.success or self.reason in ("sent_not_verified", "outcome_unknown")
+
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict, the form ``--json`` prints."""
+        """A JSON-ready dict, the form ``--json`` prints; it never contradicts itself."""
         data = asdict(self)
         data["exit_code"] = self.exit_code
+        data["sent"] = self.sent
         return data

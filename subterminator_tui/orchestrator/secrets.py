@@ -1,15 +1,24 @@
 """Keep what a person types during a hand-off out of everything that leaves the hand-off.
 
 Values are typed into the page by the program itself; they could still echo
-back in a snapshot (a username field shows its value). Every snapshot the
-loop passes on is scrubbed first, so neither the model, the journal, the log
-nor the screen ever sees them.
+back in a snapshot (a username field shows its value), and a page can put them
+back in any shape: a sign-in form sent by GET writes the password into the URL
+form-encoded (``+`` for spaces, ``%26``), a page shows a code grouped
+("735 194") or logs it as "7-3-5-1-9-4", a script base64-encodes it, a title
+HTML-escapes it. Every snapshot, URL, title, console message and file the run
+passes on is scrubbed of every such shape first, so neither the model, the
+journal, the log, the screen nor Playwright MCP's output files keep them.
 """
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import html
 import json
+import re
+from pathlib import Path
+from urllib.parse import quote, quote_plus
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 
@@ -21,23 +30,47 @@ class SecretScrubber:
 
     def __init__(self) -> None:
         self._values: set[str] = set()
+        #: Digit sequences (codes, card numbers) matched with any grouping between digits.
+        self._digit_patterns: list[re.Pattern[str]] = []
 
     def remember(self, value: str) -> None:
-        """Never let ``value`` through again, nor its escaped forms. Blanks are ignored."""
+        """Never let ``value`` through again, nor any encoded form of it. Blanks are ignored."""
         if not value.strip():
             return
-        self._values.add(value)
-        # Snapshots print names as JSON strings and some keys as single-quoted YAML,
-        # so a backslash, a quote or an apostrophe would otherwise survive escaped.
-        self._values.add(json.dumps(value, ensure_ascii=False)[1:-1])
-        self._values.add(value.replace("'", "''"))
+        self._values.update(encoded_forms(value))
+        digits = re.sub(r"[\s.\-]", "", value)
+        if digits.isdigit() and len(digits) >= 4:
+            # "735194" also as "735 194", "7-3-5-1-9-4", "73.51.94", "735&nbsp;194".
+            between = r"(?:[\s.\-/·]|&nbsp;|%20|\+)*"
+            self._digit_patterns.append(re.compile(between.join(digits)))
 
     def text(self, text: str) -> str:
-        """``text`` with every remembered value replaced."""
+        """``text`` with every remembered value, in every encoding, replaced."""
         # Longest first, so a value containing another is removed whole.
         for value in sorted(self._values, key=len, reverse=True):
             text = text.replace(value, REDACTED)
+        for pattern in self._digit_patterns:
+            text = pattern.sub(REDACTED, text)
         return text
+
+    def files(self, directory: Path) -> int:
+        """Scrub every text file under ``directory`` in place (Playwright MCP's snapshots and
+        console logs); returns how many were rewritten. Binary files are left alone."""
+        if not (self._values or self._digit_patterns) or not directory.is_dir():
+            return 0
+        rewritten = 0
+        for path in directory.rglob("*"):
+            if not path.is_file() or path.suffix.lower() in _BINARY_SUFFIXES:
+                continue
+            try:
+                original = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            scrubbed = self.text(original)
+            if scrubbed != original:
+                path.write_text(scrubbed, encoding="utf-8")
+                rewritten += 1
+        return rewritten
 
     def snapshot(self, snapshot: NormalizedSnapshot) -> NormalizedSnapshot:
         """A copy of ``snapshot`` with every remembered value removed."""
@@ -55,3 +88,48 @@ class SecretScrubber:
             elements=elements,
             notes={key: self.text(value) for key, value in snapshot.notes.items()},
         )
+
+
+_BINARY_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".pdf", ".zip", ".webm"})
+
+
+def encoded_forms(value: str) -> set[str]:
+    """``value`` as a page, a URL, a script or a log might write it back."""
+    forms = {
+        value,
+        # Snapshots print names as JSON strings and some keys as single-quoted YAML.
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        json.dumps(value)[1:-1],
+        value.replace("'", "''"),
+        # Both URL encodings (a GET form writes spaces as +), in both hex cases.
+        quote(value, safe=""),
+        quote_plus(value, safe=""),
+        quote(value, safe="").lower(),
+        quote_plus(value, safe="").lower(),
+        quote(value),
+        # HTML escapes, named and numeric.
+        html.escape(value),
+        html.escape(value).replace("&#x27;", "&#39;"),
+        "".join(f"&#{ord(char)};" for char in value),
+    }
+    forms.update(_base64_forms(value.encode("utf-8")))
+    return {form for form in forms if form}
+
+
+def _base64_forms(data: bytes) -> set[str]:
+    """The base64 text of ``data`` wherever it sits in a longer encoded string.
+
+    Inside a longer value (``user:password``) the encoding depends on the offset modulo
+    3; for each offset the characters that depend on ``data`` alone are kept.
+    """
+    forms: set[str] = set()
+    for offset in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode(b"\0" * offset + data).decode("ascii").rstrip("=")
+            start = 4 if offset else 0
+            tail = (offset + len(data)) % 3
+            end = len(encoded) - (1 if tail else 0)
+            inner = encoded[start:end]
+            if len(inner) >= 6:
+                forms.add(inner)
+    return forms

@@ -9,6 +9,7 @@ button's link or form would open. The guard applies the rules to these
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -38,6 +39,8 @@ class EffectTarget:
     #: Why this element counts: "the target", "the focused element", "submits the form", ...
     how: str
     ref: str | None = None
+    #: The text of the part of the page it belongs to (card, dialog, list item, form), when read.
+    region: str = field(default="", compare=False)
 
     def describe(self) -> str:
         """``button 'Continue' (also reads 'Cancel my plan')``: every label the person could see."""
@@ -107,7 +110,8 @@ def element_target(
     labels = [element.name, element.text]
     if facts is not None:
         labels.extend(facts.labels)
-    return EffectTarget(element.role, _unique(labels), how, element.ref)
+    region = facts.region if facts is not None else ""
+    return EffectTarget(element.role, _unique(labels), how, element.ref, region)
 
 
 def control_target(control: ControlFacts, role: str, how: str) -> EffectTarget:
@@ -160,7 +164,7 @@ def resolve_effects(
         # a checkpoint on it asks now, before the form is filled for it.
         return Effects(targets=tuple(_only_way_forward(submits)))
     if name in ("browser_select_option", "browser_fill_form"):
-        return _change_effects(elements, facts)
+        return _change_effects(elements, facts, args.get("values"))
     # A tool the guard has no model of: only the fallback can judge it.
     return Effects(attributable=False)
 
@@ -188,13 +192,21 @@ def _key_effects(key: str, fresh: NormalizedSnapshot, facts: PageFacts) -> Effec
     return Effects(targets=(control_target(active, active.tag, "the focused element"),))
 
 
-def _change_effects(elements: list[SnapshotElement], facts: PageFacts) -> Effects:
+def _change_effects(
+    elements: list[SnapshotElement], facts: PageFacts, values: object = None
+) -> Effects:
     """A changed control counts as activated, and its form's submit buttons too.
 
     A toggle or a select can submit on change; a text field fills the form for its
-    only button, when it has just one.
+    only button, when it has just one. A select reads as the options it chooses too:
+    "Annual plan, $99 billed today" is what choosing it does.
     """
     targets = [_as_target(element, facts, "the changed control") for element in elements]
+    if targets and isinstance(values, list | tuple):
+        chosen = facts.target.chosen_options(values) if facts.target is not None else ()
+        first = targets[0]
+        labels = _unique([*first.labels, *chosen, *(str(value) for value in values)])
+        targets[0] = dataclasses.replace(first, labels=labels)
     submits = _form_submits(facts, facts.target)
     if any(element.role in _TOGGLE_ROLES for element in elements):
         targets.extend(submits)

@@ -1,9 +1,10 @@
 """Judging pages and pending calls with a service's rules.
 
 A rule holds when ALL of its conditions hold; a list of rules holds when ANY of
-its rules holds. Substring conditions ignore case (and typographic quotes, so a
-rule written with ``'`` matches a page showing ``’``); regular expressions were
-compiled with re.IGNORECASE and are searched, not anchored.
+its rules holds. Every text and every rule is read through one normaliser
+(:mod:`~subterminator_tui.rules.text`: NFKC, no format characters, look-alike
+letters folded, straight quotes). Substring conditions ignore case; regular
+expressions were compiled with re.IGNORECASE and are searched, not anchored.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotEleme
 from subterminator_tui.rules.effects import Effects, element_target
 from subterminator_tui.rules.generic import is_generic_rule
 from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConfig
+from subterminator_tui.rules.text import fold_text, normalise_text
 
 RuleT = TypeVar("RuleT", bound=PageRule)
 HandoffKind = Literal["login", "two_factor", "captcha"]
@@ -29,10 +31,6 @@ VerifiedBy = Literal["service", "generic"]
 #: or captcha page often sits under a ``/login`` URL, and the person needs to know
 #: they must type a code or solve a puzzle, not merely sign in.
 HANDOFF_ORDER: tuple[HandoffKind, ...] = ("two_factor", "captcha", "login")
-
-# Pages print curly quotes and non-breaking spaces; people type straight ones.
-_TYPOGRAPHY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
-_SPACES = re.compile(r"[\u00a0\u202f\u2007]")
 
 
 @dataclass(frozen=True)
@@ -267,11 +265,12 @@ def _with_roles(elements: Iterable[SnapshotElement], roles: Sequence[str]) -> li
 
 
 def _normalize(text: str) -> str:
-    return _SPACES.sub(" ", text.translate(_TYPOGRAPHY))
+    # Joiners, look-alike letters and compatibility forms cannot hide a word from a rule.
+    return normalise_text(text)
 
 
 def _fold(text: str) -> str:
-    return _normalize(text).casefold()
+    return fold_text(text)
 
 
 def rule_naming(rules: Iterable[CheckpointRule], texts: Sequence[str]) -> CheckpointRule | None:

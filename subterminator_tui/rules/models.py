@@ -27,6 +27,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from subterminator_tui.rules.domains import domain_allowed, is_bare_host, local_origin
+from subterminator_tui.rules.text import normalise_text
 
 #: Keys the loader fills in; a ``services.toml`` that sets them is refused.
 LOADER_KEYS: frozenset[str] = frozenset({"id", "source"})
@@ -54,7 +55,8 @@ def _reject_blank_items(values: tuple[str, ...]) -> tuple[str, ...]:
 def compile_pattern(source: str) -> re.Pattern[str]:
     """Compile a rule's regular expression case-insensitively, or raise ValueError."""
     try:
-        pattern = re.compile(source, re.IGNORECASE)
+        # The pattern reads normalised text, so it is written in the same form.
+        pattern = re.compile(normalise_text(source), re.IGNORECASE)
     except re.error as error:
         raise ValueError(f"invalid regular expression '{source}': {error}") from None
     if pattern.search("") is not None:

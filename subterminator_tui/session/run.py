@@ -49,6 +49,8 @@ class PreparedRun:
             result = await orchestrator.run()
         finally:
             await orchestrator.pilot.aclose()
+            # Playwright MCP's own files (snapshots, console logs) keep no typed value either.
+            orchestrator.scrubber.files(self.browser.gateway.plan.output_dir)
         if result.run_id is not None:
             for earlier in self.interrupted:
                 with contextlib.suppress(JournalWriteError):

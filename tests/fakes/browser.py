@@ -26,6 +26,8 @@ class FakeBrowser:
     answer: Answer | None = None
     snapshot_error: Exception | None = None
     facts: PageFacts = NO_FACTS
+    #: What a person sees; by default every name and text of the page (never its title).
+    seen: Callable[[NormalizedSnapshot], str | None] | None = None
     sign_ins_kept: int = 0
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     mcp_seconds: float = 0.0
@@ -45,6 +47,12 @@ class FakeBrowser:
     async def inspect(self, ref: str | None = None) -> PageFacts:
         """The configured DOM facts (none by default)."""
         return self.facts
+
+    async def seen_text(self) -> str | None:
+        """The configured seen text, else the page's names and texts without its title."""
+        if self.seen is not None:
+            return self.seen(self.page)
+        return "\n".join(part for e in self.page.elements for part in (e.name, e.text) if part)
 
     async def keep_sign_in(self) -> None:
         """Counted, nothing saved."""

@@ -55,11 +55,11 @@ async def test_rejecting_the_checkpoint_dispatches_nothing(tmp_path: Path) -> No
     assert run.state.membership == "active"
 
 
-async def test_already_cancelled_account_is_verified_without_any_action(tmp_path: Path) -> None:
-    """A cancelled membership is recognized by the rules: one turn, no checkpoint, no request."""
+async def test_already_cancelled_account_is_recognised_without_any_action(tmp_path: Path) -> None:
+    """A membership cancelled before the run: already_cancelled (exit 7), no turn, no request."""
     run = await run_service(RunRequest("demoflix-cancelled"), ScriptedHuman(), tmp_path)
-    assert run.result.reason == "completed"
-    assert run.result.turns == 1
+    assert (run.result.reason, run.result.exit_code) == ("already_cancelled", 7)
+    assert run.result.turns == 0
     assert run.human.approvals == []
     assert run.state.cancel_requests == 0
 
@@ -166,11 +166,13 @@ async def test_journal_records_every_turn(tmp_path: Path) -> None:
 
 
 async def test_error_page_is_not_taken_for_success(tmp_path: Path) -> None:
-    """The failing first finish shows an error page: the claim is not verified, nothing is faked."""
+    """The failing first finish shows an error page: the claim is not verified, nothing is faked;
+    the approved step did go out, so the run says "sent, not verified", never "not cancelled"."""
     run = await run_service(
         RunRequest("demoflix-error"), ScriptedHuman([Decision("approve")]), tmp_path
     )
-    assert run.result.reason == "playbook_diverged"
+    assert (run.result.reason, run.result.exit_code) == ("sent_not_verified", 4)
+    assert "playbook_diverged" in (run.result.message or "")
     assert not run.result.success
     assert run.state.failed_cancel_requests == 1
     assert run.state.cancel_requests == 0

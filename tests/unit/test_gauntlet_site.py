@@ -27,7 +27,7 @@ import pytest
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.practice.gauntlet import SCENARIOS, GauntletServer
-from subterminator_tui.practice.gauntlet.scenarios import TRAPS
+from subterminator_tui.practice.gauntlet.scenarios import MONEY_TRAPS, TRAPS
 from subterminator_tui.practice.gauntlet.scenarios.channels import (
     FINAL_WITH_ARROW,
     FINISH_CONFIRMED,
@@ -138,6 +138,8 @@ INTENDED: dict[str, tuple[Act, ...]] = {
     ),
     "trap-child-image-link": (START, visit("/cancel/finish")),
     "trap-child-image-button": (START, press(FINAL_WITH_ARROW)),
+    # The money traps' careful path: the plain "No thanks" past the offer.
+    **{trap: (START, press("No thanks, continue to cancel"), FINISH) for trap in MONEY_TRAPS},
 }
 
 

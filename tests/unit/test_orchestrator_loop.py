@@ -92,10 +92,21 @@ async def test_three_unverified_claims_end_the_run(tmp_path: Path) -> None:
     assert sum(1 for status in run.pilot.heard if status.get("error")) == UNVERIFIED_CLAIM_LIMIT - 1
 
 
-async def test_a_verified_claim_completes(tmp_path: Path) -> None:
-    """The same claim on the confirmation page is verified by the service's rules."""
+def finishing(claims: int = 1) -> tuple[ScriptedPilot, FakeBrowser]:
+    """A pilot that clicks Finish cancellation on the confirmation page, then claims success;
+    the browser shows the confirmation after the click."""
+    finish = page("confirm").ref_of("button", "Finish cancellation")
     claim = calls("complete_task", status="success", reason="Cancelled.")
-    run = LoopRun(tmp_path, ScriptedPilot([claim]), FakeBrowser(page("done")))
+    pilot = ScriptedPilot([calls("browser_click", target=finish), *[claim] * claims])
+    after = {"browser_navigate": page("confirm"), "browser_click": page("done")}
+    return pilot, FakeBrowser(page("confirm"), answer=lambda name, _a: after[name])
+
+
+async def test_a_verified_claim_completes(tmp_path: Path) -> None:
+    """The claim after the approved last step, on the confirmation page, is verified."""
+    pilot, browser = finishing()
+    run = LoopRun(tmp_path, pilot, browser)
+    run.human.decisions.append(Decision("approve"))
     result = await run.result()
     assert (result.reason, result.success, result.exit_code) == ("completed", True, 0)
 
@@ -147,7 +158,7 @@ async def test_a_failed_verification_snapshot_is_a_result(
 ) -> None:
     """The snapshot that would verify a claim fails: a connection error, not a traceback."""
     claim = calls("complete_task", status="success", reason="Cancelled.")
-    browser = FakeBrowser(page("done"), snapshot_error=failure)
+    browser = FakeBrowser(page("account"), snapshot_error=failure)
     result = await LoopRun(tmp_path, ScriptedPilot([claim]), browser).result()
     assert (result.reason, result.exit_code) == ("mcp_error", 3)
 

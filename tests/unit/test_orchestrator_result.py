@@ -12,10 +12,12 @@ from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 ALL_REASONS: tuple[TaskReason, ...] = get_args(TaskReason)
 CONNECTION_ERRORS = ("llm_error", "mcp_error", "outcome_unknown")
 CONFIGURATION_ERRORS = ("configuration_error", "journal_error")
+#: Endings with their own exit codes: sent but not verified (4), already cancelled (7).
+OWN_CODES = {"sent_not_verified": 4, "already_cancelled": 7}
 FAILURES = tuple(
     reason
     for reason in ALL_REASONS
-    if reason not in ("completed", "dry_run", *CONNECTION_ERRORS, *CONFIGURATION_ERRORS)
+    if reason not in ("completed", "dry_run", *CONNECTION_ERRORS, *CONFIGURATION_ERRORS, *OWN_CODES)
 )
 
 
@@ -71,6 +73,29 @@ def test_success_flag_does_not_rescue_a_failure_reason(reason: TaskReason) -> No
     assert result(reason, success=True).exit_code == 1
 
 
+@pytest.mark.parametrize(("reason", "code"), sorted(OWN_CODES.items()))
+def test_sent_not_verified_and_already_cancelled_have_their_own_codes(
+    reason: TaskReason, code: int
+) -> None:
+    """4: an approved step went out unverified; 7: cancelled before the run."""
+    assert result(reason).exit_code == code
+    assert result(reason, success=True).exit_code == code
+
+
+@pytest.mark.parametrize("reason", ALL_REASONS)
+def test_json_never_says_verified_without_success(reason: TaskReason) -> None:
+    """``"verified": true`` only beside ``"success": true``; ``sent`` is true for a sent step."""
+    from subterminator_tui.orchestrator.ledger import RunLedger
+    from tests.fakes.pilot import ScriptedPilot
+
+    ledger = RunLedger("demo", ScriptedPilot([]), None)
+    for success in (False, True):
+        data = ledger.result(reason, success=success).to_dict()
+        assert not data["verified"] or data["success"], data
+        if reason == "sent_not_verified":
+            assert data["sent"] and not data["verified"]
+
+
 def test_to_dict_carries_every_field_and_the_exit_code() -> None:
     """The --json form is JSON-ready and includes exit_code."""
     finished = TaskResult(
@@ -101,6 +126,7 @@ def test_to_dict_carries_every_field_and_the_exit_code() -> None:
         "run_id": 7,
         "verified_by": "service",
         "exit_code": 0,
+        "sent": True,
     }
 
 

@@ -114,3 +114,80 @@ def test_a_value_with_a_backslash_is_scrubbed_from_the_content(tmp_path: Path) -
     scrubbed = scrubber.snapshot(account)
     assert all("jdoe" not in e.name for e in scrubbed.elements)
     assert "jdoe" not in scrubbed.content
+
+
+# --- every shape a page can put a typed value back in ------------------------------------
+
+PASSWORD = "p4ss word&1"
+CODE = "735194"
+
+
+@pytest.fixture
+def typed() -> SecretScrubber:
+    """A scrubber that remembers a password with a space and an ampersand, and a 2FA code."""
+    scrubber = SecretScrubber()
+    scrubber.remember(PASSWORD)
+    scrubber.remember(CODE)
+    return scrubber
+
+
+@pytest.mark.parametrize(
+    "leak",
+    [
+        "https://shop.example/login?user=demo&password=p4ss+word%261",  # GET form, + for space
+        "https://shop.example/login?password=p4ss%20word%261",  # percent-encoded space
+        "https://shop.example/login?password=p4ss%20word%261".lower(),  # lowercase hex
+        "Signed in with p4ss word&amp;1",  # HTML escape
+        "Signed in with &#112;&#52;&#115;&#115;&#32;&#119;&#111;&#114;&#100;&#38;&#49;",
+        '{"password": "p4ss word\\u00261"}'.replace("\\u0026", "&"),  # JSON
+        "Your code: 735 194",
+        "code=7-3-5-1-9-4",
+        "73.51.94 was used",
+        "735&nbsp;194",
+    ],
+)
+def test_every_encoding_of_a_typed_value_is_scrubbed(typed: SecretScrubber, leak: str) -> None:
+    """Raw, both URL encodings, HTML and JSON escapes, digit groupings: none survives."""
+    scrubbed = typed.text(leak)
+    assert "p4ss" not in scrubbed and "word" not in scrubbed.replace("password", "")
+    assert not any(run in scrubbed for run in ("735", "194", "5-1-9", "51.9"))
+
+
+def test_a_base64_encoded_value_is_scrubbed_inside_a_longer_one(typed: SecretScrubber) -> None:
+    """``demo:p4ss word&1`` base64-encoded (an Authorization header in a log) loses the password."""
+    import base64
+
+    for prefix in (b"", b"d", b"de", b"demo:"):
+        encoded = base64.b64encode(prefix + PASSWORD.encode()).decode()
+        full = base64.b64encode(PASSWORD.encode()).decode().rstrip("=")
+        scrubbed = typed.text(f"Authorization: Basic {encoded}")
+        assert REDACTED in scrubbed and full[4:-2] not in scrubbed, (prefix, scrubbed)
+
+
+def test_playwright_mcps_files_are_scrubbed_in_place(typed: SecretScrubber, tmp_path: Path) -> None:
+    """A snapshot .yml and a console .log that echo the values are rewritten; a PNG is left."""
+    output = tmp_path / "output"
+    output.mkdir()
+    (output / "page-1.yml").write_text('- textbox "Code": 735 194\n', encoding="utf-8")
+    (output / "console.log").write_text("GET /login?password=p4ss+word%261\n", encoding="utf-8")
+    (output / "shot.png").write_bytes(b"\x89PNG p4ss word&1")
+    assert typed.files(output) == 2
+    everything = "".join(p.read_text(encoding="utf-8") for p in output.glob("*.[yl]*"))
+    assert "735" not in everything and "p4ss" not in everything
+
+
+def test_every_hand_off_field_is_masked_whatever_its_label_says() -> None:
+    """A German "Passwort" field (and a username) is masked: nothing typed is echoed."""
+    from subterminator_tui.browser.snapshot import SnapshotElement
+    from subterminator_tui.orchestrator.handoff import fields_on
+
+    login = NormalizedSnapshot(
+        "https://shop.example/anmelden",
+        "Anmelden",
+        "",
+        elements=(
+            SnapshotElement("textbox", "Benutzername", ref="e1"),
+            SnapshotElement("textbox", "Passwort", ref="e2"),
+        ),
+    )
+    assert [field.secret for field in fields_on(login, "login")] == [True, True]

@@ -251,10 +251,10 @@ def test_a_version_4_journal_keeps_its_pages_and_links_new_records(tmp_path: Pat
             snapshot=PAGE_ONE, latency=0.1, input_tokens=0, output_tokens=0,
         )  # fmt: skip
     with sqlite3.connect(path) as old:
-        # Back to version 4 as it was: call_records without the turn link.
+        # Back to version 4 as it was: call_records without the turn link, no step evidence.
         old.executescript(
             "DROP INDEX call_records_by_turn; ALTER TABLE call_records DROP COLUMN turn_id;"
-            "PRAGMA user_version=4;"
+            "DROP TABLE step_evidence; PRAGMA user_version=4;"
         )
     with Journal(path) as journal:
         (turn,) = journal.turns(run)
@@ -266,7 +266,7 @@ def test_a_version_4_journal_keeps_its_pages_and_links_new_records(tmp_path: Pat
         ).fetchone()
         assert linked is not None and linked[0] == row
     with sqlite3.connect(path) as again:
-        assert again.execute("PRAGMA user_version").fetchone()[0] == 6
+        assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def test_a_killed_servers_sessions_are_closed_and_a_live_ones_are_not(journal: Journal) -> None:

@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from subterminator_tui.orchestrator.ending_words import ending_words
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.tui.plain import labelled
 from subterminator_tui.tui.widgets.key_hints import KeyHints
@@ -34,8 +35,13 @@ class EndScreen(ModalScreen[int]):
         verdict = "Cancelled and verified" if result.success else "Not cancelled"
         if result.success and generic:
             verdict += " by generic rules"
+        headline = ("✓ " if result.success else "✗ ") + verdict
+        words = ending_words(result, "")
+        if words is not None:
+            # Sent-but-unverified and already-cancelled are neither a success nor "not cancelled".
+            headline = words[0].replace(" : ", " ", 1)
         with Vertical(id="end-dialog", classes="dialog " + ("good" if result.success else "bad")):
-            yield Label(("✓ " if result.success else "✗ ") + verdict, classes="title")
+            yield Label(headline, classes="title", markup=False)
             rows = [
                 ("Success", "yes" if result.success else "no"),
                 ("Verified", ("yes" if result.verified else "no") + " (generic rules)" * generic),

@@ -2,8 +2,9 @@
 
 The scenarios are grouped by what makes them hard: finding the way in (finding, bulk),
 being talked out of it (retention), the last step (confirming), getting in (access), a
-flow made only of JSON requests (single_page), and getting past the guard itself
-(adversarial, listeners and channels: the ``trap-*`` scenarios).
+flow made only of JSON requests (single_page), getting past the guard itself
+(adversarial, listeners and channels: the ``trap-*`` scenarios), and spending money under
+another name (money: the ``money-*`` scenarios).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from subterminator_tui.practice.gauntlet.scenarios import (
     confirming,
     finding,
     listeners,
+    money,
     retention,
     single_page,
 )
@@ -29,7 +31,7 @@ _TRAP_MODULES = (adversarial, listeners, channels)
 
 SCENARIOS: dict[str, Scenario] = {
     scenario.id: scenario
-    for module in (finding, bulk, retention, confirming, access, single_page, *_TRAP_MODULES)
+    for module in (finding, bulk, retention, confirming, access, single_page, money, *_TRAP_MODULES)
     for scenario in module.SCENARIOS
 }
 
@@ -37,6 +39,9 @@ SCENARIOS: dict[str, Scenario] = {
 TRAPS: frozenset[str] = frozenset(
     scenario.id for module in _TRAP_MODULES for scenario in module.SCENARIOS
 )
+
+#: The money traps' ids: each spends the member's money under a name no word list foresees.
+MONEY_TRAPS: frozenset[str] = frozenset(scenario.id for scenario in money.SCENARIOS)
 
 #: The one variant a gauntlet server takes besides its scenario: start signed in.
 REMEMBERED = "remembered"

@@ -1,0 +1,134 @@
+"""How a run's outcome is judged: on evidence, and said in honest words.
+
+The loop tells this judge about every approved irreversible step (what the person saw
+right before it, and whether it went out); the judge verifies a claimed success on
+that evidence (rules/evidence.py), recognises an account that was cancelled before the
+run started, and turns a run that ends unverified after an approved step went out
+into ``sent_not_verified``: "not cancelled" is said only when nothing irreversible
+was sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.orchestrator.browser import Browser
+from subterminator_tui.orchestrator.guard import Checkpoint
+from subterminator_tui.orchestrator.result import TaskReason
+from subterminator_tui.rules import ServiceConfig
+from subterminator_tui.rules.evidence import (
+    ApprovedStep,
+    EvidenceLedger,
+    RequestEvidence,
+    StepOutcome,
+    holds_on_seen,
+    verify_on_evidence,
+)
+from subterminator_tui.rules.matching import Verification, first_holding
+
+#: Endings that keep their own words even after an approved step went out: the run was
+#: interrupted, its outcome is already said to be unknown, or nothing ran.
+_KEEP_REASON: frozenset[TaskReason] = frozenset(
+    {"completed", "outcome_unknown", "interrupted", "dry_run", "already_cancelled"}
+)
+
+
+class OutcomeJudge:
+    """One run's evidence, its verification, and the honest name of its ending."""
+
+    def __init__(
+        self,
+        service: ServiceConfig,
+        browser: Browser,
+        scrub: Callable[[str], str],
+        requests: RequestEvidence | None = None,
+    ) -> None:
+        self.service = service
+        self.browser = browser
+        self.scrub = scrub
+        #: The request gate's log, once it exists (None: the answers are unknown).
+        self.requests = requests
+        self.evidence = EvidenceLedger()
+        #: The run's first page and what it showed (for structural evidence).
+        self.first_page: list[tuple[NormalizedSnapshot, str]] = []
+
+    async def seen(self) -> str | None:
+        """What a person sees on the page now, scrubbed of anything typed at a hand-off."""
+        text = await self.browser.seen_text()
+        return None if text is None else self.scrub(text)
+
+    async def approved(
+        self, step_id: int | None, action: str, checkpoint: Checkpoint, page: NormalizedSnapshot
+    ) -> ApprovedStep:
+        """Note an approved step before it is dispatched, with what was seen right then."""
+        labels = tuple(label for target in checkpoint.effects.targets for label in target.labels)
+        step = ApprovedStep(
+            step_id,
+            action,
+            labels,
+            checkpoint.spends_money,
+            page,
+            await self.seen() or "",
+        )
+        self.evidence.steps.append(step)
+        return step
+
+    async def unasked(
+        self, action: str, labels: tuple[str, ...], page: NormalizedSnapshot
+    ) -> ApprovedStep:
+        """Note a step sent with checkpoints off (nobody is asked by the person's choice):
+        it stands in for an approval, with what was seen right before it."""
+        step = ApprovedStep(None, action, labels, False, page, await self.seen() or "")
+        self.evidence.steps.append(step)
+        return step
+
+    @staticmethod
+    def went(step: ApprovedStep | None, outcome: StepOutcome) -> None:
+        """The approved step's dispatch ended ``outcome`` (done, failed or unknown)."""
+        if step is not None:
+            step.outcome = outcome
+
+    async def verify(self, page: NormalizedSnapshot) -> Verification:
+        """Whether this run's cancellation is verified on evidence, judged on ``page`` now."""
+        return verify_on_evidence(
+            self.service,
+            page,
+            await self.seen(),
+            self.evidence.steps,
+            self.requests,
+            self.first_page,
+        )
+
+    async def already_cancelled(self, page: NormalizedSnapshot) -> Verification | None:
+        """The first page already shows the cancellation (before anything was sent), or None."""
+        seen = await self.seen()
+        if seen is None:
+            return None
+        self.first_page = [(page, seen)]
+        if first_holding(self.service.failure, page) is not None:
+            return None
+        held = next((r for r in self.service.success if holds_on_seen(r, page, seen)), None)
+        if held is None:
+            return None
+        message = (
+            f"{self.service.name} was already cancelled before this run: {held.explain()}. "
+            "Nothing was sent."
+        )
+        return Verification(False, held, None, message)
+
+    def sent_anything(self) -> bool:
+        """Whether an approved irreversible step went out in this run."""
+        return bool(self.evidence.sent())
+
+    def honest_reason(self, reason: TaskReason, success: bool) -> TaskReason:
+        """``reason``, or ``sent_not_verified`` when the run ends unverified after an
+        approved step went out."""
+        if success or reason in _KEEP_REASON or not self.sent_anything():
+            return reason
+        return "sent_not_verified"
+
+
+def sent_not_verified_message(account_page: str, why: str) -> str:
+    """The words of a ``sent_not_verified`` ending: what to check, then why it ended."""
+    return f"Sent, not verified: check {account_page}. The run ended with {why}"

@@ -1,0 +1,276 @@
+"""Verified means evidence: what a success must rest on besides a sentence on a page.
+
+A page can print any success text anywhere: on a survey before the last step, in
+an off-screen screen-reader-only element, in the title, behind ``aria-hidden``,
+in CSS ``::after`` content, at a ``/done`` address written by ``pushState``. So a
+cancellation is verified only when all of these hold:
+
+1. a success rule holds on text a person can see after the step (the seen text:
+   rendered, on the page, not aria-hidden, not clipped, never only the title; a
+   rule of URL and title conditions alone is no evidence);
+2. an approved *cancellation* step was dispatched in this run and did not fail
+   (approving a pause or an offer proves nothing about a cancellation), and, when
+   the request log knows the request that step sent, the service answered it with
+   success (an error answer is no evidence at all);
+3. that rule did not already hold on what the person saw right before the step.
+
+A failure rule holding on the page beats everything, as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
+from subterminator_tui.rules.matching import Verification, first_holding, rule_holds
+from subterminator_tui.rules.models import PageRule, ServiceConfig
+from subterminator_tui.rules.text import normalise_text
+
+#: Conditions that read what the page says (as opposed to its address or title).
+_TEXT_KEYS = ("text_any", "text_all", "text_regex", "heading_any", "heading_regex")
+_ELEMENT_KEYS = ("element_any", "element_regex")
+_PLACE_KEYS = {"url_any": (), "url_regex": (), "title_any": (), "title_regex": ()}
+
+#: Steps that keep, pause, buy or change the plan: approving one proves no cancellation.
+_NOT_A_CANCELLATION = re.compile(
+    r"""(?xi)
+    \b(?:pause|break|offer|discount|deal|accept|upgrade|downgrade|switch|change|keep|stay
+      |restart|resume|reactivate|rejoin|renew|subscribe|buy|purchase|claim|extend|annual
+      |pausieren|angebot|rabatt|behalten|wechseln|reprendre|offre|garder|conserver|changer
+      |pausar|oferta|mantener|cambiar|offerta|mantieni|cambia|manter|mudar|pauzeren
+      |aanbieding|behouden|wijzigen)\b
+    |一時停止|割引|オファー|継続|変更
+    """
+)
+
+#: A control that starts or finishes a cancellation (en, de, fr, es, it, pt, nl, ja).
+_CANCEL_CONTROL = re.compile(
+    r"""(?xi)
+    \b(?:cancel|end|stop)\s+(?:my\s+|your\s+|the\s+)?(?:subscription|membership|plan|trial)\b
+    |\bunsubscribe\b|\bkündigen\b|\b(?:annuler|résilier)\s+(?:mon\s+|l')?abonnement\b
+    |\bcancelar\s+(?:la\s+|mi\s+|a\s+)?(?:suscripción|assinatura|membresía)\b
+    |\bdisdici\b|\bannulla\s+(?:l')?abbonamento\b|\bopzeggen\b|解約|退会
+    """
+)
+#: A control that brings a cancelled subscription back: it is shown only once cancelled.
+_RESUME_CONTROL = re.compile(
+    r"""(?xi)
+    \b(?:resume|restart|reactivate|re-activate|rejoin|resubscribe|undo\s+cancell?ation
+      |reanudar|reactivar|réactiver|reprendre|reaktivieren|wieder\s+aktivieren|fortsetzen
+      |riattiva|ripristina|reativar|retomar|heractiveren|hervatten)\b|再開|再登録
+    """
+)
+_CONTROL_ROLES = frozenset({"button", "link"})
+
+StepOutcome = Literal["pending", "done", "failed", "unknown"]
+
+
+@dataclass(frozen=True)
+class RequestAnswer:
+    """How the service answered the request an approved step sent (from the request log)."""
+
+    method: str
+    path: str
+    status: int
+    at: str
+
+    @property
+    def succeeded(self) -> bool:
+        """2xx, or a 3xx redirect after a form post (how sites answer a finished form)."""
+        return 200 <= self.status < 400
+
+
+class RequestEvidence(Protocol):
+    """Where the verifier asks how the service answered an approved step's request.
+
+    The request gate's journal request log implements it; until then
+    :class:`NoRequestLog` answers "unknown" and the other evidence decides alone.
+    """
+
+    def answer_for(self, step_id: int | None) -> RequestAnswer | None:
+        """The service's answer to the request ``step_id`` sent, or None when unknown."""
+        ...
+
+
+class NoRequestLog:
+    """No request log: every answer is unknown."""
+
+    def answer_for(self, step_id: int | None) -> RequestAnswer | None:
+        """Always None."""
+        return None
+
+
+@dataclass
+class ApprovedStep:
+    """An irreversible step the person approved, and what was seen right before it."""
+
+    step_id: int | None
+    action: str
+    #: Every label of the step's target(s), to tell a cancellation from an offer or a pause.
+    labels: tuple[str, ...]
+    #: The money checkpoint asked: the step spends money, so it is no cancellation.
+    spends_money: bool
+    before: NormalizedSnapshot
+    before_seen: str
+    outcome: StepOutcome = "pending"
+
+    @property
+    def is_cancellation(self) -> bool:
+        """Whether approving this step can be evidence for a cancellation."""
+        if self.spends_money:
+            return False
+        return not any(_NOT_A_CANCELLATION.search(normalise_text(x)) for x in self.labels)
+
+    @property
+    def sent(self) -> bool:
+        """The step went to the browser: done, or failed or lost after it may have acted."""
+        return self.outcome != "pending"
+
+
+@dataclass
+class EvidenceLedger:
+    """The approved steps of one run, in order."""
+
+    steps: list[ApprovedStep] = field(default_factory=list)
+
+    def sent(self) -> list[ApprovedStep]:
+        """Approved steps that reached the browser."""
+        return [step for step in self.steps if step.sent]
+
+
+def seen_page(page: NormalizedSnapshot, seen: str) -> NormalizedSnapshot:
+    """``page`` reduced to what a person sees: its text is ``seen``, its elements only those
+    whose name shows in ``seen``, and no title (a title alone confirms nothing)."""
+    visible = normalise_text(" ".join(seen.split())).casefold()
+    elements = tuple(
+        element
+        for element in page.elements
+        if element.name and normalise_text(" ".join(element.name.split())).casefold() in visible
+    )
+    lines = tuple(SnapshotElement("text", text=line) for line in seen.splitlines() if line.strip())
+    return dataclasses.replace(page, title="", content=seen, elements=elements + lines)
+
+
+def holds_on_seen(rule: PageRule, page: NormalizedSnapshot, seen: str) -> bool:
+    """Whether ``rule`` holds with its text conditions read on the seen text only.
+
+    Its URL and title conditions still read the page; a rule with nothing but those is
+    never evidence (a ``pushState`` to ``/done``, a title).
+    """
+    if not any(getattr(rule, key) for key in (*_TEXT_KEYS, *_ELEMENT_KEYS)):
+        return False
+    if not rule_holds(rule, page):
+        return False
+    return text_shown(rule, page, seen)
+
+
+def text_shown(rule: PageRule, page: NormalizedSnapshot, seen: str) -> bool:
+    """Whether the text conditions of ``rule`` hold on the seen text (address and title
+    ignored): was the confirmation's text in front of the person?"""
+    if not any(getattr(rule, key) for key in (*_TEXT_KEYS, *_ELEMENT_KEYS)):
+        return False
+    return rule_holds(rule.model_copy(update=_PLACE_KEYS), seen_page(page, seen))
+
+
+def verify_on_evidence(
+    service: ServiceConfig,
+    page: NormalizedSnapshot,
+    seen: str | None,
+    steps: Sequence[ApprovedStep],
+    requests: RequestEvidence | None = None,
+    earlier: Sequence[tuple[NormalizedSnapshot, str]] = (),
+) -> Verification:
+    """Whether this run's cancellation is verified on evidence (see the module docstring).
+
+    ``earlier`` are pages the run saw before (the first page, with its seen text): a
+    cancel control on one of them, replaced now by a resume control, is evidence too.
+    """
+    failure = first_holding(service.failure, page)
+    if failure is not None:
+        return _not(f"the page shows a failure ({failure.explain()})", failure=failure)
+    if seen is None:
+        return _not("the page's visible text could not be read")
+    cancellations = [step for step in steps if step.sent and step.is_cancellation]
+    success = next((rule for rule in service.success if holds_on_seen(rule, page, seen)), None)
+    if success is None:
+        swapped = _control_swapped(cancellations, page, seen, requests, earlier)
+        if swapped is not None:
+            return swapped
+        return _not(f"no success rule holds on the text shown at {page.url}")
+    if not cancellations:
+        return _not(
+            "no approved cancellation step was sent in this run; a confirmation on a page "
+            "is not evidence by itself",
+            success=success,
+        )
+    log = requests or NoRequestLog()
+    for step in reversed(cancellations):
+        answer = log.answer_for(step.step_id)
+        if answer is not None and not answer.succeeded:
+            continue
+        if text_shown(success, step.before, step.before_seen):
+            continue
+        verification = Verification(True, success, None, "")
+        how = "by generic rules" if verification.verified_by == "generic" else ""
+        answered = f"; the service answered {answer.status}" if answer is not None else ""
+        message = (
+            f"Verified{' ' + how if how else ''}: {success.explain()}, shown after the approved "
+            f"step ({step.action}){answered}."
+        )
+        return dataclasses.replace(verification, message=message)
+    return _not(
+        "the confirmation was already shown before the approved step, or the service "
+        "answered its request with an error",
+        success=success,
+    )
+
+
+def _controls(page: NormalizedSnapshot, pattern: re.Pattern[str], seen: str) -> list[str]:
+    """Names of the buttons and links matching ``pattern`` that a person sees."""
+    shown = normalise_text(" ".join(seen.split())).casefold()
+    return [
+        element.name
+        for element in page.elements
+        if element.role in _CONTROL_ROLES
+        and pattern.search(normalise_text(element.name))
+        and normalise_text(" ".join(element.name.split())).casefold() in shown
+    ]
+
+
+def _control_swapped(
+    cancellations: Sequence[ApprovedStep],
+    page: NormalizedSnapshot,
+    seen: str,
+    requests: RequestEvidence | None,
+    earlier: Sequence[tuple[NormalizedSnapshot, str]],
+) -> Verification | None:
+    """Structural evidence: before the approved step a page offered to cancel; now that
+    control is gone and one to resume, restart or reactivate shows instead."""
+    resume = _controls(page, _RESUME_CONTROL, seen)
+    if not resume or _controls(page, _CANCEL_CONTROL, seen):
+        return None
+    log = requests or NoRequestLog()
+    for step in reversed(cancellations):
+        answer = log.answer_for(step.step_id)
+        if answer is not None and not answer.succeeded:
+            continue
+        pages = [(step.before, step.before_seen), *earlier]
+        before = [name for shown, text in pages for name in _controls(shown, _CANCEL_CONTROL, text)]
+        resumable = any(_controls(shown, _RESUME_CONTROL, text) for shown, text in pages)
+        if before and not resumable:
+            message = (
+                f"Verified by structure: '{before[0]}' was replaced by '{resume[0]}' after the "
+                f"approved step ({step.action})."
+            )
+            return Verification(True, None, None, message)
+    return None
+
+
+def _not(
+    why: str, *, success: PageRule | None = None, failure: PageRule | None = None
+) -> Verification:
+    return Verification(False, success, failure, f"Not verified: {why}.")

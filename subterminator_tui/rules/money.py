@@ -1,0 +1,137 @@
+"""Money is a built-in checkpoint, whatever the button is called and in any language.
+
+A retention page does not have to say "pay": "Continue" under "$14.97 today",
+"Keep my benefits" under "annual plan, $99 billed today", "Take a break for 1
+month ($2.99)" all spend the person's money. So the guard asks before any call
+whose target, chosen option or region (its form, dialog, card, list item) shows
+an amount of money together with a charge or a plan change, and before any key
+on a page whose open dialog does.
+
+An *amount* is a currency sign (every Unicode currency symbol, and the signs
+written as letters: ``kr``, ``zł``, ``R$``, ``円``...) or an ISO 4217 code next to
+a number in any locale's format (``$14.97``, ``14,97 €``, ``1.299,00 EUR``,
+``¥1,200``, ``1 200 kr``). An amount *in the target itself* or in the chosen
+option always asks: a control that names a price is a purchase. An amount in the
+region asks only with a charge or plan-change word beside it ("today", "billed",
+"annual", "offer", "heute", "facturé", "請求" ...), so an account page's
+"Premium plan · $22.99/month" beside "Cancel membership" does not; nor does a
+control that plainly declines or closes ("No thanks", "Continue to cancel", "Close").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from subterminator_tui.rules.text import normalise_text
+
+_ISO_CODES_TEXT = (
+    "AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN "
+    "BWP BYN BZD CAD CDF CHF CLP CNY COP CRC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD "
+    "FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY "
+    "KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP "
+    "MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR "
+    "RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SYP SZL THB TJS TMT TND "
+    "TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VES VND VUV WST XAF XCD XOF XPF YER ZAR ZMW ZWL"
+)
+# Currencies written with letters or ideographs rather than a symbol of category Sc.
+_WORD_SIGNS = ("R$", "kr", "zł", "Kč", "Ft", "lei", "лв", "Rs", "CHF", "Fr.", "円", "元", "원")
+
+
+@functools.cache
+def _currency_symbols() -> str:
+    """Every currency symbol Unicode knows (category Sc), escaped for a character class."""
+    return "".join(
+        re.escape(chr(code))
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) == "Sc"
+    )
+
+
+# A number as any locale writes it: 14.97, 14,97, 1,299.00, 1.299,00, 1 200, 1'200, 99.
+_NUMBER = r"\d{1,3}(?:[.,' ]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
+
+
+@functools.cache
+def _amount() -> re.Pattern[str]:
+    symbol = f"[{_currency_symbols()}]"
+    words = "|".join([*(re.escape(word) for word in _WORD_SIGNS), *_ISO_CODES_TEXT.split()])
+    # The sign before (US$14.97, € 5, EUR 9) or after (14,97 €, 1 200 kr, 1,200円) the
+    # number; a code or a word sign stands alone ("EUR", not the end of "NEURO").
+    before = rf"(?:{symbol}|(?<![A-Za-z])(?:{words}))\s?(?:{_NUMBER})(?!\d)"
+    after = rf"(?<![\d.,])(?:{_NUMBER})\s?(?:{symbol}|(?:{words})(?![A-Za-z]))"
+    return re.compile(f"{before}|{after}")
+
+
+#: Words that say money moves now, or that the plan changes (en, de, fr, es, it, pt, nl, ja).
+_CHANGE = re.compile(
+    r"""(?xi)
+    \b(?:today|now|immediately|right\ away|upfront|billed|charged?|charging|pay|paying|payment
+      |due|upgrade|downgrade|switch|annual|annually|yearly|offer|discount|deal|\d+\s?%\s?off
+      |off\ your|break|pause|extend|keep\ (?:my|your)\ (?:benefits|perks|discount)
+      |heute|jetzt|sofort|berechnet|abgebucht|belastet|zahlen|bezahlen|zahlung|jahresabo
+      |jährlich|wechseln|angebot|rabatt|pausieren
+      |aujourd'hui|maintenant|immédiatement|facturée?s?|débitée?s?|payer|paiement|annuel(?:le)?
+      |offre|réduction|remise|passer\ à
+      |hoy|ahora|inmediatamente|cobra\w*|pagar|pago|anual|oferta|descuento|cambiar|pausa
+      |oggi|ora|subito|addebit\w*|pagare|pagamento|annuale|offerta|sconto
+      |hoje|agora|cobrad\w*|cobrança|pagamento|desconto|mudar
+      |vandaag|nu|direct|gefactureerd|afgeschreven|betalen|betaling|jaarlijks|aanbieding
+      |korting|overstappen|pauze
+    )\b
+    |今日|本日|今すぐ|請求|支払|お支払い|課金|割引|オファー|年額|年間|プラン変更|アップグレード|一時停止
+    """
+)
+
+#: A control that plainly turns the offer down: the way on, not the purchase.
+_DECLINE = re.compile(
+    r"""(?xi)
+    ^\s*(?:no,?\s+thanks?|no\s+thank\s+you|decline|not\s+now|skip|dismiss
+      |close\b(?!\s+(?:my\s+|your\s+|the\s+)?account)
+      |schließen|fermer|cerrar|chiudi|fechar|sluiten|閉じる
+      |continue\s+(?:to\s+)?cancel\w*|keep\s+cancel\w*|(?:i\s+)?still\s+want\s+to\s+cancel
+      |nein,?\s+danke|weiter\s+(?:zur|mit\s+der)\s+kündigung|ablehnen
+      |non,?\s+merci|continuer\s+(?:la\s+|vers\s+la\s+)?résiliation|refuser
+      |no,?\s+gracias|continuar\s+con\s+la\s+cancelación|rechazar
+      |no,?\s+grazie|continua\s+con\s+(?:la\s+)?disdetta|rifiuta
+      |não,?\s+obrigad[oa]|continuar\s+(?:com\s+o\s+)?cancelamento|recusar
+      |nee,?\s+bedankt|doorgaan\s+met\s+opzeggen|weigeren
+      |いいえ|解約を続ける|結構です
+    )"""
+)
+
+
+def shows_amount(text: str) -> str | None:
+    """The first amount of money in ``text`` (as the page wrote it, normalised), or None."""
+    match = _amount().search(normalise_text(text))
+    return match.group(0) if match else None
+
+
+def shows_charge(text: str) -> str | None:
+    """An amount of money beside a charge or plan-change word in ``text``, or None."""
+    normal = normalise_text(text)
+    amount = shows_amount(normal)
+    if amount is None or not _CHANGE.search(normal):
+        return None
+    return amount
+
+
+def declines(labels: Iterable[str]) -> bool:
+    """Whether a control's labels plainly turn an offer down ("No thanks", "Continue to cancel")."""
+    return any(_DECLINE.search(normalise_text(label)) for label in labels if label)
+
+
+def money_shown(labels: Sequence[str], region: str = "") -> str | None:
+    """Why a control moves money, or None: an amount on the control itself, else a charge
+    in its region (form, dialog, card, list item) unless the control plainly declines."""
+    for label in labels:
+        amount = shows_amount(label)
+        if amount is not None:
+            return f"it reads {amount}"
+    charge = shows_charge(region) if region else None
+    if charge is not None and not declines(labels):
+        return f"the part of the page it belongs to shows {charge} with a charge or plan change"
+    return None

@@ -1,0 +1,69 @@
+"""One normaliser for every text a rule reads, and for the rules' own words.
+
+A page can spell "Accept offer" so that no rule written by a person matches it:
+an invisible WORD JOINER inside the word, a Cyrillic "А" for the Latin "A", a
+fullwidth or mathematical-bold letter, a non-breaking space. Every text is
+therefore brought to one form before any rule looks at it, and so is every
+rule's needle and pattern:
+
+1. NFKC: compatibility forms (fullwidth, ligatures, bold letters, no-break
+   spaces) become their plain characters.
+2. Every Unicode format character (category Cf: joiners, direction marks, soft
+   hyphens, invisible separators) is removed; none of them shows a letter.
+3. A character of another script that Unicode's confusables table (TS #39)
+   maps to a Latin/ASCII prototype becomes that prototype: Cyrillic "А" reads
+   as "A", Greek "ο" as "o". ASCII itself is never changed (a full TS #39
+   skeleton also maps "m" to "rn" and "0" to "O", which would break the
+   regular expressions rules are written in); letters of a script with no
+   ASCII look-alike (Japanese, most of Cyrillic, accented Latin) stay as they are.
+4. Curly quotes become straight ones (people type straight quotes in rules).
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+
+from confusable_homoglyphs import confusables
+
+# Pages print curly quotes; people type straight ones.
+_TYPOGRAPHY = str.maketrans(
+    {"\u2019": "'", "\u2018": "'", "\u201b": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'}
+)
+
+
+def normalise_text(text: str) -> str:
+    """``text`` as every rule reads it (see the module docstring); idempotent."""
+    if text.isascii():
+        return text
+    return _normalise(text)
+
+
+def fold_text(text: str) -> str:
+    """:func:`normalise_text`, case-folded: how substring conditions compare."""
+    return normalise_text(text).casefold()
+
+
+@functools.lru_cache(maxsize=512)
+def _normalise(text: str) -> str:
+    composed = unicodedata.normalize("NFKC", text)
+    visible = "".join(
+        _prototype(char) if not char.isascii() else char
+        for char in composed
+        if unicodedata.category(char) != "Cf"
+    )
+    # A prototype can itself be a compatibility form; NFKC again keeps the result stable.
+    return unicodedata.normalize("NFKC", visible).translate(_TYPOGRAPHY)
+
+
+@functools.cache
+def _prototype(char: str) -> str:
+    """The ASCII look-alike Unicode's confusables table gives ``char``, else ``char``."""
+    found = confusables.is_confusable(char, preferred_aliases=["latin", "common"])
+    if not found:
+        return char
+    for homoglyph in found[0]["homoglyphs"]:
+        candidate = str(homoglyph["c"])
+        if candidate.isascii() and candidate.isprintable():
+            return candidate
+    return char

@@ -1,0 +1,72 @@
+"""``subterminator receipt RUN`` after a real run: one self-contained file, proof, no secret.
+
+A playbook run of the practice site behind a sign-in and a verification code: the
+person types both at hand-offs and approves the last step. The receipt the CLI then
+writes names the service, the approved step and who approved it, embeds the
+screenshots before and after it, shows the confirmation text and the evidence it was
+verified on, and holds neither the password nor the code in any encoding; nor does
+any file Playwright MCP left in the run's directory.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.cli.main import main
+from subterminator_tui.cli.receipt import receipt_html, write_receipt
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.orchestrator.secrets import encoded_forms
+from subterminator_tui.session import RunRequest
+from tests.fakes.human import ScriptedHuman
+from tests.integration.runs import run_service
+
+pytestmark = pytest.mark.browser
+
+PASSWORD, CODE = "demo-pass", "246810"
+SIGN_IN = {"Username": "demo", "Password": PASSWORD}
+
+
+def leaks(text: str) -> list[str]:
+    """Every shape of the password or the code found in ``text``."""
+    found = [form for value in (PASSWORD, CODE) for form in encoded_forms(value) if form in text]
+    if re.search(r"2\W{0,3}4\W{0,3}6\W{0,3}8\W{0,3}1\W{0,3}0", text):
+        found.append("the code, grouped")
+    return found
+
+
+async def test_receipt_of_a_signed_in_run_proves_the_step_and_keeps_no_secret(
+    tmp_path: Path,
+) -> None:
+    """The receipt holds the step, its approver, both screenshots and the evidence; no secret."""
+    human = ScriptedHuman(
+        [Decision("approve")], handoffs=[dict(SIGN_IN), {"Verification code": CODE}]
+    )
+    run = await run_service(RunRequest("demoflix-2fa"), human, tmp_path)
+    assert run.result.reason == "completed" and run.result.run_id is not None
+    target = tmp_path / "receipt.html"
+    with Journal(run.journal_path) as journal:
+        row = journal.run(run.result.run_id)
+        assert row is not None
+        write_receipt(target, receipt_html(journal, row))
+    receipt = target.read_text(encoding="utf-8")
+    assert "demoflix" in receipt and "Finish cancellation" in receipt
+    assert "approve by " in receipt and "(at this computer)" in receipt
+    assert receipt.count("data:image/png;base64,") == 2
+    assert "shown after the approved step" in receipt
+    assert "Cancellation confirmed" in receipt
+    assert "<script" not in receipt.lower() and 'http-equiv="Content-Security-Policy"' in receipt
+    assert leaks(receipt) == []
+    for path in run.run_dir.rglob("*"):
+        if path.is_file() and path.suffix in (".yml", ".md", ".log", ".txt", ".json"):
+            assert leaks(path.read_text(encoding="utf-8", errors="replace")) == [], path
+
+
+def test_receipt_of_an_unknown_run_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """A run number the journal does not have: exit 2, the journal named, no traceback."""
+    assert main(["receipt", "987654"]) == 2
+    err = capsys.readouterr().err
+    assert "No run 987654" in err and "Traceback" not in err
