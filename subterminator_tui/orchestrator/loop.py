@@ -48,6 +48,7 @@ from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_ha
 from subterminator_tui.orchestrator.ledger import RunLedger
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.orchestrator.sign_in_window import sign_in_pending
 from subterminator_tui.orchestrator.tabs import contain_tabs
 from subterminator_tui.orchestrator.turns import (
     NO_ACTION_LIMIT,
@@ -372,6 +373,10 @@ class Orchestrator:
         """Scrub the fresh page, check its domain, and hand off when it needs the human."""
         snapshot = self.scrubber.snapshot(raw)
         notes: list[str] = []
+        if allow_handoff and sign_in_pending(self.guard.reach, snapshot):
+            # An identity provider's page (or pop-up) is the person's: signed in there
+            # first, so containment never takes it away from them.
+            snapshot = await self._hand_off(snapshot, notes)
         # Off-domain tabs are closed and the current tab brought back before anyone reads them.
         contained, removed = await contain_tabs(self.browser, snapshot, self.guard.url_allowed)
         snapshot = self.scrubber.snapshot(contained)
@@ -394,26 +399,32 @@ class Orchestrator:
             if decision.verdict == "guidance":
                 notes.append(f"The person says: {decision.guidance}")
         if allow_handoff:
-            try:
-                snapshot, kinds = await hand_off(
-                    self.service,
-                    self.browser,
-                    self.gate,
-                    snapshot,
-                    self.scrubber,
-                    headed=self.options.headed,
-                    hint=self.options.handoff_hint,
-                )
-            except HandoffCancelled as cancelled:
-                raise RunEnded("human_rejected", str(cancelled)) from None
-            if kinds:
-                await self.browser.keep_sign_in()
-                notes.append(describe_handoff(kinds))
-                self.reporter.emit(Notice(describe_handoff(kinds)))
-                self.reporter.emit(PageSeen(snapshot, self.guard.url_allowed(snapshot.url)))
+            snapshot = await self._hand_off(snapshot, notes)
         self.guard.learn(snapshot)
         self.ledger.saw(snapshot)
         return snapshot, " ".join(notes)
+
+    async def _hand_off(self, snapshot: NormalizedSnapshot, notes: list[str]) -> NormalizedSnapshot:
+        """Every hand-off the page calls for (sign-ins, codes, captchas); the page after them."""
+        try:
+            snapshot, kinds = await hand_off(
+                self.service,
+                self.browser,
+                self.gate,
+                snapshot,
+                self.scrubber,
+                headed=self.options.headed,
+                hint=self.options.handoff_hint,
+                reach=self.guard.reach,
+            )
+        except HandoffCancelled as cancelled:
+            raise RunEnded("human_rejected", str(cancelled)) from None
+        if kinds:
+            await self.browser.keep_sign_in()
+            notes.append(describe_handoff(kinds))
+            self.reporter.emit(Notice(describe_handoff(kinds)))
+            self.reporter.emit(PageSeen(snapshot, self.guard.url_allowed(snapshot.url)))
+        return snapshot
 
     def _tell_error(
         self, call: ToolCall, error: MCPToolError, seen: NormalizedSnapshot

@@ -27,6 +27,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from subterminator_tui.rules.domains import domain_allowed, is_bare_host
+from subterminator_tui.rules.identity_providers import IDENTITY_PROVIDERS, is_provider_name
 
 #: Keys the loader fills in; a ``services.toml`` that sets them is refused.
 LOADER_KEYS: frozenset[str] = frozenset({"id", "source"})
@@ -331,6 +332,10 @@ class ServiceConfig(BaseModel):
     """How a practice scenario should end, for tests and demos."""
     allowed_domains: Needles
     """Domains (and their subdomains) the browser may visit; anything else is refused."""
+    sign_in_domains: Needles = ()
+    """Identity providers the person may sign in with (``google``, ``apple``, ``microsoft``,
+    ``facebook``, ``amazon``, ``okta``, ``auth0``) or their bare hosts: reachable only while
+    a sign-in hand-off is open, never by the model."""
     start_url: NonBlank
     """Where a run starts: a full http(s) URL, or a path for practice services."""
     goal: NonBlank
@@ -387,6 +392,20 @@ class ServiceConfig(BaseModel):
             if not is_bare_host(domain):
                 raise ValueError(f"'{domain}' is not a bare domain such as 'netflix.com'")
         return tuple(domain.lower().strip(".") for domain in domains)
+
+    @field_validator("sign_in_domains")
+    @classmethod
+    def _sign_in_hosts(cls, entries: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in entries:
+            if is_provider_name(entry):
+                continue
+            if "*" in entry or not is_bare_host(entry):
+                known = ", ".join(IDENTITY_PROVIDERS)
+                raise ValueError(
+                    f"'{entry}' is neither a known identity provider ({known}) nor a bare "
+                    "domain such as 'login.example.com'"
+                )
+        return tuple(entry.strip().lower().strip(".") for entry in entries)
 
     @field_validator("start_url")
     @classmethod

@@ -14,6 +14,7 @@ from subterminator_tui.browser.launch import plan_launch
 from subterminator_tui.practice.server import PracticeServer
 from subterminator_tui.practice.sites import practice_site
 from subterminator_tui.rules import ServiceConfig, resolve_start_url
+from subterminator_tui.rules.reachability import Reachability
 from subterminator_tui.settings import Settings
 
 
@@ -26,16 +27,19 @@ class ServiceBrowser:
     start_url: str
     practice: PracticeServer[Any] | None
     egress: EgressProxy | None = None
+    #: What the browser may reach right now; the egress filter, the guard and the loop
+    #: all read this one object (a sign-in hand-off opens the sign-in domains in it).
+    reach: Reachability | None = None
 
 
 @asynccontextmanager
-async def _egress(service: ServiceConfig, settings: Settings) -> AsyncIterator[EgressProxy | None]:
+async def _egress(reach: Reachability, settings: Settings) -> AsyncIterator[EgressProxy | None]:
     """The run's own egress filter for a local browser; none for a remote one, whose filter
     runs beside it (``remote_egress``, docs/remote-browsers.md)."""
     if settings.browser_backend != "local":
         yield None
         return
-    async with egress_filter(EgressPolicy.for_domains(service.allowed_domains)) as egress:
+    async with egress_filter(EgressPolicy.for_reach(reach)) as egress:
         yield egress
 
 
@@ -65,9 +69,10 @@ async def open_service_browser(
         if service.practice and not practice_url
         else None
     )
+    reach = Reachability.for_service(service.allowed_domains, service.sign_in_domains)
     try:
         base_url = site.start() if site else practice_url
-        async with _egress(service, settings) as egress:
+        async with _egress(reach, settings) as egress:
             plan = plan_launch(
                 settings,
                 headless=headless,
@@ -79,7 +84,7 @@ async def open_service_browser(
                 if sign_in is not None:
                     await gateway.add_storage_state(sign_in)
                 start_url = resolve_start_url(service, base_url)
-                yield ServiceBrowser(service, gateway, start_url, site, egress)
+                yield ServiceBrowser(service, gateway, start_url, site, egress, reach)
     finally:
         if site:
             site.stop()

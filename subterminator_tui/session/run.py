@@ -68,6 +68,7 @@ class PreparedRun:
             checked.service,
             offered_tools=ALLOWED_TOOLS if naive else MODEL_TOOL_NAMES,
             checkpoints=checked.request.checkpoints,
+            reach=opened.reach,
         )
         options = RunOptions(
             start_url=opened.start_url,
