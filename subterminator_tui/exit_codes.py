@@ -10,6 +10,14 @@ CONFIGURATION = 2
 """Something to install, set or fix first: a key, Node, the browser, a file, an argument."""
 CONNECTION = 3
 """Playwright MCP, the browser or the model's API could not be reached or kept alive."""
+BILLED_ELSEWHERE = 5
+"""Another company bills the subscription (Apple, Google Play, Roku, Amazon, a carrier):
+cancel it there; the result names the biller and its place to cancel."""
+OFFLINE_ONLY = 6
+"""The service cancels only by phone, chat or letter; the result has its contact details
+and a letter ready to send."""
+ALREADY_CANCELLED = 7
+"""The plan was already cancelled when the run looked: nothing was done."""
 INTERRUPTED = 130
 """Stopped with Ctrl+C."""
 TERMINATED = 143
@@ -23,6 +31,12 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
         "configuration error (missing key, Node or browser; bad services.toml; unknown service)",
     ),
     (CONNECTION, "connection error (Playwright MCP, the browser or the model's API)"),
+    (
+        BILLED_ELSEWHERE,
+        "billed elsewhere (cancel with Apple, Google Play, Roku, Amazon or a carrier)",
+    ),
+    (OFFLINE_ONLY, "offline only (cancel by phone, chat or letter; a letter is in the result)"),
+    (ALREADY_CANCELLED, "already cancelled (nothing to do)"),
     (INTERRUPTED, "interrupted with Ctrl+C"),
     (TERMINATED, "terminated with SIGTERM"),
 )

@@ -9,8 +9,11 @@ and the role and name of the element each turn acted on, so ``subterminator reco
 can turn a run into a playbook; version 4 adds serve mode's call records (one per
 served call, by ``ref_id``), their console messages and each caller's read cursors;
 version 5 links each call record to its turn, so a served call's page is stored once
-(in its record) and the turn reads it from there. Files are migrated in place, in one
-transaction; rows written before version 5 keep their copies.
+(in its record) and the turn reads it from there; version 6 adds how a run ended
+when no click could end it (the biller, or the contact details and letter, as JSON)
+and the later checks of a service's state (``subterminator check``), each beside the
+run it checks. Files are migrated in place, in one transaction; rows written before
+version 5 keep their copies.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import apsw
 
 from subterminator_tui.errors import JournalError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _VERSION_1 = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -127,6 +130,19 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     5: (
         "ALTER TABLE call_records ADD COLUMN turn_id INTEGER REFERENCES turns(id)",
         "CREATE INDEX call_records_by_turn ON call_records(turn_id)",
+    ),
+    6: (
+        "ALTER TABLE runs ADD COLUMN ending TEXT",
+        """CREATE TABLE checks (
+            id INTEGER PRIMARY KEY,
+            service TEXT NOT NULL,
+            run_id INTEGER REFERENCES runs(id),
+            checked_at REAL NOT NULL,
+            state TEXT NOT NULL,
+            url TEXT,
+            why TEXT NOT NULL
+        )""",
+        "CREATE INDEX checks_by_service ON checks(service, id)",
     ),
 }
 

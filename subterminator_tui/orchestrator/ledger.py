@@ -10,9 +10,14 @@ from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Outcome
 from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 from subterminator_tui.pilots.base import Pilot, PilotTurn
+from subterminator_tui.rules.endings import Ending
 from subterminator_tui.rules.matching import VerifiedBy
 
 #: Outcomes whose message is an error worth keeping in the journal.
+#: Endings the rules read off the page (the pilot's own ``complete_task(failed)`` counts too).
+_JUDGED_BY_RULES = frozenset(
+    {"completed", "task_failed", "billed_elsewhere", "offline_only", "already_cancelled"}
+)
 _ERROR_OUTCOMES: frozenset[Outcome] = frozenset({"error", "refused", "unverified"})
 
 
@@ -150,11 +155,13 @@ class RunLedger:
         message: str | None = None,
         error: str | None = None,
         verified_by: VerifiedBy | None = None,
+        ending: Ending | None = None,
     ) -> TaskResult:
         """The TaskResult of a run that ended for ``reason``."""
         return TaskResult(
             success=success,
-            verified=reason in ("completed", "task_failed"),
+            # The rules, not the pilot, read these endings off the page.
+            verified=reason in _JUDGED_BY_RULES,
             reason=reason,
             turns=self.turns,
             final_url=self.final_url,
@@ -165,6 +172,7 @@ class RunLedger:
             output_tokens=self.output_tokens,
             run_id=self.run_id,
             verified_by=verified_by if success else None,
+            ending=ending,
         )
 
     def finish(self, result: TaskResult) -> None:

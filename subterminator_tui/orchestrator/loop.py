@@ -46,7 +46,7 @@ from subterminator_tui.orchestrator.gates import (
 from subterminator_tui.orchestrator.guard import Checkpoint, Guard, describe_action
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
 from subterminator_tui.orchestrator.ledger import RunLedger
-from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.sign_in_window import sign_in_pending
 from subterminator_tui.orchestrator.tabs import contain_tabs
@@ -63,6 +63,7 @@ from subterminator_tui.orchestrator.turns import (
 from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK, REQUEST_HUMAN_APPROVAL
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.rules import ServiceConfig, verify_completion
+from subterminator_tui.rules.typed_endings import detect_ending
 
 
 class Orchestrator:
@@ -114,7 +115,9 @@ class Orchestrator:
         try:
             result = await self._drive()
         except RunEnded as ended:
-            result = self.ledger.result(ended.reason, success=ended.success, message=ended.message)
+            result = self.ledger.result(
+                ended.reason, success=ended.success, message=ended.message, ending=ended.ending
+            )
         except SubTerminatorError as error:
             result = self.ledger.result(reason_for(error), error=str(error))
         except asyncio.CancelledError:
@@ -139,15 +142,18 @@ class Orchestrator:
         first = await self.browser.call("browser_navigate", {"url": self.options.start_url})
         snapshot, _note = await self._settle(first.snapshot, allow_handoff=not self.options.dry_run)
         await self.browser.keep_sign_in()
-        if self.options.verify_first:
-            verification = verify_completion(self.service, snapshot)
-            if verification.verified:
-                return self.ledger.result(
-                    "completed",
-                    success=True,
-                    message=verification.message,
-                    verified_by=verification.verified_by,
-                )
+        verification = verify_completion(self.service, snapshot)
+        if verification.verified:
+            # After an interrupted run the cancellation may be this tool's own; otherwise
+            # the plan was cancelled before anything was done here, and the run says so.
+            reason: TaskReason = "completed" if self.options.verify_first else "already_cancelled"
+            return self.ledger.result(
+                reason,
+                success=True,
+                message=verification.message,
+                verified_by=verification.verified_by,
+            )
+        self._end_without_a_click(snapshot)
         self.pilot.begin(snapshot)
         no_action = 0
         while self.ledger.turns < self.options.max_turns:
@@ -263,6 +269,7 @@ class Orchestrator:
             return self._tell_error(call, error, snapshot)
         self.ledger.step_outcome(step, "done")
         page, note = await self._settle(result.snapshot)
+        self._end_without_a_click(page)
         status: dict[str, Any] = {"error": False}
         if note:
             status["note"] = note
@@ -403,6 +410,13 @@ class Orchestrator:
         self.guard.learn(snapshot)
         self.ledger.saw(snapshot)
         return snapshot, " ".join(notes)
+
+    def _end_without_a_click(self, snapshot: NormalizedSnapshot) -> None:
+        """End the run (RunEnded) when the page says no click can cancel it here."""
+        ending = detect_ending(self.service, snapshot)
+        # A page that proves the cancellation is left to complete_task, whatever else it says.
+        if ending is not None and not verify_completion(self.service, snapshot).verified:
+            raise RunEnded(ending.reason, ending.message(self.service.name), ending=ending)
 
     async def _hand_off(self, snapshot: NormalizedSnapshot, notes: list[str]) -> NormalizedSnapshot:
         """Every hand-off the page calls for (sign-ins, codes, captchas); the page after them."""

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from subterminator_tui import exit_codes
+from subterminator_tui.rules.endings import Ending
 
 TaskReason = Literal[
     "completed",  # verified success
@@ -22,7 +23,17 @@ TaskReason = Literal[
     "playbook_diverged",  # the playbook's step was not on the page and no model is configured
     "dry_run",  # nothing was executed
     "interrupted",  # Ctrl+C or SIGTERM (recorded in the journal; the process exits 130/143)
+    "billed_elsewhere",  # another company bills it: cancel there (TaskResult.ending says where)
+    "offline_only",  # only a phone call, chat or letter cancels it (TaskResult.ending has them)
+    "already_cancelled",  # the plan was cancelled already when the run first looked
 ]
+
+#: Endings with their own exit codes.
+_OWN_EXIT_CODES = {
+    "billed_elsewhere": exit_codes.BILLED_ELSEWHERE,
+    "offline_only": exit_codes.OFFLINE_ONLY,
+    "already_cancelled": exit_codes.ALREADY_CANCELLED,
+}
 
 
 @dataclass(frozen=True)
@@ -44,12 +55,17 @@ class TaskResult:
     #: Whose rule confirmed the cancellation: ``service`` (its own rules) or ``generic``
     #: (only the built-in rules for any site held); None when not verified.
     verified_by: Literal["service", "generic"] | None = None
+    #: Why no click could finish it: the biller and its place to cancel, or the contact
+    #: details and a letter (``billed_elsewhere`` and ``offline_only`` only).
+    ending: Ending | None = None
 
     @property
     def exit_code(self) -> int:
         """Success, failure, configuration or connection error (README, exit codes)."""
         if self.reason == "dry_run" or (self.reason == "completed" and self.success):
             return exit_codes.SUCCESS
+        if self.reason in _OWN_EXIT_CODES:
+            return _OWN_EXIT_CODES[self.reason]
         if self.reason in ("llm_error", "mcp_error", "outcome_unknown"):
             return exit_codes.CONNECTION
         if self.reason in ("configuration_error", "journal_error"):

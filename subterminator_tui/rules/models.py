@@ -26,7 +26,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from subterminator_tui.rules.domains import domain_allowed, is_bare_host
+from subterminator_tui.rules.domains import domain_allowed, ip_address, is_bare_host
 from subterminator_tui.rules.identity_providers import IDENTITY_PROVIDERS, is_provider_name
 
 #: Keys the loader fills in; a ``services.toml`` that sets them is refused.
@@ -399,7 +399,9 @@ class ServiceConfig(BaseModel):
         for entry in entries:
             if is_provider_name(entry):
                 continue
-            if "*" in entry or not is_bare_host(entry):
+            # A single label ("gogle") is a misspelt provider, not an identity provider's host.
+            dotted = "." in entry.strip(".") or ip_address(entry) is not None
+            if "*" in entry or not is_bare_host(entry) or not dotted:
                 known = ", ".join(IDENTITY_PROVIDERS)
                 raise ValueError(
                     f"'{entry}' is neither a known identity provider ({known}) nor a bare "

@@ -56,10 +56,11 @@ async def test_rejecting_the_checkpoint_dispatches_nothing(tmp_path: Path) -> No
 
 
 async def test_already_cancelled_account_is_verified_without_any_action(tmp_path: Path) -> None:
-    """A cancelled membership is recognized by the rules: one turn, no checkpoint, no request."""
+    """A cancelled membership is recognized by the rules at once: exit 7, no turn, no request."""
     run = await run_service(RunRequest("demoflix-cancelled"), ScriptedHuman(), tmp_path)
-    assert run.result.reason == "completed"
-    assert run.result.turns == 1
+    assert run.result.reason == "already_cancelled"
+    assert run.result.exit_code == 7 and run.result.success
+    assert run.result.turns == 0
     assert run.human.approvals == []
     assert run.state.cancel_requests == 0
 

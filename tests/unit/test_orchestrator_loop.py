@@ -93,9 +93,24 @@ async def test_three_unverified_claims_end_the_run(tmp_path: Path) -> None:
 async def test_a_verified_claim_completes(tmp_path: Path) -> None:
     """The same claim on the confirmation page is verified by the service's rules."""
     claim = calls("complete_task", status="success", reason="Cancelled.")
-    run = LoopRun(tmp_path, ScriptedPilot([claim]), FakeBrowser(page("done")))
+    wait = calls("browser_wait_for", time=1)
+
+    def finish(name: str, _args: dict[str, Any]) -> NormalizedSnapshot:
+        # The run starts on the account page; the confirmation comes after a turn.
+        return page("account") if name == "browser_navigate" else page("done")
+
+    browser = FakeBrowser(page("account"), answer=finish)
+    run = LoopRun(tmp_path, ScriptedPilot([wait, claim]), browser)
     result = await run.result()
     assert (result.reason, result.success, result.exit_code) == ("completed", True, 0)
+
+
+async def test_a_plan_cancelled_before_the_run_says_so_at_once(tmp_path: Path) -> None:
+    """The first page already verifies: already_cancelled, exit 7, no turn, no call."""
+    run = LoopRun(tmp_path, ScriptedPilot([silence()]), FakeBrowser(page("done")))
+    result = await run.result()
+    assert (result.reason, result.exit_code, result.turns) == ("already_cancelled", 7, 0)
+    assert run.browser.dispatched() == ["browser_navigate"]
 
 
 async def test_the_turn_limit_ends_the_run(tmp_path: Path) -> None:
@@ -145,7 +160,7 @@ async def test_a_failed_verification_snapshot_is_a_result(
 ) -> None:
     """The snapshot that would verify a claim fails: a connection error, not a traceback."""
     claim = calls("complete_task", status="success", reason="Cancelled.")
-    browser = FakeBrowser(page("done"), snapshot_error=failure)
+    browser = FakeBrowser(page("account"), snapshot_error=failure)
     result = await LoopRun(tmp_path, ScriptedPilot([claim]), browser).result()
     assert (result.reason, result.exit_code) == ("mcp_error", 3)
 

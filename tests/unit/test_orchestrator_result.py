@@ -12,10 +12,12 @@ from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 ALL_REASONS: tuple[TaskReason, ...] = get_args(TaskReason)
 CONNECTION_ERRORS = ("llm_error", "mcp_error", "outcome_unknown")
 CONFIGURATION_ERRORS = ("configuration_error", "journal_error")
+#: Endings with their own exit codes: no click could end them here, or nothing was left to do.
+OWN_CODES = {"billed_elsewhere": 5, "offline_only": 6, "already_cancelled": 7}
 FAILURES = tuple(
     reason
     for reason in ALL_REASONS
-    if reason not in ("completed", "dry_run", *CONNECTION_ERRORS, *CONFIGURATION_ERRORS)
+    if reason not in ("completed", "dry_run", *CONNECTION_ERRORS, *CONFIGURATION_ERRORS, *OWN_CODES)
 )
 
 
@@ -59,6 +61,13 @@ def test_configuration_errors_exit_2(reason: TaskReason) -> None:
     assert result(reason).exit_code == 2
 
 
+@pytest.mark.parametrize(("reason", "code"), sorted(OWN_CODES.items()))
+def test_endings_without_a_click_have_their_own_exit_codes(reason: TaskReason, code: int) -> None:
+    """Billed elsewhere 5, offline only 6, already cancelled 7, whatever the success flag."""
+    assert result(reason).exit_code == code
+    assert result(reason, success=True).exit_code == code
+
+
 @pytest.mark.parametrize("reason", FAILURES)
 def test_every_other_reason_exits_1(reason: TaskReason) -> None:
     """Rejected, failed, unverified, diverged, out of turns, no action: failure."""
@@ -100,6 +109,7 @@ def test_to_dict_carries_every_field_and_the_exit_code() -> None:
         "output_tokens": 20,
         "run_id": 7,
         "verified_by": "service",
+        "ending": None,
         "exit_code": 0,
     }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -33,6 +34,12 @@ class EndScreen(ModalScreen[int]):
         verdict = "Cancelled and verified" if result.success else "Not cancelled"
         if result.success and generic:
             verdict += " by generic rules"
+        if result.reason == "already_cancelled":
+            verdict = "Already cancelled: nothing to do"
+        elif result.ending is not None and result.ending.biller:
+            verdict = f"Not cancelled here: cancel with {result.ending.biller}"
+        elif result.ending is not None:
+            verdict = "Not cancelled here: only by phone, chat or letter"
         with Vertical(id="end-dialog", classes="dialog " + ("good" if result.success else "bad")):
             yield Label(("✓ " if result.success else "✗ ") + verdict, classes="title")
             rows = [
@@ -47,8 +54,13 @@ class EndScreen(ModalScreen[int]):
             ]
             if result.message or result.error:
                 rows.insert(3, ("Detail", result.message or result.error or ""))
+            if result.ending is not None:
+                # Where to cancel instead, or how to reach the service: page text, escaped below.
+                rows[4:4] = result.ending.rows()
             for name, value in rows:
-                yield Static(f"[b]{name}:[/b] {value}", classes="row")
+                yield Static(f"[b]{name}:[/b] {escape(value)}", classes="row")
+            if result.ending is not None and result.ending.letter:
+                yield Static(escape(result.ending.letter), classes="row letter")
             yield KeyHints({"quit_run": "quit", "look": "look at the run"}, classes="keys")
 
     def action_quit_run(self) -> None:
