@@ -55,6 +55,10 @@ class GenericRules(BaseModel):
     """Pages saying another company (Apple, Google Play, Roku, ...) bills the subscription."""
     offline_only: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
     """Pages saying cancelling takes a phone call, a chat or a letter."""
+    renewed: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
+    """Account pages saying the plan renewed or a payment was taken (``check``)."""
+    active: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
+    """Account pages saying the plan renews or naming its next payment (``check``)."""
 
 
 def read_generic_rules(path: Path) -> GenericRules:
