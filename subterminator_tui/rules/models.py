@@ -104,7 +104,18 @@ Patterns = Annotated[tuple[re.Pattern[str], ...], BeforeValidator(_compile_patte
 NonBlank = Annotated[str, AfterValidator(_reject_blank)]
 
 #: The groups ``subterminator services`` lists catalog services under.
-Category = Literal["streaming", "music", "news", "software", "fitness", "delivery", "cloud"]
+Category = Literal[
+    "streaming",
+    "music",
+    "news",
+    "software",
+    "fitness",
+    "delivery",
+    "cloud",
+    "games",
+    "creators",
+    "dating",
+]
 
 
 def _iso_date(value: object) -> object:
