@@ -82,6 +82,8 @@ async def hand_off(
                 reach.open_sign_in()
                 if at_provider:
                     snapshot = scrubber.snapshot(await reload_refused(browser, snapshot))
+            if at_provider and not headed:
+                why += " This run's browser has no window: cancel, then run again with --headed."
             request = HandoffRequest(
                 kind=kind,
                 why=why,

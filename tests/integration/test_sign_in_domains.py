@@ -83,6 +83,8 @@ class SignInRun:
     state: PortalState
     person: PersonAtTheWindow
     blocked_hosts: set[str]
+    #: Requests to Practice ID the egress filter refused during the run itself.
+    refused_during_run: int
     #: After the run, on the same browser: the filter's answer to Practice ID.
     refused_after: bool
     journal_text: bytes
@@ -102,14 +104,16 @@ async def run_portal(service: str, tmp_path: Path, *, popup: bool = False) -> Si
         assert opened.practice is not None and opened.egress is not None
         person.gateway, person.reach = opened.gateway, opened.reach
         result = await prepared.run(person, RecordingReporter())
+        blocked = opened.egress.counters.blocked
+        refused_during_run = sum(1 for entry in blocked if entry.host == "127.0.0.2")
         provider_url = opened.practice.provider_url  # type: ignore[attr-defined]
         after = await opened.gateway.call("browser_navigate", {"url": f"{provider_url}/authorize"})
         refused_after = after.snapshot.title.startswith("SubTerminator blocked a request to")
         state = opened.practice.state
-        blocked = opened.egress.counters.blocked_hosts()
+        blocked_hosts = opened.egress.counters.blocked_hosts()
     journal = load_settings().resolved_journal()
     text = b"".join(path.read_bytes() for path in journal.parent.glob(journal.name + "*"))
-    return SignInRun(result, state, person, blocked, refused_after, text)
+    return SignInRun(result, state, person, blocked_hosts, refused_during_run, refused_after, text)
 
 
 async def test_a_sign_in_redirect_to_the_provider_is_the_persons_and_closes_again(
@@ -120,6 +124,7 @@ async def test_a_sign_in_redirect_to_the_provider_is_the_persons_and_closes_agai
     assert run.result.reason == "completed", run.result
     assert run.state.membership == "cancelled" and run.state.cancel_requests == 1
     assert [request.kind for request in run.person.handoffs] == ["login"]
+    assert run.refused_during_run == 0
     assert "POST /authorize" in run.state.provider_requests
     assert run.person.open_at_approval == [False]
     assert run.refused_after
@@ -133,7 +138,7 @@ async def test_a_redirect_refused_while_closed_is_reloaded_for_the_person(
     """Straight to Practice ID: refused by the filter, then opened for the person only."""
     run = await run_portal("portal-direct", tmp_path)
     assert run.result.reason == "completed", run.result
-    assert "127.0.0.2" in run.blocked_hosts
+    assert run.refused_during_run >= 1
     assert run.state.provider_requests.count("GET /authorize") >= 1
     (handoff,) = run.person.handoffs
     assert handoff.fields == ()
@@ -156,6 +161,17 @@ async def test_the_same_flow_is_refused_without_sign_in_domains(tmp_path: Path) 
     run = await run_portal("portal-closed", tmp_path)
     assert run.result.reason != "completed"
     assert run.state.membership == "active"
-    assert "127.0.0.2" in run.blocked_hosts
+    assert run.refused_during_run >= 1
     assert run.state.provider_requests == []
     assert run.person.handoffs == []
+
+
+async def test_a_pop_up_refused_while_closed_is_reopened_for_the_person(tmp_path: Path) -> None:
+    """The pilot's own click opens the pop-up: refused, then loaded again for the person only."""
+    run = await run_portal("portal-popup", tmp_path)
+    assert run.result.reason == "completed", run.result
+    assert run.refused_during_run >= 1
+    (handoff,) = run.person.handoffs
+    assert handoff.fields == () and "127.0.0.2" in handoff.why
+    assert "POST /authorize" in run.state.provider_requests
+    assert run.person.open_at_approval == [False]

@@ -29,10 +29,26 @@ def sign_in_page(redirect_url: str, popup_url: str) -> str:
         "Sign in",
         "<h1>Sign in to Practice Portal</h1>"
         f'<p><a href="{escape(redirect_url)}">Continue with Practice ID</a></p>'
+        + _popup_button(popup_url),
+    )
+
+
+def _popup_button(popup_url: str) -> str:
+    # The pop-up opens on about:blank first, then goes to the provider, as real ones do.
+    return (
         '<p><button type="button" id="popup">Continue with Practice ID in a pop-up</button></p>'
         "<script>document.getElementById('popup').addEventListener('click', () => {"
         " const w = window.open('', 'practice-id', 'popup,width=480,height=640');"
-        f" w.location.href = {_js(popup_url)}; }});</script>",
+        f" w.location.href = {_js(popup_url)}; }});</script>"
+    )
+
+
+def welcome_page(popup_url: str) -> str:
+    """A signed-out welcome page whose only way in is the provider's pop-up."""
+    return layout(
+        "Welcome",
+        "<h1>Welcome to Practice Portal</h1><p>Your membership is waiting.</p>"
+        + _popup_button(popup_url),
     )
 
 

@@ -43,6 +43,8 @@ class PortalRouter:
                 return redirect("/login")
             if self.state.sign_in == "sso_direct":
                 return redirect(self._authorize("/callback"))
+            if self.state.sign_in == "sso_popup":
+                return html(pages.welcome_page(self._authorize("/popup-callback")))
             cookie = _cookie(self.state.open_session())
         if request.path == "/cancel" and request.method == "POST":
             if self.state.ending == "cancellable":

@@ -14,8 +14,9 @@ PROVIDER_PASSWORD = "practice-id-pass"
 #: cannot finish (billed by another company, phone or letter only, already cancelled).
 ENDINGS = ("cancellable", "billed_apple", "offline_only", "already_cancelled")
 #: How a person reaches the account: already signed in, a sign-in page offering the
-#: practice identity provider, or straight to the provider (as some services do).
-SIGN_INS = ("remembered", "sso", "sso_direct")
+#: practice identity provider, straight to the provider (as some services do), or a
+#: welcome page whose only way in is a pop-up (no sign-in page for the rules to see).
+SIGN_INS = ("remembered", "sso", "sso_direct", "sso_popup")
 
 
 @dataclass
