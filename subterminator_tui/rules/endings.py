@@ -117,8 +117,10 @@ def contact_details(text: str) -> tuple[str, ...]:
         ):
             found.append((match.start(), number))
     seen: list[str] = []
-    for _start, value in sorted(found):
-        if value not in seen:
+    for _start, found_value in sorted(found):
+        # Page text is shown on terminals: no control character (escape sequences) survives.
+        value = "".join(char for char in found_value if char.isprintable()).strip()
+        if value and value not in seen:
             seen.append(value)
     return tuple(seen)
 

@@ -148,3 +148,27 @@ def test_every_biller_rule_cites_its_source() -> None:
         assert rule.how, rule.biller
         if rule.cancel_at:
             assert rule.source.startswith("https://"), rule.biller
+
+
+def test_a_recorded_ending_is_shown_by_show_and_runs() -> None:
+    """`show` prints the biller, the place to cancel and each contact; `runs` names the biller."""
+    from subterminator_tui.cli.journal_views import ending_rows
+
+    rows = ending_rows(
+        {
+            "reason": "billed_elsewhere",
+            "biller": "Apple",
+            "cancel_at": "https://support.apple.com/en-us/118428",
+            "contacts": ["+1 800 555 0199"],
+        }
+    )
+    assert ("Billed by", "Apple") in rows
+    assert ("Cancel at", "https://support.apple.com/en-us/118428") in rows
+    assert ("Contact", "+1 800 555 0199") in rows
+    assert ending_rows(None) == []
+
+
+def test_contact_details_carry_no_escape_sequences() -> None:
+    """An address line with a terminal escape sequence is shown inert."""
+    found = contact_details("Write to 100 Example Street\x1b[2J\x1b]0;owned\x07, Springfield.")
+    assert found and not any("\x1b" in item or "\x07" in item for item in found)
