@@ -12,6 +12,12 @@ CONNECTION = 3
 """Playwright MCP, the browser or the model's API could not be reached or kept alive."""
 SENT_NOT_VERIFIED = 4
 """An approved irreversible step was sent, but no rule verified the end: check the account."""
+BILLED_ELSEWHERE = 5
+"""Another company bills the subscription (Apple, Google Play, Roku, Amazon, a carrier):
+cancel it there; the result names the biller and its place to cancel."""
+OFFLINE_ONLY = 6
+"""The service cancels only by phone, chat or letter; the result has its contact details
+and a letter ready to send."""
 ALREADY_CANCELLED = 7
 """The service was already cancelled before the run: nothing was sent."""
 INTERRUPTED = 130
@@ -31,6 +37,11 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
         SENT_NOT_VERIFIED,
         "sent, not verified (an approved step went out; check the account page yourself)",
     ),
+    (
+        BILLED_ELSEWHERE,
+        "billed elsewhere (cancel with Apple, Google Play, Roku, Amazon or a carrier)",
+    ),
+    (OFFLINE_ONLY, "offline only (cancel by phone, chat or letter; a letter is in the result)"),
     (ALREADY_CANCELLED, "already cancelled (before this run; nothing was sent)"),
     (INTERRUPTED, "interrupted with Ctrl+C"),
     (TERMINATED, "terminated with SIGTERM"),

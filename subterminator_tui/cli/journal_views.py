@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+from typing import Any
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.journal.store import Journal, RunRow
@@ -26,6 +27,8 @@ def outcome_words(run: RunRow, interrupted: frozenset[int] = frozenset()) -> str
 def _outcome(run: RunRow, interrupted: set[int]) -> str:
     if run.reason is None:
         return "interrupted" if run.id in interrupted else "running"
+    if run.ending and run.ending.get("biller"):
+        return f"{run.reason} ({run.ending['biller']})"
     mark = "verified" if run.success and run.verified else "not verified"
     if run.success and run.verified_by == "generic":
         mark = "verified by generic rules"
@@ -39,6 +42,21 @@ _SAID = {
     "sent_not_verified": "sent, not verified (check the account page)",
     "already_cancelled": "already cancelled before the run (nothing sent)",
 }
+
+
+def ending_rows(ending: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """A recorded ending's details (biller, place to cancel, contacts), one line each."""
+    if not ending:
+        return []
+    rows = [
+        (label, str(ending[key]))
+        for label, key in (("Billed by", "biller"), ("Cancel at", "cancel_at"), ("How", "how"))
+        if ending.get(key)
+    ]
+    rows += [("Contact", str(contact)) for contact in ending.get("contacts") or ()]
+    if ending.get("letter"):
+        rows.append(("Letter", "\n" + str(ending["letter"])))
+    return rows
 
 
 def _last_step(journal: Journal, run_id: int) -> str:
@@ -93,6 +111,8 @@ def run_show(args: argparse.Namespace) -> int:
         print(f"Started {_when(run.started_at)}, ended {ended}: {_outcome(run, interrupted)}")
         if run.message or run.error:
             print(f"  {run.message or run.error}")
+        for label, value in ending_rows(run.ending):
+            print(f"  {label}: {value}")
         print(f"Tokens: {run.input_tokens or 0} in, {run.output_tokens or 0} out")
         for turn in turns:
             print(f"\n[Turn {turn.turn}] {turn.tool} {json.dumps(turn.arguments)}")

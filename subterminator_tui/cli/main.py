@@ -243,6 +243,21 @@ def build_parser() -> argparse.ArgumentParser:
     auth.add_argument("--practice-url", metavar="URL", help="a practice site already running here")
     _add_browser_options(auth)
 
+    check = commands.add_parser(
+        "check",
+        help="read a service's account page again: is the plan still cancelled? (for cron)",
+        description="Open the service's start page in your browser profile (headless, no "
+        "model, no clicks), read the plan's state with the service's rules (cancelled, "
+        "renewed, active, unknown), keep it in the journal beside the last run and say what "
+        "changed. Exit 0 when the plan reads cancelled, 1 otherwise.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument("service", help="service id, e.g. netflix")
+    check.add_argument("--practice-url", metavar="URL", help="a practice site already running here")
+    check.add_argument("--json", action="store_true", help="print the reading as JSON")
+    _add_browser_options(check)
+
     practice = commands.add_parser(
         "practice",
         help="serve a bundled practice site for you to try in your own browser",
@@ -282,6 +297,7 @@ _RUNNERS: dict[str, tuple[str, str]] = {
     "receipt": ("subterminator_tui.cli.receipt", "run_receipt"),
     "inspect": ("subterminator_tui.cli.inspect_page", "run_inspect"),
     "auth": ("subterminator_tui.cli.auth", "run_auth"),
+    "check": ("subterminator_tui.cli.check", "run_check"),
     "practice": ("subterminator_tui.cli.practice", "run_practice"),
     "services": ("subterminator_tui.cli.services", "run_services"),
     "doctor": ("subterminator_tui.cli.doctor", "run_doctor"),

@@ -84,6 +84,13 @@ class TerminalReporter:
             self._out(f"{words[0]}: {words[1]}" if words[1] else words[0])
         elif result.reason == "dry_run":
             self._out(f"Dry run: proposed {result.message}. Nothing was done: no action ran.")
+        elif result.ending is not None:
+            # No click can finish it here: who to go to, or how to reach the service.
+            self._out(f"! {self.service_name}: {result.ending.message(self.service_name)}")
+            for label, value in result.ending.rows():
+                self._out(f"  {label}: {_inline(value)}")
+            if result.ending.letter:
+                self._out("\nA letter you can send:\n\n" + result.ending.letter)
         elif result.success:
             # Generic rules are weaker evidence than a service's own: the line says which held.
             how = " by generic rules" if result.verified_by == "generic" else ""
@@ -104,3 +111,8 @@ class TerminalReporter:
 
     def _err(self, text: str) -> None:
         print(inert_text(text), file=self.err, flush=True)
+
+
+def _inline(text: str) -> str:
+    """Page text on one line, without control characters (escape sequences stay inert)."""
+    return "".join(char if char.isprintable() else " " for char in text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -34,6 +35,24 @@ class RunRow:
     start_url: str | None = None
     #: ``service`` or ``generic``: whose rule verified the cancellation.
     verified_by: str | None = None
+    #: How a run ended when no click could end it (the biller, or contacts and a
+    #: letter), as ``Ending``'s fields; None for every other ending.
+    ending: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One later look at a service's account page (``subterminator check``)."""
+
+    id: int
+    service: str
+    #: The run whose result this check re-reads (the latest finished run), if any.
+    run_id: int | None
+    checked_at: float
+    #: ``cancelled``, ``active``, ``renewed`` or ``unknown``.
+    state: str
+    url: str | None
+    why: str
 
 
 @dataclass(frozen=True)
@@ -118,4 +137,5 @@ def run_row(row: tuple[Any, ...]) -> RunRow:
         output_tokens=row[14],
         start_url=row[15],
         verified_by=row[16],
+        ending=json.loads(row[17]) if len(row) > 17 and row[17] else None,
     )

@@ -12,8 +12,10 @@ version 5 links each call record to its turn, so a served call's page is stored 
 (in its record) and the turn reads it from there; version 6 adds the request log (what
 left the browser for the service, and what it answered); version 7 adds each approved
 step's evidence (who approved it, screenshots before and after, the text shown after it) for
-``subterminator receipt``. Files are migrated in place, in one transaction; rows
-written before version 5 keep their copies.
+``subterminator receipt``; version 8 adds how a run ended when no click could end it (the
+biller, or the contact details and letter, as JSON) and the later checks of a service's
+state (``subterminator check``), each beside the run it checks. Files are migrated in
+place, in one transaction; rows written before version 5 keep their copies.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import apsw
 
 from subterminator_tui.errors import JournalError
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 _VERSION_1 = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -161,6 +163,20 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             after_screenshot TEXT,
             after_text TEXT
         )""",
+    ),
+    # How a run ended when no click could end it, and the later checks of a service.
+    8: (
+        "ALTER TABLE runs ADD COLUMN ending TEXT",
+        """CREATE TABLE checks (
+            id INTEGER PRIMARY KEY,
+            service TEXT NOT NULL,
+            run_id INTEGER REFERENCES runs(id),
+            checked_at REAL NOT NULL,
+            state TEXT NOT NULL,
+            url TEXT,
+            why TEXT NOT NULL
+        )""",
+        "CREATE INDEX checks_by_service ON checks(service, id)",
     ),
 }
 

@@ -15,6 +15,7 @@ The database is opened with apsw, which bundles a current SQLite: the system's
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
@@ -28,6 +29,7 @@ import apsw
 from subterminator_tui.errors import JournalError, JournalWriteError
 from subterminator_tui.journal.processes import process_started, still_running
 from subterminator_tui.journal.rows import (
+    CheckRow,
     RunRow,
     StepEvidenceRow,
     StepRow,
@@ -36,7 +38,7 @@ from subterminator_tui.journal.rows import (
     run_row,
 )
 
-__all__ = ["Journal", "RunRow", "StepEvidenceRow", "StepRow", "StepState", "TurnRow"]
+__all__ = ["CheckRow", "Journal", "RunRow", "StepEvidenceRow", "StepRow", "StepState", "TurnRow"]
 from subterminator_tui.journal.schema import migrate
 from subterminator_tui.orchestrator.result import TaskResult
 
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
 _RUN_COLUMNS = (
     "id, service, model, pilot, started_at, ended_at, success, verified, reason, "
     "COALESCE(turns, (SELECT COUNT(DISTINCT t.turn) FROM turns t WHERE t.run_id = runs.id)), "
-    "final_url, error, message, input_tokens, output_tokens, start_url, verified_by"
+    "final_url, error, message, input_tokens, output_tokens, start_url, verified_by, ending"
 )
 #: Milliseconds a writer waits for another process's lock before it counts as a failure.
 _BUSY_MS = 5_000
@@ -148,7 +150,7 @@ class Journal:
             "the end of the run",
             """UPDATE runs SET ended_at=?, success=?, verified=?, reason=?, turns=?, final_url=?,
                error=?, message=?, model_calls=?, input_tokens=?, output_tokens=?, model=?, pilot=?,
-               verified_by=? WHERE id=?""",
+               verified_by=?, ending=? WHERE id=?""",
             (
                 time.time(),
                 int(result.success),
@@ -164,6 +166,7 @@ class Journal:
                 model,
                 pilot,
                 result.verified_by,
+                json.dumps(dataclasses.asdict(result.ending)) if result.ending else None,
                 run_id,
             ),
         )
@@ -331,6 +334,35 @@ class Journal:
     def run(self, run_id: int) -> RunRow | None:
         """One run, or None."""
         rows = self._select(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id=?", (run_id,))
+        return run_row(rows[0]) if rows else None
+
+    def record_check(
+        self, service: str, run_id: int | None, state: str, url: str | None, why: str
+    ) -> int:
+        """Keep one look at ``service``'s account page beside the run it re-reads."""
+        return self._insert(
+            "the check of the account page",
+            "INSERT INTO checks (service, run_id, checked_at, state, url, why) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (service, run_id, time.time(), state, url, why),
+        )
+
+    def checks(self, service: str) -> list[CheckRow]:
+        """Every check of ``service``, oldest first."""
+        rows = self._select(
+            "SELECT id, service, run_id, checked_at, state, url, why FROM checks "
+            "WHERE service=? ORDER BY id",
+            (service,),
+        )
+        return [CheckRow(*row) for row in rows]
+
+    def last_finished_run(self, service: str) -> RunRow | None:
+        """The newest run of ``service`` that ended (however it ended), or None."""
+        rows = self._select(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE service=? AND ended_at IS NOT NULL "
+            "ORDER BY id DESC LIMIT 1",
+            (service,),
+        )
         return run_row(rows[0]) if rows else None
 
     def turns(self, run_id: int) -> list[TurnRow]:

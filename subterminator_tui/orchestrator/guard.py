@@ -27,6 +27,7 @@ from subterminator_tui.rules.matching import (
     target_elements,
 )
 from subterminator_tui.rules.money import money_shown, shows_charge
+from subterminator_tui.rules.reachability import Reachability
 
 # Tools whose arguments carry a URL the browser would open.
 _URL_ARGUMENTS = {"browser_navigate": "url", "browser_tabs": "url"}
@@ -96,8 +97,13 @@ class Guard:
         *,
         offered_tools: frozenset[str],
         checkpoints: bool = True,
+        reach: Reachability | None = None,
     ) -> None:
         self.service = service
+        #: The run's one answer to "reachable right now?", shared with the egress filter.
+        self.reach = reach or Reachability.for_service(
+            service.allowed_domains, service.sign_in_domains
+        )
         self.offered_tools = offered_tools & ALLOWED_TOOLS
         self.checkpoints = checkpoints
         self.rules = checkpoints_for(service.checkpoint, service.default_checkpoints)
@@ -108,6 +114,12 @@ class Guard:
         if call.name not in self.offered_tools:
             offered = ", ".join(sorted(self.offered_tools))
             return Refusal(f"Tool '{call.name}' is not available. Use one of: {offered}.")
+        if self.reach.is_sign_in_page(snapshot.url) or self.reach.sign_in_open:
+            # The person signs in there; a model never acts on an identity provider's page.
+            return Refusal(
+                "The browser is on a sign-in page that only the person may use. Nothing was "
+                "done; wait for the sign-in to finish."
+            )
         stale = [ref for ref in call.target_refs() if snapshot.element_by_ref(ref) is None]
         if stale:
             return Refusal(

@@ -3,6 +3,10 @@
 The human either finishes in a headed browser and confirms, or types the
 values at the prompt; the program then types them into the page itself. The
 values are remembered by the run's SecretScrubber so they never travel on.
+
+A sign-in at an identity provider (the service's ``sign_in_domains``) is the
+person's alone: its domains are reachable only while this hand-off is open, its
+fields are never offered at the prompt, and it is closed before the run goes on.
 """
 
 from __future__ import annotations
@@ -16,7 +20,15 @@ from subterminator_tui.orchestrator.gates import (
     HumanGate,
 )
 from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.orchestrator.sign_in_window import (
+    close_sign_in,
+    provider_host,
+    reload_refused,
+    sign_in_pending,
+)
 from subterminator_tui.rules import ServiceConfig, detect_handoff
+from subterminator_tui.rules.matching import HandoffKind
+from subterminator_tui.rules.reachability import Reachability
 
 _FIELD_ROLES = frozenset({"textbox", "searchbox", "spinbutton", "combobox"})
 #: A person gets a few tries (a mistyped code) before the run stops.
@@ -47,6 +59,7 @@ async def hand_off(
     *,
     headed: bool,
     hint: str = "",
+    reach: Reachability | None = None,
 ) -> tuple[NormalizedSnapshot, list[str]]:
     """Resolve every hand-off the page calls for; returns the fresh page and what was done.
 
@@ -54,30 +67,62 @@ async def hand_off(
     """
     done: list[str] = []
     attempts = 0
-    handoff = detect_handoff(service, snapshot)
-    while handoff is not None:
-        attempts += 1
-        if attempts > MAX_ATTEMPTS:
-            raise HandoffCancelled(
-                f"The {handoff.kind.replace('_', ' ')} page was still there after "
-                f"{MAX_ATTEMPTS} attempts."
+    needed = _needed(service, reach, snapshot)
+    try:
+        while needed is not None:
+            kind, why = needed
+            attempts += 1
+            if attempts > MAX_ATTEMPTS:
+                raise HandoffCancelled(
+                    f"The {kind.replace('_', ' ')} page was still there after "
+                    f"{MAX_ATTEMPTS} attempts."
+                )
+            at_provider = sign_in_pending(reach, snapshot)
+            # The person may pick "Sign in with ..." on the service's own page too.
+            if reach is not None and kind == "login" and not reach.sign_in_open:
+                reach.open_sign_in()
+                if at_provider:
+                    snapshot = scrubber.snapshot(await reload_refused(browser, snapshot))
+            if at_provider and not headed:
+                why += " This run's browser has no window: cancel, then run again with --headed."
+            request = HandoffRequest(
+                kind=kind,
+                why=why,
+                url=snapshot.url,
+                # An identity provider's fields are the person's: nothing of it is read out.
+                fields=() if at_provider else fields_on(snapshot, kind),
+                headed=headed,
+                attempt=attempts,
+                hint=hint,
             )
-        request = HandoffRequest(
-            kind=handoff.kind,
-            why=handoff.rule.explain(),
-            url=snapshot.url,
-            fields=fields_on(snapshot, handoff.kind),
-            headed=headed,
-            attempt=attempts,
-            hint=hint,
-        )
-        answer = await gate.handoff(request)
-        if answer.action == "cancel":
-            raise HandoffCancelled(f"You cancelled the {handoff.kind.replace('_', ' ')} hand-off.")
-        snapshot = await _apply(browser, answer, request, scrubber)
-        done.append(handoff.kind)
-        handoff = detect_handoff(service, snapshot)
+            answer = await gate.handoff(request)
+            if answer.action == "cancel":
+                raise HandoffCancelled(f"You cancelled the {kind.replace('_', ' ')} hand-off.")
+            snapshot = await _apply(browser, answer, request, scrubber)
+            done.append(kind)
+            needed = _needed(service, reach, snapshot)
+    finally:
+        if reach is not None:
+            reach.close_sign_in()
+    if reach is not None and reach.sign_in_domains and "login" in done:
+        snapshot = scrubber.snapshot(await close_sign_in(reach, browser, snapshot))
     return snapshot, done
+
+
+def _needed(
+    service: ServiceConfig, reach: Reachability | None, snapshot: NormalizedSnapshot
+) -> tuple[HandoffKind, str] | None:
+    """The hand-off the page calls for and why; a sign-in at a provider comes first."""
+    if reach is not None and sign_in_pending(reach, snapshot):
+        host = provider_host(reach, snapshot)
+        return (
+            "login",
+            f"{service.name} signs you in at {host}. Sign in there yourself, in the browser "
+            "window: neither SubTerminator's model nor its log reads that page, and it is "
+            f"closed again once you are back on {service.name}.",
+        )
+    handoff = detect_handoff(service, snapshot)
+    return (handoff.kind, handoff.rule.explain()) if handoff else None
 
 
 async def _apply(

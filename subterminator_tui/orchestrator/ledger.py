@@ -16,6 +16,7 @@ from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Outcome
 from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 from subterminator_tui.pilots.base import Pilot, PilotTurn
+from subterminator_tui.rules.endings import Ending
 from subterminator_tui.rules.matching import VerifiedBy
 
 #: Outcomes whose message is an error worth keeping in the journal.
@@ -160,6 +161,7 @@ class RunLedger:
         message: str | None = None,
         error: str | None = None,
         verified_by: VerifiedBy | None = None,
+        ending: Ending | None = None,
     ) -> TaskResult:
         """The TaskResult of a run that ended for ``reason``."""
         return TaskResult(
@@ -176,6 +178,7 @@ class RunLedger:
             output_tokens=self.output_tokens,
             run_id=self.run_id,
             verified_by=verified_by if success else None,
+            ending=ending,
         )
 
     def finish(self, result: TaskResult) -> None:

@@ -51,6 +51,7 @@ from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, 
 from subterminator_tui.orchestrator.request_gate import gate_for_run
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.orchestrator.sign_in_window import sign_in_pending
 from subterminator_tui.orchestrator.tabs import contain_tabs
 from subterminator_tui.orchestrator.turns import (
     NO_ACTION_LIMIT,
@@ -66,6 +67,7 @@ from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK, REQUEST_
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.rules import ServiceConfig, verify_completion
 from subterminator_tui.rules.effects import READ_ONLY_TOOLS
+from subterminator_tui.rules.typed_endings import detect_ending
 
 
 class Orchestrator:
@@ -126,7 +128,9 @@ class Orchestrator:
         try:
             result = await self._drive()
         except RunEnded as ended:
-            result = self.ledger.result(ended.reason, success=ended.success, message=ended.message)
+            result = self.ledger.result(
+                ended.reason, success=ended.success, message=ended.message, ending=ended.ending
+            )
         except SubTerminatorError as error:
             result = self.ledger.result(reason_for(error), error=str(error))
         except asyncio.CancelledError:
@@ -176,6 +180,7 @@ class Orchestrator:
             already = await self.outcomes.already_cancelled(snapshot)
             if already is not None:
                 return self.ledger.result("already_cancelled", message=already.message)
+        self._end_without_a_click(snapshot)
         self.pilot.begin(snapshot)
         no_action = 0
         while self.ledger.turns < self.options.max_turns:
@@ -296,6 +301,7 @@ class Orchestrator:
         if step is not None:
             await self._after_step(step)
         page, note = await self._settle(sent.result.snapshot)
+        self._end_without_a_click(page)
         status: dict[str, Any] = {"error": False}
         if note:
             status["note"] = note
@@ -405,6 +411,10 @@ class Orchestrator:
         """Scrub the fresh page, check its domain, and hand off when it needs the human."""
         snapshot = self.scrubber.snapshot(raw)
         notes: list[str] = []
+        if allow_handoff and sign_in_pending(self.guard.reach, snapshot):
+            # An identity provider's page (or pop-up) is the person's: signed in there
+            # first, so containment never takes it away from them.
+            snapshot = await self._hand_off(snapshot, notes)
         # Off-domain tabs are closed and the current tab brought back before anyone reads them.
         contained, removed = await contain_tabs(self.browser, snapshot, self.guard.url_allowed)
         snapshot = self.scrubber.snapshot(contained)
@@ -427,26 +437,39 @@ class Orchestrator:
             if decision.verdict == "guidance":
                 notes.append(f"The person says: {decision.guidance}")
         if allow_handoff:
-            try:
-                snapshot, kinds = await hand_off(
-                    self.service,
-                    self.browser,
-                    self.gate,
-                    snapshot,
-                    self.scrubber,
-                    headed=self.options.headed,
-                    hint=self.options.handoff_hint,
-                )
-            except HandoffCancelled as cancelled:
-                raise RunEnded("human_rejected", str(cancelled)) from None
-            if kinds:
-                await self.browser.keep_sign_in()
-                notes.append(describe_handoff(kinds))
-                self.reporter.emit(Notice(describe_handoff(kinds)))
-                self.reporter.emit(PageSeen(snapshot, self.guard.url_allowed(snapshot.url)))
+            snapshot = await self._hand_off(snapshot, notes)
         self.guard.learn(snapshot)
         self.ledger.saw(snapshot)
         return snapshot, " ".join(notes)
+
+    def _end_without_a_click(self, snapshot: NormalizedSnapshot) -> None:
+        """End the run (RunEnded) when the page says no click can cancel it here."""
+        ending = detect_ending(self.service, snapshot)
+        # A page that proves the cancellation is left to complete_task, whatever else it says.
+        if ending is not None and not verify_completion(self.service, snapshot).verified:
+            raise RunEnded(ending.reason, ending.message(self.service.name), ending=ending)
+
+    async def _hand_off(self, snapshot: NormalizedSnapshot, notes: list[str]) -> NormalizedSnapshot:
+        """Every hand-off the page calls for (sign-ins, codes, captchas); the page after them."""
+        try:
+            snapshot, kinds = await hand_off(
+                self.service,
+                self.browser,
+                self.gate,
+                snapshot,
+                self.scrubber,
+                headed=self.options.headed,
+                hint=self.options.handoff_hint,
+                reach=self.guard.reach,
+            )
+        except HandoffCancelled as cancelled:
+            raise RunEnded("human_rejected", str(cancelled)) from None
+        if kinds:
+            await self.browser.keep_sign_in()
+            notes.append(describe_handoff(kinds))
+            self.reporter.emit(Notice(describe_handoff(kinds)))
+            self.reporter.emit(PageSeen(snapshot, self.guard.url_allowed(snapshot.url)))
+        return snapshot
 
     def _tell_error(
         self, call: ToolCall, error: MCPToolError, seen: NormalizedSnapshot

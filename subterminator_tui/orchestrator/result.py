@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from subterminator_tui import exit_codes
+from subterminator_tui.rules.endings import Ending
 
 TaskReason = Literal[
     "completed",  # verified success
@@ -24,7 +25,17 @@ TaskReason = Literal[
     "interrupted",  # Ctrl+C or SIGTERM (recorded in the journal; the process exits 130/143)
     "sent_not_verified",  # an approved irreversible step went out; no rule verified the end
     "already_cancelled",  # the service was cancelled before this run; nothing was sent
+    "billed_elsewhere",  # another company bills it: cancel there (TaskResult.ending says where)
+    "offline_only",  # only a phone call, chat or letter cancels it (TaskResult.ending has them)
 ]
+
+#: Endings with their own exit codes.
+_OWN_EXIT_CODES = {
+    "sent_not_verified": exit_codes.SENT_NOT_VERIFIED,
+    "billed_elsewhere": exit_codes.BILLED_ELSEWHERE,
+    "offline_only": exit_codes.OFFLINE_ONLY,
+    "already_cancelled": exit_codes.ALREADY_CANCELLED,
+}
 
 
 @dataclass(frozen=True)
@@ -46,16 +57,17 @@ class TaskResult:
     #: Whose rule confirmed the cancellation: ``service`` (its own rules) or ``generic``
     #: (only the built-in rules for any site held); None when not verified.
     verified_by: Literal["service", "generic"] | None = None
+    #: Why no click could finish it: the biller and its place to cancel, or the contact
+    #: details and a letter (``billed_elsewhere`` and ``offline_only`` only).
+    ending: Ending | None = None
 
     @property
     def exit_code(self) -> int:
         """Success, failure, configuration or connection error (README, exit codes)."""
         if self.reason == "dry_run" or (self.reason == "completed" and self.success):
             return exit_codes.SUCCESS
-        if self.reason == "sent_not_verified":
-            return exit_codes.SENT_NOT_VERIFIED
-        if self.reason == "already_cancelled":
-            return exit_codes.ALREADY_CANCELLED
+        if self.reason in _OWN_EXIT_CODES:
+            return _OWN_EXIT_CODES[self.reason]
         if self.reason in ("llm_error", "mcp_error", "outcome_unknown"):
             return exit_codes.CONNECTION
         if self.reason in ("configuration_error", "journal_error"):

@@ -13,6 +13,7 @@ from subterminator_tui.errors import (
 )
 from subterminator_tui.orchestrator.events import Outcome
 from subterminator_tui.orchestrator.result import TaskReason
+from subterminator_tui.rules.endings import Ending
 from subterminator_tui.rules.matching import Verification, VerifiedBy
 
 NO_ACTION_LIMIT = 3
@@ -32,11 +33,19 @@ def unverified_message(url: str) -> str:
 class RunEnded(Exception):
     """The run is over for ``reason``; the loop turns this into its TaskResult."""
 
-    def __init__(self, reason: TaskReason, message: str, *, success: bool = False) -> None:
+    def __init__(
+        self,
+        reason: TaskReason,
+        message: str,
+        *,
+        success: bool = False,
+        ending: Ending | None = None,
+    ) -> None:
         super().__init__(message)
         self.reason = reason
         self.message = message
         self.success = success
+        self.ending = ending
 
 
 @dataclass(frozen=True)

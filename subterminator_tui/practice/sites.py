@@ -14,6 +14,7 @@ from subterminator_tui.practice.demoflix.state import (
     USERNAME,
 )
 from subterminator_tui.practice.gauntlet import GauntletServer
+from subterminator_tui.practice.portal import PortalServer
 from subterminator_tui.practice.server import PracticeServer
 
 #: A practice site's factory: ``(variants=..., port=...)`` to an unstarted server.
@@ -22,6 +23,7 @@ PracticeSiteFactory = Callable[..., PracticeServer[Any]]
 PRACTICE_SITES: dict[str, PracticeSiteFactory] = {
     "demoflix": DemoflixServer,
     "gauntlet": GauntletServer,
+    "portal": PortalServer,
 }
 
 

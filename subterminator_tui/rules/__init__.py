@@ -4,6 +4,11 @@
 - ``loader``    built-in, user and ``--services`` files merged into a ServiceRegistry
 - ``matching``  rules judged against snapshots and pending tool calls
 - ``domains``   where the browser may go, and where a run starts
+- ``reachability`` the one answer to "may the browser be at this host now" (sign-ins)
+- ``identity_providers`` Google, Apple, Microsoft, ... and the hosts their sign-ins visit
+- ``endings``   billed elsewhere and offline-only endings: their details and a letter
+- ``typed_endings`` which of those endings a page calls for
+- ``account_state`` a plan's state on its account page, for ``subterminator check``
 - ``sites``     a typed site's full URL and registrable domain (Public Suffix List)
 - ``generic``   rules for any site (``generic.toml``) and services built from an address
 - ``recording`` a playbook from a run's journal turns (``subterminator record``)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from subterminator_tui.errors import ServiceConfigError
 from subterminator_tui.resources import builtin_generic_rules_file
 from subterminator_tui.rules.domains import site_entry
+from subterminator_tui.rules.endings import BillerRule
 from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConfig
 from subterminator_tui.rules.problems import describe_error, key_path
 from subterminator_tui.rules.sites import registrable_domain, site_url
@@ -51,6 +52,14 @@ class GenericRules(BaseModel):
     """Pages asking for a verification code."""
     captcha: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
     """CAPTCHA widgets and bot checks."""
+    billed_elsewhere: Annotated[tuple[BillerRule, ...], BeforeValidator(_as_tuple)] = ()
+    """Pages saying another company (Apple, Google Play, Roku, ...) bills the subscription."""
+    offline_only: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
+    """Pages saying cancelling takes a phone call, a chat or a letter."""
+    renewed: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
+    """Account pages saying the plan renewed or a payment was taken (``check``)."""
+    active: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
+    """Account pages saying the plan renews or naming its next payment (``check``)."""
 
 
 def read_generic_rules(path: Path) -> GenericRules:

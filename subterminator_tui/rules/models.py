@@ -26,7 +26,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from subterminator_tui.rules.domains import domain_allowed, is_bare_host, local_origin
+from subterminator_tui.rules.domains import domain_allowed, ip_address, is_bare_host, local_origin
+from subterminator_tui.rules.identity_providers import IDENTITY_PROVIDERS, is_provider_name
 from subterminator_tui.rules.text import normalise_text
 
 #: Keys the loader fills in; a ``services.toml`` that sets them is refused.
@@ -105,7 +106,18 @@ Patterns = Annotated[tuple[re.Pattern[str], ...], BeforeValidator(_compile_patte
 NonBlank = Annotated[str, AfterValidator(_reject_blank)]
 
 #: The groups ``subterminator services`` lists catalog services under.
-Category = Literal["streaming", "music", "news", "software", "fitness", "delivery", "cloud"]
+Category = Literal[
+    "streaming",
+    "music",
+    "news",
+    "software",
+    "fitness",
+    "delivery",
+    "cloud",
+    "games",
+    "creators",
+    "dating",
+]
 
 
 def _iso_date(value: object) -> object:
@@ -333,6 +345,10 @@ class ServiceConfig(BaseModel):
     """How a practice scenario should end, for tests and demos."""
     allowed_domains: Needles
     """Domains (and their subdomains) the browser may visit; anything else is refused."""
+    sign_in_domains: Needles = ()
+    """Identity providers the person may sign in with (``google``, ``apple``, ``microsoft``,
+    ``facebook``, ``amazon``, ``okta``, ``auth0``) or their bare hosts: reachable only while
+    a sign-in hand-off is open, never by the model."""
     start_url: NonBlank
     """Where a run starts: a full http(s) URL, or a path for practice services."""
     goal: NonBlank
@@ -396,6 +412,27 @@ class ServiceConfig(BaseModel):
         return tuple(
             domain.lower().rstrip("/") if local_origin(domain) else domain.lower().strip(".")
             for domain in domains
+        )
+
+    @field_validator("sign_in_domains")
+    @classmethod
+    def _sign_in_hosts(cls, entries: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in entries:
+            if is_provider_name(entry) or local_origin(entry) is not None:
+                continue
+            # A single label ("gogle") is a misspelt provider, not an identity provider's host.
+            dotted = "." in entry.strip(".") or ip_address(entry) is not None
+            if "*" in entry or not is_bare_host(entry) or not dotted:
+                known = ", ".join(IDENTITY_PROVIDERS)
+                raise ValueError(
+                    f"'{entry}' is neither a known identity provider ({known}) nor a bare "
+                    "domain such as 'login.example.com'"
+                )
+        return tuple(
+            entry.strip().lower().rstrip("/")
+            if local_origin(entry)
+            else entry.strip().lower().strip(".")
+            for entry in entries
         )
 
     @field_validator("start_url")

@@ -15,6 +15,7 @@ from subterminator_tui.practice.server import PracticeServer
 from subterminator_tui.practice.sites import practice_site
 from subterminator_tui.rules import ServiceConfig, resolve_start_url
 from subterminator_tui.rules.domains import pinned_to_site
+from subterminator_tui.rules.reachability import Reachability
 from subterminator_tui.settings import Settings
 
 
@@ -28,16 +29,19 @@ class ServiceBrowser:
     start_url: str
     practice: PracticeServer[Any] | None
     egress: EgressProxy | None = None
+    #: What the browser may reach right now; the egress filter, the guard and the loop
+    #: all read this one object (a sign-in hand-off opens the sign-in domains in it).
+    reach: Reachability | None = None
 
 
 @asynccontextmanager
-async def _egress(service: ServiceConfig, settings: Settings) -> AsyncIterator[EgressProxy | None]:
+async def _egress(reach: Reachability, settings: Settings) -> AsyncIterator[EgressProxy | None]:
     """The run's own egress filter for a local browser; none for a remote one, whose filter
     runs beside it (``remote_egress``, docs/remote-browsers.md)."""
     if settings.browser_backend != "local":
         yield None
         return
-    async with egress_filter(EgressPolicy.for_domains(service.allowed_domains)) as egress:
+    async with egress_filter(EgressPolicy.for_reach(reach)) as egress:
         yield egress
 
 
@@ -67,12 +71,14 @@ async def open_service_browser(
         if service.practice and not practice_url
         else None
     )
+    reach = Reachability.for_service(service.allowed_domains, service.sign_in_domains)
     try:
         base_url = site.start() if site else practice_url
         if service.practice and base_url:
             # The site's address means its port now, in the guard and the egress filter alike.
             service = pinned_to_site(service, base_url)
-        async with _egress(service, settings) as egress:
+            reach = Reachability.for_service(service.allowed_domains, service.sign_in_domains)
+        async with _egress(reach, settings) as egress:
             plan = plan_launch(
                 settings,
                 headless=headless,
@@ -88,7 +94,7 @@ async def open_service_browser(
                 if sign_in is not None:
                     await gateway.add_storage_state(sign_in)
                 start_url = resolve_start_url(service, base_url)
-                yield ServiceBrowser(service, gateway, start_url, site, egress)
+                yield ServiceBrowser(service, gateway, start_url, site, egress, reach)
     finally:
         if site:
             site.stop()

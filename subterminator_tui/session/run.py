@@ -72,6 +72,7 @@ class PreparedRun:
             service,
             offered_tools=ALLOWED_TOOLS if naive else MODEL_TOOL_NAMES,
             checkpoints=checked.request.checkpoints,
+            reach=opened.reach,
         )
         options = RunOptions(
             start_url=opened.start_url,

@@ -111,6 +111,14 @@ async def test_a_verified_claim_completes(tmp_path: Path) -> None:
     assert (result.reason, result.success, result.exit_code) == ("completed", True, 0)
 
 
+async def test_a_plan_cancelled_before_the_run_says_so_at_once(tmp_path: Path) -> None:
+    """The first page already verifies: already_cancelled, exit 7, no turn, no call."""
+    run = LoopRun(tmp_path, ScriptedPilot([silence()]), FakeBrowser(page("done")))
+    result = await run.result()
+    assert (result.reason, result.exit_code, result.turns) == ("already_cancelled", 7, 0)
+    assert run.browser.dispatched() == ["browser_navigate"]
+
+
 async def test_the_turn_limit_ends_the_run(tmp_path: Path) -> None:
     """A pilot that never finishes runs out of turns: max_turns_exceeded after exactly 5."""
     wait = calls("browser_wait_for", time=1)

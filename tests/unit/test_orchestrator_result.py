@@ -12,8 +12,14 @@ from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 ALL_REASONS: tuple[TaskReason, ...] = get_args(TaskReason)
 CONNECTION_ERRORS = ("llm_error", "mcp_error", "outcome_unknown")
 CONFIGURATION_ERRORS = ("configuration_error", "journal_error")
-#: Endings with their own exit codes: sent but not verified (4), already cancelled (7).
-OWN_CODES = {"sent_not_verified": 4, "already_cancelled": 7}
+#: Endings with their own exit codes: sent but not verified (4), no click could end them
+#: here (5, 6), or nothing was left to do (7).
+OWN_CODES = {
+    "sent_not_verified": 4,
+    "billed_elsewhere": 5,
+    "offline_only": 6,
+    "already_cancelled": 7,
+}
 FAILURES = tuple(
     reason
     for reason in ALL_REASONS
@@ -59,6 +65,13 @@ def test_connection_errors_exit_3(reason: TaskReason) -> None:
 def test_configuration_errors_exit_2(reason: TaskReason) -> None:
     """Something to install, set or fix, found mid-run, exits as it would before the run."""
     assert result(reason).exit_code == 2
+
+
+@pytest.mark.parametrize(("reason", "code"), sorted(OWN_CODES.items()))
+def test_endings_without_a_click_have_their_own_exit_codes(reason: TaskReason, code: int) -> None:
+    """Billed elsewhere 5, offline only 6, already cancelled 7, whatever the success flag."""
+    assert result(reason).exit_code == code
+    assert result(reason, success=True).exit_code == code
 
 
 @pytest.mark.parametrize("reason", FAILURES)
@@ -125,6 +138,7 @@ def test_to_dict_carries_every_field_and_the_exit_code() -> None:
         "output_tokens": 20,
         "run_id": 7,
         "verified_by": "service",
+        "ending": None,
         "exit_code": 0,
         "sent": True,
     }

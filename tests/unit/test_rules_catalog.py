@@ -7,11 +7,17 @@ from typing import get_args
 
 import pytest
 
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.snapshot import NormalizedSnapshot, parse_elements
+from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
 from subterminator_tui.cli.services import listing_order
+from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.resources import builtin_catalog_file, builtin_services_file
 from subterminator_tui.rules.domains import domain_allowed
 from subterminator_tui.rules.generic import generic_rules
+from subterminator_tui.rules.identity_providers import expand_sign_in_domains
 from subterminator_tui.rules.loader import load_services, read_services_file
+from subterminator_tui.rules.matching import verify_completion
 from subterminator_tui.rules.models import Category, ServiceConfig
 from subterminator_tui.rules.sites import registrable_domain
 
@@ -144,3 +150,161 @@ def test_services_without_generic_rules_are_unchanged() -> None:
     registry = load_services(user_file=None)
     assert not registry.get("netflix").generic_rules
     assert len(registry.get("demoflix").success) == 2
+
+
+def catalog_page(body: str, url: str) -> NormalizedSnapshot:
+    """A page from aria-snapshot lines at ``url``."""
+    return NormalizedSnapshot(url=url, title="", content=body, elements=tuple(parse_elements(body)))
+
+
+#: For each entry whose success depends on a rule of its own (or on a page a rule once
+#: read wrongly): a page that must verify, and a near miss that must not.
+SUCCESS_PAGES: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
+    "soundcloud": (
+        (
+            '- heading "Subscriptions" [level=1]\n- paragraph: Go+\n'
+            "- paragraph: Expires 12 May 2027",
+            "https://soundcloud.com/you/subscriptions",
+        ),
+        (
+            '- heading "Subscriptions" [level=1]\n- paragraph: Go+ renews 12 May 2027\n'
+            "- paragraph: Visa ending 4242 expires 12/27\n"
+            "- paragraph: Offer expires on 31 December: 3 months of Go+ for 0.99",
+            "https://soundcloud.com/you/subscriptions",
+        ),
+    ),
+    "microsoft-365": (
+        (
+            "- paragraph: Microsoft 365 Family. Recurring billing has been turned off.",
+            "https://account.microsoft.com/services/microsoft365",
+        ),
+        (
+            '- paragraph: Microsoft 365 Family renews on 1 May 2027.\n- button "Manage" [ref=e4]\n'
+            '- paragraph: Xbox Game Pass Core\n- button "Turn on recurring billing" [ref=e5]',
+            "https://account.microsoft.com/services",
+        ),
+    ),
+    "expressvpn": (
+        (
+            '- heading "Automatic Renewal Settings" [level=1]\n'
+            "- paragraph: Your subscription has been canceled.",
+            "https://www.expressvpn.com/subscriptions",
+        ),
+        (
+            "- paragraph: Select Turn off automatic renewal, then follow the prompts until you "
+            "see “Your subscription has been canceled.”",
+            "https://www.expressvpn.com/support/manage-account/cancel-expressvpn-subscription/",
+        ),
+    ),
+    "nordvpn": (
+        (
+            "- paragraph: Your automatic payment has been canceled.",
+            "https://my.nordaccount.com/billing/",
+        ),
+        (
+            "- paragraph: Once your automatic payment has been canceled, you will receive an "
+            'e-mail.\n- button "Cancel automatic payments" [ref=e7]',
+            "https://my.nordaccount.com/billing/",
+        ),
+    ),
+    "zoom": (
+        (
+            '- heading "Current Plans" [level=1]\n- paragraph: Pro. Canceled.\n'
+            '- button "Reactivate Plan" [ref=e3]',
+            "https://zoom.us/billing",
+        ),
+        (
+            '- heading "Current Plans" [level=1]\n- paragraph: Pro, renews 1 May 2027.\n'
+            '- link "Cancel Subscription" [ref=e2]\n- paragraph: Cloud Recording add-on\n'
+            '- button "Reactivate Plan" [ref=e3]',
+            "https://zoom.us/billing",
+        ),
+    ),
+    "dropbox": (
+        (
+            '- heading "Billing" [level=1]\n- paragraph: Plan downgrade scheduled',
+            "https://www.dropbox.com/account/billing",
+        ),
+        (
+            "- paragraph: Your plan will be downgraded at the end of the billing period.\n"
+            '- button "I still want to downgrade" [ref=e9]',
+            "https://www.dropbox.com/account/plan",
+        ),
+    ),
+    "evernote": (
+        (
+            '- heading "Billing history" [level=1]\n- button "Restore" [ref=e2]',
+            "https://www.evernote.com/Settings.action",
+        ),
+        (
+            '- heading "Billing history" [level=1]\n- link "Cancel subscription" [ref=e1]\n'
+            '- button "Restore" [ref=e2]',
+            "https://www.evernote.com/Settings.action",
+        ),
+    ),
+}
+
+
+def own_success_rules(service: ServiceConfig) -> tuple[object, ...]:
+    """The success rules an entry wrote itself (the generic ones follow them)."""
+    return service.success[: len(service.success) - len(generic_rules().success)]
+
+
+def test_every_own_success_rule_has_a_near_miss_page() -> None:
+    """An entry that verifies by a rule of its own has a page that must not verify."""
+    with_own = {sid for sid in CATALOG_IDS if own_success_rules(catalog_service(sid))}
+    assert with_own <= set(SUCCESS_PAGES), with_own - set(SUCCESS_PAGES)
+
+
+@pytest.mark.parametrize("service_id", sorted(SUCCESS_PAGES))
+def test_the_confirmation_verifies_and_the_near_miss_does_not(service_id: str) -> None:
+    """The page after cancelling verifies; the near miss (help text, another product's
+    button, a card's expiry, an offer) does not."""
+    service = catalog_service(service_id)
+    (good, good_url), (near, near_url) = SUCCESS_PAGES[service_id]
+    assert verify_completion(service, catalog_page(good, good_url)).verified
+    assert not verify_completion(service, catalog_page(near, near_url)).verified
+
+
+@pytest.mark.parametrize(
+    ("service_id", "button"),
+    [
+        ("financial-times", "Cancel"),
+        ("microsoft-365", "Turn off recurring billing"),
+        ("nordvpn", "Cancel auto-renewal"),
+        ("zoom", "Cancel Plan"),
+        ("expressvpn", "Turn off automatic renewal"),
+        ("nintendo-switch-online", "Terminate Automatic Renewal"),
+        ("bumble", "Unsubscribe"),
+        ("backblaze", "Delete Backup"),
+    ],
+)
+def test_the_documented_final_button_asks_first(service_id: str, button: str) -> None:
+    """The button each help page names as the last step is a checkpoint."""
+    service = catalog_service(service_id)
+    page = catalog_page(f'- button "{button}" [ref=e5]', service.start_url)
+    guard = Guard(service, offered_tools=MODEL_TOOL_NAMES)
+    assert guard.checkpoint(ToolCall("c1", "browser_click", {"target": "e5"}), page) is not None
+
+
+@pytest.mark.parametrize(
+    ("service_id", "providers"),
+    [
+        ("microsoft-365", {"login.live.com", "login.microsoftonline.com"}),
+        ("prime-video-channels", {"amazon.com"}),
+        ("adobe", {"adobelogin.com"}),
+    ],
+)
+def test_sign_ins_on_other_domains_are_sign_in_domains(
+    service_id: str, providers: set[str]
+) -> None:
+    """Each entry reaches its sign-in through sign_in_domains, never allowed_domains."""
+    service = catalog_service(service_id)
+    assert providers <= set(expand_sign_in_domains(service.sign_in_domains))
+    assert not providers & set(service.allowed_domains)
+
+
+def test_nordvpn_reaches_nord_account() -> None:
+    """NordVPN's current flow runs on Nord Account, which is in allowed_domains."""
+    service = catalog_service("nordvpn")
+    assert domain_allowed("https://my.nordaccount.com/billing/", service.allowed_domains)

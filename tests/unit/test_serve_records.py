@@ -254,7 +254,9 @@ def test_a_version_4_journal_keeps_its_pages_and_links_new_records(tmp_path: Pat
         # Back to version 4 as it was: call_records without the turn link, no step evidence.
         old.executescript(
             "DROP INDEX call_records_by_turn; ALTER TABLE call_records DROP COLUMN turn_id;"
-            "DROP TABLE step_evidence; PRAGMA user_version=4;"
+            # Later versions' additions go too: the file is then a version-4 journal.
+            "DROP TABLE step_evidence; DROP TABLE checks; ALTER TABLE runs DROP COLUMN ending;"
+            "PRAGMA user_version=4;"
         )
     with Journal(path) as journal:
         (turn,) = journal.turns(run)

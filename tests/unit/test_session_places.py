@@ -85,6 +85,7 @@ def _minimal(command: str) -> list[str]:
         "record": ["1"],
         "inspect": ["demoflix"],
         "auth": ["save", "demoflix", "f.json"],
+        "check": ["demoflix"],
         "egress": ["demoflix"],
     }
     return [command, *positional.get(command, [])]

@@ -15,6 +15,10 @@ Two questions, asked of every request:
   navigations. Other public hosts may still serve images, scripts and frames
   (real sites use CDNs), so only a request the proxy can recognise as a
   top-level navigation is held to the list.
+
+Both questions consult the run's Reachability when it has one: a service's
+sign-in domains (an identity provider, even one on a private address) pass only
+while a sign-in hand-off is open, exactly as the guard and the loop see it.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from subterminator_tui.browser.egress.addresses import (
     non_public_reason,
 )
 from subterminator_tui.rules.domains import domain_allowed, local_origin
+from subterminator_tui.rules.reachability import Reachability
 
 
 @dataclass(frozen=True)
@@ -39,9 +44,13 @@ class EgressPolicy:
     allowed_domains: tuple[str, ...]
     #: Non-public (address, port) pairs that may still be reached: those allowed_domains names.
     reachable_private: frozenset[tuple[IPAddress, int]] = frozenset()
+    #: The run's one answer to "reachable right now?" (sign-in domains while signing in).
+    reach: Reachability | None = None
 
     @classmethod
-    def for_domains(cls, allowed_domains: Sequence[str]) -> EgressPolicy:
+    def for_domains(
+        cls, allowed_domains: Sequence[str], reach: Reachability | None = None
+    ) -> EgressPolicy:
         """The policy of a service: the IP literals it names are the private ones it may reach."""
         reachable: set[tuple[IPAddress, int]] = set()
         for domain in allowed_domains:
@@ -53,11 +62,22 @@ class EgressPolicy:
             if address is not None:
                 # A bare address: its web ports only (a tunnel does not say http or https).
                 reachable.update({(address, 80), (address, 443)})
-        return cls(allowed_domains=tuple(allowed_domains), reachable_private=frozenset(reachable))
+        return cls(
+            allowed_domains=tuple(allowed_domains),
+            reachable_private=frozenset(reachable),
+            reach=reach,
+        )
+
+    @classmethod
+    def for_reach(cls, reach: Reachability) -> EgressPolicy:
+        """The policy that follows ``reach``: its domains always, its sign-in domains while open."""
+        return cls.for_domains(reach.allowed_domains, reach)
 
     def address_refusal(self, host: Host, address: IPAddress, port: int) -> str | None:
         """Why the browser may not connect to ``address:port`` (which ``host`` named), or None."""
         if (address, port) in self.reachable_private:
+            return None
+        if self.reach is not None and self.reach.names_address(address, port):
             return None
         reason = non_public_reason(address)
         if reason is None:
@@ -73,6 +93,8 @@ class EgressPolicy:
     def document_refusal(self, host: Host, port: int = 80) -> str | None:
         """Why the top-level page may not go to ``host:port`` (plain http), or None when it may."""
         if domain_allowed(f"http://{host_text(host)}:{port}/", self.allowed_domains):
+            return None
+        if self.reach is not None and self.reach.host_reachable(host_text(host)):
             return None
         listed = ", ".join(self.allowed_domains) or "nothing"
         return f"a top-level page outside allowed_domains ({listed})"

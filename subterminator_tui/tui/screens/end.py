@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -40,6 +41,10 @@ class EndScreen(ModalScreen[int]):
         if words is not None:
             # Sent-but-unverified and already-cancelled are neither a success nor "not cancelled".
             headline = words[0].replace(" : ", " ", 1)
+        elif result.ending is not None and result.ending.biller:
+            headline = f"✗ Not cancelled here: cancel with {result.ending.biller}"
+        elif result.ending is not None:
+            headline = "✗ Not cancelled here: only by phone, chat or letter"
         with Vertical(id="end-dialog", classes="dialog " + ("good" if result.success else "bad")):
             yield Label(headline, classes="title", markup=False)
             rows = [
@@ -54,8 +59,13 @@ class EndScreen(ModalScreen[int]):
             ]
             if result.message or result.error:
                 rows.insert(3, ("Detail", result.message or result.error or ""))
+            if result.ending is not None:
+                # Where to cancel instead, or how to reach the service: page text, escaped below.
+                rows[4:4] = result.ending.rows()
             for name, value in rows:
                 yield Static(labelled(f"{name}:", value), classes="row")
+            if result.ending is not None and result.ending.letter:
+                yield Static(Text(result.ending.letter), classes="row letter")
             yield KeyHints({"quit_run": "quit", "look": "look at the run"}, classes="keys")
 
     def action_quit_run(self) -> None:

@@ -1,0 +1,177 @@
+"""Signing in at an identity provider: reachable only while the person signs in there.
+
+The practice portal (127.0.0.1) signs people in at Practice ID (127.0.0.2), which it
+names in ``sign_in_domains``. Real Playwright MCP, Chromium and egress filter; the
+playbook pilot (no model). The person is played by a gate that acts in the browser
+as someone at the headed window would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from subterminator_tui.browser.gateway import BrowserGateway
+from subterminator_tui.orchestrator.gates import (
+    CheckpointRequest,
+    Decision,
+    HandoffAnswer,
+    HandoffRequest,
+)
+from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.practice.portal.state import PROVIDER_EMAIL, PROVIDER_PASSWORD, PortalState
+from subterminator_tui.rules.reachability import Reachability
+from subterminator_tui.session import RunRequest, prepared_run
+from subterminator_tui.settings import load_settings
+from tests.conftest import browser_parts_missing
+from tests.fakes.human import RecordingReporter
+
+pytestmark = pytest.mark.browser
+
+PROVIDER = ipaddress.ip_address("127.0.0.2")
+
+
+@dataclass
+class PersonAtTheWindow:
+    """Signs in at Practice ID when handed the browser (in a pop-up if asked), approves steps."""
+
+    popup: bool = False
+    gateway: BrowserGateway | None = None
+    reach: Reachability | None = None
+    handoffs: list[HandoffRequest] = field(default_factory=list)
+    approvals: list[CheckpointRequest] = field(default_factory=list)
+    #: At each approval: was the sign-in window open, and would the filter reach Practice ID?
+    open_at_approval: list[bool] = field(default_factory=list)
+
+    async def approve(self, request: CheckpointRequest) -> Decision:
+        """Approve, noting whether the identity provider is reachable at that moment."""
+        assert self.reach is not None
+        self.approvals.append(request)
+        self.open_at_approval.append(self.reach.sign_in_open or self.reach.names_address(PROVIDER))
+        return Decision("approve")
+
+    async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
+        """Sign in at Practice ID in the browser, as the person would."""
+        assert self.gateway is not None
+        self.handoffs.append(request)
+        page = await self.gateway.snapshot()
+        if page.url.endswith("/login"):
+            if self.popup:
+                ref = page.ref_of("button", "Continue with Practice ID in a pop-up")
+                page = (await self.gateway.call("browser_click", {"target": ref})).snapshot
+                await self.gateway.call("browser_tabs", {"action": "select", "index": 1})
+            else:
+                ref = page.ref_of("link", "Continue with Practice ID")
+                await self.gateway.call("browser_click", {"target": ref})
+            page = await self.gateway.snapshot()
+        typed = [("Email", PROVIDER_EMAIL, False), ("Password", PROVIDER_PASSWORD, True)]
+        for label, value, submit in typed:
+            arguments = {"target": page.ref_of("textbox", label), "text": value, "submit": submit}
+            await self.gateway.call("browser_type", arguments)
+        return HandoffAnswer("done_in_browser")
+
+
+@dataclass
+class SignInRun:
+    """What a sign-in run did."""
+
+    result: TaskResult
+    state: PortalState
+    person: PersonAtTheWindow
+    blocked_hosts: set[str]
+    #: Requests to Practice ID the egress filter refused during the run itself.
+    refused_during_run: int
+    #: After the run, on the same browser: the filter's answer to Practice ID.
+    refused_after: bool
+    journal_text: bytes
+
+
+async def run_portal(service: str, tmp_path: Path, *, popup: bool = False) -> SignInRun:
+    """Run ``service`` (a portal variant) with a person who signs in at Practice ID."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    request = dataclasses.replace(
+        RunRequest(service, pilot="playbook"), profile_dir=str(tmp_path / "profile")
+    )
+    person = PersonAtTheWindow(popup=popup)
+    async with prepared_run(request) as prepared:
+        opened = prepared.browser
+        assert opened.practice is not None and opened.egress is not None
+        person.gateway, person.reach = opened.gateway, opened.reach
+        result = await prepared.run(person, RecordingReporter())
+        blocked = opened.egress.counters.blocked
+        refused_during_run = sum(1 for entry in blocked if entry.host == "127.0.0.2")
+        provider_url = opened.practice.provider_url  # type: ignore[attr-defined]
+        after = await opened.gateway.call("browser_navigate", {"url": f"{provider_url}/authorize"})
+        refused_after = after.snapshot.title.startswith("SubTerminator blocked a request to")
+        state = opened.practice.state
+        blocked_hosts = opened.egress.counters.blocked_hosts()
+    journal = load_settings().resolved_journal()
+    text = b"".join(path.read_bytes() for path in journal.parent.glob(journal.name + "*"))
+    return SignInRun(result, state, person, blocked_hosts, refused_during_run, refused_after, text)
+
+
+async def test_a_sign_in_redirect_to_the_provider_is_the_persons_and_closes_again(
+    tmp_path: Path,
+) -> None:
+    """The sign-in page's link leads to Practice ID and back; then the run cancels, verified."""
+    run = await run_portal("portal", tmp_path)
+    assert run.result.reason == "completed", run.result
+    assert run.state.membership == "cancelled" and run.state.cancel_requests == 1
+    assert [request.kind for request in run.person.handoffs] == ["login"]
+    assert run.refused_during_run == 0
+    assert "POST /authorize" in run.state.provider_requests
+    assert run.person.open_at_approval == [False]
+    assert run.refused_after
+    # The provider's own page never reached the journal (nor, so, any pilot).
+    assert b"Sign in with Practice ID" not in run.journal_text
+
+
+async def test_a_redirect_refused_while_closed_is_reloaded_for_the_person(
+    tmp_path: Path,
+) -> None:
+    """Straight to Practice ID: refused by the filter, then opened for the person only."""
+    run = await run_portal("portal-direct", tmp_path)
+    assert run.result.reason == "completed", run.result
+    assert run.refused_during_run >= 1
+    assert run.state.provider_requests.count("GET /authorize") >= 1
+    (handoff,) = run.person.handoffs
+    assert handoff.fields == ()
+    assert "127.0.0.2" in handoff.why
+    assert run.person.open_at_approval == [False]
+    assert run.refused_after
+
+
+async def test_a_sign_in_pop_up_works_and_is_gone_afterwards(tmp_path: Path) -> None:
+    """The pop-up (about:blank first, then Practice ID) signs the portal in and closes."""
+    run = await run_portal("portal", tmp_path, popup=True)
+    assert run.result.reason == "completed", run.result
+    assert run.state.membership == "cancelled"
+    assert "POST /authorize" in run.state.provider_requests
+    assert run.person.open_at_approval == [False]
+
+
+async def test_the_same_flow_is_refused_without_sign_in_domains(tmp_path: Path) -> None:
+    """Without Practice ID in sign_in_domains the filter refuses it and nothing is cancelled."""
+    run = await run_portal("portal-closed", tmp_path)
+    assert run.result.reason != "completed"
+    assert run.state.membership == "active"
+    assert run.refused_during_run >= 1
+    assert run.state.provider_requests == []
+    assert run.person.handoffs == []
+
+
+async def test_a_pop_up_refused_while_closed_is_reopened_for_the_person(tmp_path: Path) -> None:
+    """The pilot's own click opens the pop-up: refused, then loaded again for the person only."""
+    run = await run_portal("portal-popup", tmp_path)
+    assert run.result.reason == "completed", run.result
+    assert run.refused_during_run >= 1
+    (handoff,) = run.person.handoffs
+    assert handoff.fields == () and "127.0.0.2" in handoff.why
+    assert "POST /authorize" in run.state.provider_requests
+    assert run.person.open_at_approval == [False]
