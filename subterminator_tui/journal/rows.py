@@ -34,6 +34,13 @@ class RunRow:
     start_url: str | None = None
     #: ``service`` or ``generic``: whose rule verified the cancellation.
     verified_by: str | None = None
+    #: Of ``input_tokens``, those read from and written to the provider's prompt cache
+    #: (None before journal version 6).
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    #: What the run's tokens cost in US dollars at the settings' prices; None when the
+    #: model has no price or no model was used.
+    cost: float | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,9 @@ class TurnRow:
     #: (never the pilot's words); None for calls without a target.
     target_role: str | None = None
     target_name: str | None = None
+    #: Of ``input_tokens``, those read from and written to the provider's prompt cache.
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
 
 
 def run_row(row: tuple[Any, ...]) -> RunRow:
@@ -107,4 +117,7 @@ def run_row(row: tuple[Any, ...]) -> RunRow:
         output_tokens=row[14],
         start_url=row[15],
         verified_by=row[16],
+        cache_read_tokens=row[17],
+        cache_write_tokens=row[18],
+        cost=row[19],
     )

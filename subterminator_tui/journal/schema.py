@@ -9,8 +9,10 @@ and the role and name of the element each turn acted on, so ``subterminator reco
 can turn a run into a playbook; version 4 adds serve mode's call records (one per
 served call, by ``ref_id``), their console messages and each caller's read cursors;
 version 5 links each call record to its turn, so a served call's page is stored once
-(in its record) and the turn reads it from there. Files are migrated in place, in one
-transaction; rows written before version 5 keep their copies.
+(in its record) and the turn reads it from there; version 6 keeps each model call's
+prompt-cache reads and writes as the provider reported them, per turn and per run,
+and the run's cost from the price table in the settings. Files are migrated in place,
+in one transaction; rows written before version 5 keep their copies.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import apsw
 
 from subterminator_tui.errors import JournalError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _VERSION_1 = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -127,6 +129,13 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     5: (
         "ALTER TABLE call_records ADD COLUMN turn_id INTEGER REFERENCES turns(id)",
         "CREATE INDEX call_records_by_turn ON call_records(turn_id)",
+    ),
+    6: (
+        "ALTER TABLE turns ADD COLUMN cache_read_tokens INTEGER",
+        "ALTER TABLE turns ADD COLUMN cache_write_tokens INTEGER",
+        "ALTER TABLE runs ADD COLUMN cache_read_tokens INTEGER",
+        "ALTER TABLE runs ADD COLUMN cache_write_tokens INTEGER",
+        "ALTER TABLE runs ADD COLUMN cost REAL",
     ),
 }
 

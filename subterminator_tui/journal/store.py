@@ -37,7 +37,8 @@ from subterminator_tui.orchestrator.result import TaskResult
 _RUN_COLUMNS = (
     "id, service, model, pilot, started_at, ended_at, success, verified, reason, "
     "COALESCE(turns, (SELECT COUNT(DISTINCT t.turn) FROM turns t WHERE t.run_id = runs.id)), "
-    "final_url, error, message, input_tokens, output_tokens, start_url, verified_by"
+    "final_url, error, message, input_tokens, output_tokens, start_url, verified_by, "
+    "cache_read_tokens, cache_write_tokens, cost"
 )
 #: Milliseconds a writer waits for another process's lock before it counts as a failure.
 _BUSY_MS = 5_000
@@ -138,7 +139,7 @@ class Journal:
             "the end of the run",
             """UPDATE runs SET ended_at=?, success=?, verified=?, reason=?, turns=?, final_url=?,
                error=?, message=?, model_calls=?, input_tokens=?, output_tokens=?, model=?, pilot=?,
-               verified_by=? WHERE id=?""",
+               verified_by=?, cache_read_tokens=?, cache_write_tokens=?, cost=? WHERE id=?""",
             (
                 time.time(),
                 int(result.success),
@@ -154,6 +155,9 @@ class Journal:
                 model,
                 pilot,
                 result.verified_by,
+                result.cache_read_tokens,
+                result.cache_write_tokens,
+                result.cost,
                 run_id,
             ),
         )
@@ -199,12 +203,15 @@ class Journal:
         latency: float,
         input_tokens: int,
         output_tokens: int,
+        cache_read_tokens: int = 0,
+        cache_write_tokens: int = 0,
     ) -> None:
-        """After dispatch: what happened."""
+        """After dispatch: what happened, and the tokens of the model call that proposed it."""
         self._update(
             "the call's outcome",
             """UPDATE turns SET ended_at=?, outcome=?, error=?, url=?, title=?, snapshot=?,
-               latency=?, input_tokens=?, output_tokens=? WHERE id=?""",
+               latency=?, input_tokens=?, output_tokens=?, cache_read_tokens=?,
+               cache_write_tokens=? WHERE id=?""",
             (
                 time.time(),
                 outcome,
@@ -215,6 +222,8 @@ class Journal:
                 latency,
                 input_tokens,
                 output_tokens,
+                cache_read_tokens,
+                cache_write_tokens,
                 turn_id,
             ),
         )
@@ -296,7 +305,8 @@ class Journal:
             """SELECT turn, pilot, tool, arguments, outcome, error, url, title,
                COALESCE(snapshot, (SELECT c.snapshot FROM call_records c
                                    WHERE c.turn_id = turns.id ORDER BY c.id LIMIT 1)),
-               latency, input_tokens, output_tokens, target_role, target_name
+               latency, input_tokens, output_tokens, target_role, target_name,
+               cache_read_tokens, cache_write_tokens
                FROM turns WHERE run_id=? ORDER BY turn, id""",
             (run_id,),
         )
@@ -316,6 +326,8 @@ class Journal:
                 output_tokens=row[11],
                 target_role=row[12],
                 target_name=row[13],
+                cache_read_tokens=row[14],
+                cache_write_tokens=row[15],
             )
             for row in rows
         ]

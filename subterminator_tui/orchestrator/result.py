@@ -44,6 +44,11 @@ class TaskResult:
     #: Whose rule confirmed the cancellation: ``service`` (its own rules) or ``generic``
     #: (only the built-in rules for any site held); None when not verified.
     verified_by: Literal["service", "generic"] | None = None
+    #: Of ``input_tokens``, those the provider read from and wrote to its prompt cache.
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    #: US dollars at the settings' price for the model; None when it has no price.
+    cost: float | None = None
 
     @property
     def exit_code(self) -> int:

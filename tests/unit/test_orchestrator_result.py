@@ -85,6 +85,9 @@ def test_to_dict_carries_every_field_and_the_exit_code() -> None:
         output_tokens=20,
         run_id=7,
         verified_by="service",
+        cache_read_tokens=60,
+        cache_write_tokens=10,
+        cost=0.0012,
     )
     data = json.loads(json.dumps(finished.to_dict()))
     assert data == {
@@ -100,6 +103,9 @@ def test_to_dict_carries_every_field_and_the_exit_code() -> None:
         "output_tokens": 20,
         "run_id": 7,
         "verified_by": "service",
+        "cache_read_tokens": 60,
+        "cache_write_tokens": 10,
+        "cost": 0.0012,
         "exit_code": 0,
     }
 

@@ -211,7 +211,7 @@ def test_an_old_journal_gains_the_record_tables(tmp_path: Path) -> None:
         reader = ContentReader(store_with(journal, record("r1", PAGE_ONE)))
         assert reader.content("alice", "r1").content == PAGE_ONE
     with sqlite3.connect(path) as again:
-        assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
 
 
 def test_a_served_calls_page_is_stored_once_and_its_turn_reads_it(journal: Journal) -> None:
@@ -251,9 +251,15 @@ def test_a_version_4_journal_keeps_its_pages_and_links_new_records(tmp_path: Pat
             snapshot=PAGE_ONE, latency=0.1, input_tokens=0, output_tokens=0,
         )  # fmt: skip
     with sqlite3.connect(path) as old:
-        # Back to version 4 as it was: call_records without the turn link.
+        # Back to version 4 as it was: call_records without the turn link (and none of
+        # version 6's token columns).
         old.executescript(
             "DROP INDEX call_records_by_turn; ALTER TABLE call_records DROP COLUMN turn_id;"
+            "ALTER TABLE turns DROP COLUMN cache_read_tokens;"
+            "ALTER TABLE turns DROP COLUMN cache_write_tokens;"
+            "ALTER TABLE runs DROP COLUMN cache_read_tokens;"
+            "ALTER TABLE runs DROP COLUMN cache_write_tokens;"
+            "ALTER TABLE runs DROP COLUMN cost;"
             "PRAGMA user_version=4;"
         )
     with Journal(path) as journal:
@@ -266,7 +272,7 @@ def test_a_version_4_journal_keeps_its_pages_and_links_new_records(tmp_path: Pat
         ).fetchone()
         assert linked is not None and linked[0] == row
     with sqlite3.connect(path) as again:
-        assert again.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def test_a_killed_servers_sessions_are_closed_and_a_live_ones_are_not(journal: Journal) -> None:
