@@ -9,7 +9,8 @@ sites). Each page is served on 127.0.0.1 with its scripts removed and, at random
 places (seeded), controls planted into it: visible ones a canceller needs (a
 "Manage subscription" link, a "Cancel subscription" button, an account-settings
 link, in one of four languages, and a checkbox) and hidden ones (``display:
-none``, ``hidden``, ``visibility: hidden``) that must stay hidden. Every page is
+none``, ``hidden``, ``visibility: hidden``, inline and ``!important`` so no page style
+can show them) that must stay hidden. Every page is
 opened through the same guarded browser ``cancel --url`` and ``serve
 --any-site`` use (Playwright MCP, Chromium, the egress filter) and measured as
 the model would read it: compact tokens (four characters a token), the full
@@ -105,15 +106,15 @@ def plant(page: bytes, rng: random.Random, number: int) -> tuple[bytes, list[Pla
             Planted(f"V4{tag}", True, "checkbox"),
         ),
         (
-            f'<button type="button" style="display:none">{cancel} H1{tag}</button>',
+            f'<button type="button" style="display:none !important">{cancel} H1{tag}</button>',
             Planted(f"H1{tag}", False, "button"),
         ),
         (
-            f'<a href="/billing-{tag}" hidden>{manage} H2{tag}</a>',
+            f'<a href="/billing-{tag}" hidden style="display:none !important">{manage} H2{tag}</a>',
             Planted(f"H2{tag}", False, "link"),
         ),
         (
-            f'<div style="visibility:hidden"><button>{cancel} H3{tag}</button></div>',
+            f'<div style="visibility:hidden !important"><button>{cancel} H3{tag}</button></div>',
             Planted(f"H3{tag}", False, "button"),
         ),
     ]

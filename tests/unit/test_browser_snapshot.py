@@ -275,18 +275,23 @@ def test_element_by_ref_returns_the_element_or_none() -> None:
 # --- AC-5.6: missing fields fail loudly -------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("prefix", "field"),
-    [("- Page URL:", "url"), ("- Page Title:", "title")],
-)
-def test_missing_page_line_is_a_validation_error(prefix: str, field: str) -> None:
-    """AC-5.6: a real answer without its URL or title line names that field."""
-    broken = without_line(raw("account"), prefix)
+def test_missing_url_line_is_a_validation_error() -> None:
+    """AC-5.6: a real answer without its URL line names that field."""
+    broken = without_line(raw("account"), "- Page URL:")
     with pytest.raises(SnapshotValidationError) as caught:
         normalize_snapshot(broken, Path("/nonexistent-workspace"))
-    assert caught.value.missing == [field]
-    assert f"has no {field};" in str(caught.value)
+    assert caught.value.missing == ["url"]
+    assert "has no url;" in str(caught.value)
     assert caught.value.raw_output == broken
+
+
+def test_a_page_without_a_title_is_a_page() -> None:
+    """JSON, plain text and many real pages have no <title>: no title line, still a page."""
+    page = normalize_snapshot(
+        without_line(raw("account"), "- Page Title:"), Path("/nonexistent-workspace")
+    )
+    assert page.title == ""
+    assert page.elements
 
 
 def test_missing_snapshot_section_is_a_validation_error() -> None:
@@ -299,12 +304,12 @@ def test_missing_snapshot_section_is_a_validation_error() -> None:
 
 
 def test_every_missing_field_is_named_at_once() -> None:
-    """AC-5.6: without URL and title lines, both are named, in that order."""
-    broken = without_line(without_line(raw("login"), "- Page URL:"), "- Page Title:")
+    """AC-5.6: without URL line and tree, both are named, in that order."""
+    broken = without_line(raw("login"), "- Page URL:").split("### Snapshot", 1)[0]
     with pytest.raises(SnapshotValidationError) as caught:
         normalize_snapshot(broken, Path("/nonexistent-workspace"))
-    assert caught.value.missing == ["url", "title"]
-    assert "has no url, title;" in str(caught.value)
+    assert caught.value.missing == ["url", "content"]
+    assert "has no url, content;" in str(caught.value)
 
 
 def test_snapshot_section_without_tree_is_a_validation_error() -> None:
