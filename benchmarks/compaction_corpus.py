@@ -44,6 +44,7 @@ from subterminator_tui.errors import SubTerminatorError  # noqa: E402
 from subterminator_tui.pilots.compaction import estimate_tokens  # noqa: E402
 from subterminator_tui.pilots.page_view import NAIVE_VIEW, page_for_model  # noqa: E402
 from subterminator_tui.rules import generic_service  # noqa: E402
+from subterminator_tui.serve.answers import COMPACT_PAGE  # noqa: E402
 from subterminator_tui.session.browser import open_service_browser  # noqa: E402
 from subterminator_tui.settings import load_settings  # noqa: E402
 
@@ -169,8 +170,10 @@ class CorpusSite:
         self.server.server_close()
 
 
-def _line_with(text: str, marker: str) -> str | None:
-    return next((line for line in text.splitlines() if marker in line), None)
+def _control_line(text: str, control: Planted) -> str | None:
+    """The line of the planted control itself (not a container whose name includes it)."""
+    shape = re.compile(rf'- {control.kind} "[^"\n]*{control.marker}')
+    return next((line for line in text.splitlines() if shape.search(line)), None)
 
 
 def planted_corpus(
@@ -211,15 +214,16 @@ async def measure(pages: dict[str, bytes], planted: dict[str, list[Planted]]) ->
                     continue
                 result.readable = True
                 started = time.perf_counter()
-                compact = page_for_model(snapshot)
+                # The page as serve --any-site answers an agent with it.
+                compact = page_for_model(snapshot, COMPACT_PAGE)
                 result.compaction_ms = (time.perf_counter() - started) * 1000
                 result.compact_tokens = estimate_tokens(compact)
                 result.full_tokens = estimate_tokens(page_for_model(snapshot, NAIVE_VIEW))
                 for control in planted[name]:
-                    full_line = _line_with(snapshot.content, control.marker)
-                    compact_line = _line_with(compact, control.marker)
+                    full_line = _control_line(snapshot.content, control)
+                    compact_line = _control_line(compact, control)
                     if not control.visible:
-                        if compact_line is not None or full_line is not None:
+                        if control.marker in compact or control.marker in snapshot.content:
                             result.hidden_surfaced.append(control.marker)
                         continue
                     if full_line is None or "[ref=" not in full_line:

@@ -42,6 +42,9 @@ class PageView:
     #: to page misses the provider's prompt cache on every call, and a cached read of
     #: all of them costs a tenth of sending the few a page needs.
     page_tools: bool = False
+    #: A line added under a compact tree that left something out, saying how to get it
+    #: (an agent over MCP can ask for the full tree; the pilot's system prompt says it).
+    collapsed_hint: str = ""
 
 
 COMPACT_VIEW = PageView()
@@ -61,7 +64,10 @@ def page_for_model(snapshot: NormalizedSnapshot, view: PageView = COMPACT_VIEW) 
     for name, body in snapshot.notes.items():
         lines.append(f"{bounded(name, 60)}:\n{bounded(body, NOTE_CHARS)}")
     lines.append("Snapshot:")
-    lines.append(compact_snapshot(snapshot, view.budget_tokens))
+    compact = compact_snapshot(snapshot, view.budget_tokens)
+    lines.append(compact)
+    if view.collapsed_hint and "not shown" in compact:
+        lines.append(view.collapsed_hint)
     return "\n".join(lines)
 
 
