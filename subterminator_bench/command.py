@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from subterminator_bench.prompt_cache import PromptCache
 from subterminator_bench.report import (
     naive_ratio,
     scenario_table,
@@ -64,12 +65,15 @@ def run_bench(args: argparse.Namespace) -> int:
             "playbook pilot (no model)"
             if args.pilot == "playbook"
             else "scripted model on loopback through the real SDK wire format; token counts "
-            "are estimates (4 characters a token), decisions are scripted"
+            "are estimates (4 characters a token), prompt caching as the provider documents "
+            "it, decisions are scripted"
             if scripted
             else f"real model {model}; token counts from the provider"
         )
         console.print(f"[b]SubTerminator bench[/b]: {len(chosen)} scenarios, {how}")
         measurements: list[Measurement] = []
+        # One cache per configuration, as one API key's would be across the runs.
+        caches = {config.name: PromptCache() for config in configs}
         started = time.perf_counter()
         with (
             tempfile.TemporaryDirectory(prefix="subterminator-bench-") as workdir,
@@ -94,6 +98,7 @@ def run_bench(args: argparse.Namespace) -> int:
                             scripted=scripted,
                             workdir=Path(workdir),
                             services=tuple(str(p) for p in args.services),
+                            cache=caches[config.name],
                         )
                     )
                     progress.advance(task)

@@ -4,7 +4,11 @@ The official SDKs talk to it over real HTTP, so the benchmark (without an
 API key) and the tests exercise request building, response parsing and error
 mapping for real; only the decisions are scripted. Token counts in its
 replies are estimates (about four characters a token), not what a real model
-would report, and the benchmark says so.
+would report, and the benchmark says so. Usage is reported the way each
+provider reports it, prompt caching included (prompt_cache.py): Anthropic's
+``cache_read_input_tokens`` and ``cache_creation_input_tokens`` beside the
+uncached ``input_tokens``, OpenAI's ``prompt_tokens_details.cached_tokens``
+inside ``prompt_tokens``.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+from subterminator_bench.prompt_cache import CacheUse, PromptCache
 
 Api = Literal["anthropic", "openai"]
 
@@ -131,8 +137,10 @@ class ScriptedModelServer:
     ``openai_base_url`` (``base_url + "/v1"``) the OpenAI one.
     """
 
-    def __init__(self, brain: Brain) -> None:
+    def __init__(self, brain: Brain, cache: PromptCache | None = None) -> None:
         self._brain = brain
+        #: Shared between servers to play one API key's cache across runs (the bench).
+        self.cache = cache if cache is not None else PromptCache()
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._ids = itertools.count(1)
@@ -214,11 +222,18 @@ class ScriptedModelServer:
         input_tokens = len(raw) // 4
         output_tokens = len(json.dumps([turn.text, turn.tool_calls])) // 4
         if api == "anthropic":
-            return 200, self._anthropic_reply(body, turn, input_tokens, output_tokens)
-        return 200, self._openai_reply(body, turn, input_tokens, output_tokens)
+            cached = self.cache.anthropic(body)
+            return 200, self._anthropic_reply(body, turn, input_tokens, output_tokens, cached)
+        cached = self.cache.openai(body)
+        return 200, self._openai_reply(body, turn, input_tokens, output_tokens, cached)
 
     def _anthropic_reply(
-        self, body: dict[str, Any], turn: ScriptedTurn, input_tokens: int, output_tokens: int
+        self,
+        body: dict[str, Any],
+        turn: ScriptedTurn,
+        input_tokens: int,
+        output_tokens: int,
+        cached: CacheUse,
     ) -> dict[str, Any]:
         content: list[dict[str, Any]] = []
         if turn.text:
@@ -240,11 +255,22 @@ class ScriptedModelServer:
             "content": content,
             "stop_reason": "tool_use" if turn.tool_calls else "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+            # Anthropic's input_tokens are only those after the last cache breakpoint.
+            "usage": {
+                "input_tokens": max(0, input_tokens - cached.read - cached.written),
+                "cache_read_input_tokens": cached.read,
+                "cache_creation_input_tokens": cached.written,
+                "output_tokens": output_tokens,
+            },
         }
 
     def _openai_reply(
-        self, body: dict[str, Any], turn: ScriptedTurn, input_tokens: int, output_tokens: int
+        self,
+        body: dict[str, Any],
+        turn: ScriptedTurn,
+        input_tokens: int,
+        output_tokens: int,
+        cached: CacheUse,
     ) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
         if turn.tool_calls:
@@ -272,6 +298,7 @@ class ScriptedModelServer:
                 "prompt_tokens": input_tokens,
                 "completion_tokens": output_tokens,
                 "total_tokens": input_tokens + output_tokens,
+                "prompt_tokens_details": {"cached_tokens": min(cached.read, input_tokens)},
             },
         }
 

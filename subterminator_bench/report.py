@@ -21,6 +21,8 @@ GOALS = {
     "tokens_per_snapshot": 600,
     "overhead_ms_per_turn": 50.0,
     "cold_start_seconds": 3.0,
+    "cache_share_after_first_call": 0.7,
+    "effective_input_tokens_per_task": 1200,
 }
 
 
@@ -39,6 +41,12 @@ class Summary:
     median_model_calls: float
     median_input_tokens: float
     median_output_tokens: float
+    #: Input in full-price equivalents: uncached + 0.1 x cache reads + 1.25 x cache writes.
+    median_effective_input_tokens: float
+    #: Share of input tokens read from the cache, over every call but the bench's first.
+    cache_share_after_first_call: float
+    #: The median run's cost in US dollars (None: the model has no price).
+    median_cost: float | None
     median_tokens_per_snapshot: float
     #: The largest single page over every run.
     max_tokens_per_snapshot: float
@@ -63,6 +71,11 @@ def summarize(measurements: Sequence[Measurement], config: str) -> Summary:
         median_model_calls=median([m.model_calls for m in rows]),
         median_input_tokens=median([m.input_tokens for m in rows]),
         median_output_tokens=median([m.output_tokens for m in rows]),
+        median_effective_input_tokens=median([m.effective_input_tokens for m in rows]),
+        cache_share_after_first_call=cache_share_after_first_call(rows),
+        median_cost=median([m.cost for m in rows if m.cost is not None])
+        if any(m.cost is not None for m in rows)
+        else None,
         median_tokens_per_snapshot=median([m.tokens_per_snapshot for m in rows]),
         max_tokens_per_snapshot=max((m.largest_snapshot_tokens for m in rows), default=0),
         median_wall_seconds=median([m.wall_seconds for m in rows]),
@@ -70,6 +83,13 @@ def summarize(measurements: Sequence[Measurement], config: str) -> Summary:
         median_cold_start_seconds=median([m.cold_start_seconds for m in rows]),
         lost=sum(len(m.lost) for m in rows),
     )
+
+
+def cache_share_after_first_call(rows: Sequence[Measurement]) -> float:
+    """Cache reads over input tokens, every call counted except the very first one."""
+    calls = [call for m in rows for call in m.calls][1:]
+    total = sum(call[0] for call in calls)
+    return sum(call[1] for call in calls) / total if total else 0.0
 
 
 def naive_ratio(measurements: Sequence[Measurement]) -> float | None:
@@ -97,6 +117,8 @@ def scenario_table(measurements: Sequence[Measurement], title: str) -> Table:
         "turns",
         "calls",
         "tokens in",
+        "cached",
+        "effective",
         "out",
         "tok/snap (max)",
         "wall s",
@@ -115,6 +137,8 @@ def scenario_table(measurements: Sequence[Measurement], title: str) -> Table:
             str(m.turns),
             str(m.model_calls),
             f"{m.input_tokens:,}",
+            f"{m.cache_read_tokens:,}",
+            f"{m.effective_input_tokens:,.0f}",
             f"{m.output_tokens:,}",
             f"{m.tokens_per_snapshot:,.0f} ({m.largest_snapshot_tokens:,})",
             f"{m.wall_seconds:.1f}",
@@ -141,6 +165,21 @@ def summary_table(summaries: Sequence[Summary], ratio: float | None) -> Table:
         ("decoys taken", "0", [str(s.decoys) for s in summaries]),
         ("turns", "", [f"{s.median_turns:.0f}" for s in summaries]),
         ("input tokens / task", "<= 8,000", [f"{s.median_input_tokens:,.0f}" for s in summaries]),
+        (
+            "input served from cache (after the first call)",
+            ">= 70%",
+            [f"{s.cache_share_after_first_call:.0%}" for s in summaries],
+        ),
+        (
+            "effective input / task (uncached + 0.1 read + 1.25 write)",
+            "<= 1,200",
+            [f"{s.median_effective_input_tokens:,.0f}" for s in summaries],
+        ),
+        (
+            "cost / task at the settings' price",
+            "",
+            ["-" if s.median_cost is None else f"${s.median_cost:.4f}" for s in summaries],
+        ),
         (
             "tokens / snapshot (largest page)",
             "<= 600",

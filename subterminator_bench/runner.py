@@ -19,6 +19,7 @@ from subterminator_bench.ground_truth import (
     unapproved_actions,
 )
 from subterminator_bench.loopback_model import ScriptedModelServer
+from subterminator_bench.prompt_cache import PromptCache
 from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_bench.stats import median
 from subterminator_tui.orchestrator.events import Event, PageSeen, RunStarted, TurnFinished
@@ -86,6 +87,11 @@ class Measurement:
     model_calls: int
     input_tokens: int
     output_tokens: int
+    #: Of ``input_tokens``, those read from and written to the provider's prompt cache.
+    cache_read_tokens: int
+    cache_write_tokens: int
+    #: The run's cost at the settings' price of the model (None: no price).
+    cost: float | None
     tokens_per_snapshot: float
     #: The largest page of the run: the budget holds for every page, not just the median.
     largest_snapshot_tokens: int
@@ -95,10 +101,18 @@ class Measurement:
     overhead_ms_per_turn: float
     lost: list[str] = field(default_factory=list)
     ground_truth: dict[str, Any] = field(default_factory=dict)
+    #: Each model call's ``[input, cache read, cache write]`` tokens, in order.
+    calls: list[list[int]] = field(default_factory=list)
+
+    @property
+    def effective_input_tokens(self) -> float:
+        """Input in full-price token equivalents (Anthropic: reads 0.1x, writes 1.25x)."""
+        uncached = self.input_tokens - self.cache_read_tokens - self.cache_write_tokens
+        return uncached + 0.1 * self.cache_read_tokens + 1.25 * self.cache_write_tokens
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return asdict(self)
+        return {**asdict(self), "effective_input_tokens": self.effective_input_tokens}
 
 
 class BenchGate:
@@ -139,6 +153,7 @@ class BenchReporter:
         self.snapshot_tokens: list[int] = []
         self.snapshot_elements: list[int] = []
         self.overheads: list[float] = []
+        self.calls: list[list[int]] = []
         self.driver = ""
 
     def emit(self, event: Event) -> None:
@@ -152,6 +167,10 @@ class BenchReporter:
             self.snapshot_elements.append(len(event.snapshot.elements))
         elif isinstance(event, TurnFinished):
             self.overheads.append(event.overhead_seconds)
+            if event.input_tokens:
+                self.calls.append(
+                    [event.input_tokens, event.cache_read_tokens, event.cache_write_tokens]
+                )
 
 
 @contextlib.contextmanager
@@ -192,10 +211,15 @@ async def measure(
     scripted: bool,
     workdir: Path,
     services: tuple[str, ...] = (),
+    cache: PromptCache | None = None,
 ) -> Measurement:
-    """Run ``service`` once in ``config`` and judge it by the practice server's state."""
+    """Run ``service`` once in ``config`` and judge it by the practice server's state.
+
+    ``cache`` is the scripted model's prompt cache: one for the whole bench plays one
+    API key, whose cached tools and system prompt the next scenario reads.
+    """
     brain = scripted_brain_for(service)
-    server = ScriptedModelServer(brain).start() if scripted and pilot != "playbook" else None
+    server = ScriptedModelServer(brain, cache).start() if scripted and pilot != "playbook" else None
     reporter = BenchReporter(config.naive)
     request = RunRequest(
         service.id,
@@ -239,6 +263,9 @@ async def measure(
         model_calls=result.model_calls,
         input_tokens=result.input_tokens,
         output_tokens=result.output_tokens,
+        cache_read_tokens=result.cache_read_tokens,
+        cache_write_tokens=result.cache_write_tokens,
+        cost=result.cost,
         tokens_per_snapshot=median(reporter.snapshot_tokens),
         largest_snapshot_tokens=max(reporter.snapshot_tokens, default=0),
         snapshot_elements=median(reporter.snapshot_elements),
@@ -247,4 +274,5 @@ async def measure(
         overhead_ms_per_turn=median(reporter.overheads) * 1000,
         lost=list(brain.lost),
         ground_truth=asdict(truth),
+        calls=reporter.calls,
     )

@@ -23,6 +23,7 @@ from pydantic_settings import (
 )
 
 from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.providers.pricing import DEFAULT_PRICES, ModelPrice
 
 APP_NAME = "subterminator"
 
@@ -141,6 +142,11 @@ class Settings(BaseSettings):
     """The egress filter beside the remote browser (``http://HOST:PORT``, as that browser
     reaches it; see ``subterminator egress``). Required with a remote backend."""
 
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Model prices in US dollars per million tokens, by model name or pattern, e.g.
+    ``[prices."claude-sonnet-*"]`` with ``input``, ``output``, ``cache_read`` and
+    ``cache_write``; they extend (or replace, key by key) the built-in list prices."""
+
     @model_validator(mode="after")
     def _remote_browser_complete(self) -> Settings:
         # Checked here so a half-configured remote browser fails before anything starts.
@@ -171,6 +177,10 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Init arguments, then the environment, then the TOML file."""
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, config_file()))
+
+    def resolved_prices(self) -> dict[str, ModelPrice]:
+        """The built-in price table with the person's own prices over it."""
+        return {**DEFAULT_PRICES, **self.prices}
 
     def resolved_journal(self) -> Path:
         """The journal database path."""

@@ -9,6 +9,7 @@ from typing import Any
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.journal.store import Journal, RunRow
+from subterminator_tui.providers.pricing import describe_tokens
 from subterminator_tui.running import run_command
 from subterminator_tui.settings import load_settings
 
@@ -59,6 +60,16 @@ def ending_rows(ending: dict[str, Any] | None) -> list[tuple[str, str]]:
     return rows
 
 
+def _total_tokens(run: RunRow) -> str:
+    if run.input_tokens is None and run.output_tokens is None:
+        return "-"
+    return f"{(run.input_tokens or 0) + (run.output_tokens or 0):,}"
+
+
+def _cost(run: RunRow) -> str:
+    return "-" if run.cost is None else f"${run.cost:.4f}"
+
+
 def _last_step(journal: Journal, run_id: int) -> str:
     steps = journal.steps(run_id)
     return steps[-1].state.replace("_", " ") if steps else ""
@@ -79,12 +90,16 @@ def run_runs(args: argparse.Namespace) -> int:
         if not rows:
             print("No runs yet.")
             return 0
-        print(f"{'RUN':>5}  {'STARTED':19}  {'SERVICE':20}  {'PILOT':8}  {'TURNS':>5}  OUTCOME")
+        print(
+            f"{'RUN':>5}  {'STARTED':19}  {'SERVICE':20}  {'PILOT':8}  {'TURNS':>5}  "
+            f"{'TOKENS':>8}  {'COST':>8}  OUTCOME"
+        )
         for run in rows:
             step = f"; last irreversible step: {last_step[run.id]}" if last_step[run.id] else ""
             print(
                 f"{run.id:>5}  {_when(run.started_at):19}  {run.service:20}  {run.pilot:8}  "
                 f"{run.turns if run.turns is not None else '-':>5}  "
+                f"{_total_tokens(run):>8}  {_cost(run):>8}  "
                 f"{_outcome(run, interrupted)}{step}"
             )
         return 0
@@ -113,7 +128,14 @@ def run_show(args: argparse.Namespace) -> int:
             print(f"  {run.message or run.error}")
         for label, value in ending_rows(run.ending):
             print(f"  {label}: {value}")
-        print(f"Tokens: {run.input_tokens or 0} in, {run.output_tokens or 0} out")
+        tokens = describe_tokens(
+            run.input_tokens,
+            run.output_tokens,
+            run.cache_read_tokens,
+            run.cache_write_tokens,
+            run.cost,
+        )
+        print(f"Tokens: {tokens}")
         for turn in turns:
             print(f"\n[Turn {turn.turn}] {turn.tool} {json.dumps(turn.arguments)}")
             print(f"  outcome: {turn.outcome or 'unfinished (no outcome recorded)'}")
@@ -122,10 +144,13 @@ def run_show(args: argparse.Namespace) -> int:
             if turn.url:
                 print(f"  page: {turn.title} <{turn.url}>")
             if turn.latency is not None:
-                print(
-                    f"  latency: {turn.latency:.2f} s, tokens: {turn.input_tokens} in, "
-                    f"{turn.output_tokens} out"
+                tokens = describe_tokens(
+                    turn.input_tokens,
+                    turn.output_tokens,
+                    turn.cache_read_tokens,
+                    turn.cache_write_tokens,
                 )
+                print(f"  latency: {turn.latency:.2f} s, tokens: {tokens}")
             for step in (s for s in steps if s.turn == turn.turn):
                 print(f"  irreversible step: {step.action}")
                 print(f"    asked because: {step.why}")

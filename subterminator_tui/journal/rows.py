@@ -39,6 +39,14 @@ class RunRow:
     #: letter), as ``Ending``'s fields; None for every other ending.
     ending: dict[str, Any] | None = None
 
+    #: Of ``input_tokens``, those read from and written to the provider's prompt cache
+    #: (None before journal version 6).
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    #: What the run's tokens cost in US dollars at the settings' prices; None when the
+    #: model has no price or no model was used.
+    cost: float | None = None
+
 
 @dataclass(frozen=True)
 class CheckRow:
@@ -115,6 +123,9 @@ class TurnRow:
     #: (never the pilot's words); None for calls without a target.
     target_role: str | None = None
     target_name: str | None = None
+    #: Of ``input_tokens``, those read from and written to the provider's prompt cache.
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
 
 
 def run_row(row: tuple[Any, ...]) -> RunRow:
@@ -138,4 +149,7 @@ def run_row(row: tuple[Any, ...]) -> RunRow:
         start_url=row[15],
         verified_by=row[16],
         ending=json.loads(row[17]) if len(row) > 17 and row[17] else None,
+        cache_read_tokens=row[18],
+        cache_write_tokens=row[19],
+        cost=row[20],
     )

@@ -14,8 +14,10 @@ left the browser for the service, and what it answered); version 7 adds each app
 step's evidence (who approved it, screenshots before and after, the text shown after it) for
 ``subterminator receipt``; version 8 adds how a run ended when no click could end it (the
 biller, or the contact details and letter, as JSON) and the later checks of a service's
-state (``subterminator check``), each beside the run it checks. Files are migrated in
-place, in one transaction; rows written before version 5 keep their copies.
+state (``subterminator check``), each beside the run it checks; version 9 keeps each model
+call's prompt-cache reads and writes as the provider reported them, per turn and per run,
+and the run's cost from the price table in the settings. Files are migrated in place, in
+one transaction; rows written before version 5 keep their copies.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import apsw
 
 from subterminator_tui.errors import JournalError
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 _VERSION_1 = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -177,6 +179,14 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             why TEXT NOT NULL
         )""",
         "CREATE INDEX checks_by_service ON checks(service, id)",
+    ),
+    # Prompt-cache reads and writes as the provider reported them, and the run's cost.
+    9: (
+        "ALTER TABLE turns ADD COLUMN cache_read_tokens INTEGER",
+        "ALTER TABLE turns ADD COLUMN cache_write_tokens INTEGER",
+        "ALTER TABLE runs ADD COLUMN cache_read_tokens INTEGER",
+        "ALTER TABLE runs ADD COLUMN cache_write_tokens INTEGER",
+        "ALTER TABLE runs ADD COLUMN cost REAL",
     ),
 }
 

@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 _RUN_COLUMNS = (
     "id, service, model, pilot, started_at, ended_at, success, verified, reason, "
     "COALESCE(turns, (SELECT COUNT(DISTINCT t.turn) FROM turns t WHERE t.run_id = runs.id)), "
-    "final_url, error, message, input_tokens, output_tokens, start_url, verified_by, ending"
+    "final_url, error, message, input_tokens, output_tokens, start_url, verified_by, ending, "
+    "cache_read_tokens, cache_write_tokens, cost"
 )
 #: Milliseconds a writer waits for another process's lock before it counts as a failure.
 _BUSY_MS = 5_000
@@ -150,7 +151,8 @@ class Journal:
             "the end of the run",
             """UPDATE runs SET ended_at=?, success=?, verified=?, reason=?, turns=?, final_url=?,
                error=?, message=?, model_calls=?, input_tokens=?, output_tokens=?, model=?, pilot=?,
-               verified_by=?, ending=? WHERE id=?""",
+               verified_by=?, ending=?, cache_read_tokens=?, cache_write_tokens=?, cost=?
+               WHERE id=?""",
             (
                 time.time(),
                 int(result.success),
@@ -167,6 +169,9 @@ class Journal:
                 pilot,
                 result.verified_by,
                 json.dumps(dataclasses.asdict(result.ending)) if result.ending else None,
+                result.cache_read_tokens,
+                result.cache_write_tokens,
+                result.cost,
                 run_id,
             ),
         )
@@ -212,12 +217,15 @@ class Journal:
         latency: float,
         input_tokens: int,
         output_tokens: int,
+        cache_read_tokens: int = 0,
+        cache_write_tokens: int = 0,
     ) -> None:
-        """After dispatch: what happened."""
+        """After dispatch: what happened, and the tokens of the model call that proposed it."""
         self._update(
             "the call's outcome",
             """UPDATE turns SET ended_at=?, outcome=?, error=?, url=?, title=?, snapshot=?,
-               latency=?, input_tokens=?, output_tokens=? WHERE id=?""",
+               latency=?, input_tokens=?, output_tokens=?, cache_read_tokens=?,
+               cache_write_tokens=? WHERE id=?""",
             (
                 time.time(),
                 outcome,
@@ -228,6 +236,8 @@ class Journal:
                 latency,
                 input_tokens,
                 output_tokens,
+                cache_read_tokens,
+                cache_write_tokens,
                 turn_id,
             ),
         )
@@ -372,7 +382,8 @@ class Journal:
             """SELECT turn, pilot, tool, arguments, outcome, error, url, title,
                COALESCE(snapshot, (SELECT c.snapshot FROM call_records c
                                    WHERE c.turn_id = turns.id ORDER BY c.id LIMIT 1)),
-               latency, input_tokens, output_tokens, target_role, target_name
+               latency, input_tokens, output_tokens, target_role, target_name,
+               cache_read_tokens, cache_write_tokens
                FROM turns WHERE run_id=? ORDER BY turn, id""",
             (run_id,),
         )
@@ -392,6 +403,8 @@ class Journal:
                 output_tokens=row[11],
                 target_role=row[12],
                 target_name=row[13],
+                cache_read_tokens=row[14],
+                cache_write_tokens=row[15],
             )
             for row in rows
         ]

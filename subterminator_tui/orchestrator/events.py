@@ -58,6 +58,9 @@ class TurnFinished:
     model_seconds: float = 0.0
     mcp_seconds: float = 0.0
     human_seconds: float = 0.0
+    #: Of ``input_tokens``, those the provider read from and wrote to its prompt cache.
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     @property
     def overhead_seconds(self) -> float:

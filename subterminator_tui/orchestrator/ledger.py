@@ -16,6 +16,8 @@ from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Outcome
 from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 from subterminator_tui.pilots.base import Pilot, PilotTurn
+from subterminator_tui.providers.base import Usage
+from subterminator_tui.providers.pricing import ModelPrice
 from subterminator_tui.rules.endings import Ending
 from subterminator_tui.rules.matching import VerifiedBy
 
@@ -35,7 +37,12 @@ class RunLedger:
     """Counts what a run spends and writes what it does, so the loop only decides."""
 
     def __init__(
-        self, service_id: str, pilot: Pilot, journal: Journal | None, start_url: str | None = None
+        self,
+        service_id: str,
+        pilot: Pilot,
+        journal: Journal | None,
+        start_url: str | None = None,
+        price: ModelPrice | None = None,
     ) -> None:
         self.service_id = service_id
         self.start_url = start_url
@@ -44,8 +51,10 @@ class RunLedger:
         self.run_id: int | None = None
         self.turns = 0
         self.model_calls = 0
-        self.input_tokens = 0
-        self.output_tokens = 0
+        #: Every model call's usage, summed, as the provider reported it.
+        self.usage = Usage()
+        #: The model's price from the settings: the result's cost (None: no price known).
+        self.price = price
         self.final_url: str | None = None
         #: The turn whose row has an intent but no outcome yet.
         self.open_turn: TurnRecord | None = None
@@ -60,8 +69,7 @@ class RunLedger:
     def count(self, proposal: PilotTurn) -> None:
         """Add a proposal's model calls and tokens."""
         self.model_calls += proposal.model_calls
-        self.input_tokens += proposal.usage.input_tokens
-        self.output_tokens += proposal.usage.output_tokens
+        self.usage += proposal.usage
 
     def saw(self, snapshot: NormalizedSnapshot) -> None:
         """The newest page: the result's final URL."""
@@ -151,6 +159,8 @@ class RunLedger:
             latency=latency,
             input_tokens=proposal.usage.input_tokens,
             output_tokens=proposal.usage.output_tokens,
+            cache_read_tokens=proposal.usage.cache_read_tokens,
+            cache_write_tokens=proposal.usage.cache_write_tokens,
         )
 
     def result(
@@ -174,8 +184,11 @@ class RunLedger:
             error=error,
             message=message,
             model_calls=self.model_calls,
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
+            input_tokens=self.usage.input_tokens,
+            output_tokens=self.usage.output_tokens,
+            cache_read_tokens=self.usage.cache_read_tokens,
+            cache_write_tokens=self.usage.cache_write_tokens,
+            cost=self.price.cost(self.usage) if self.price is not None else None,
             run_id=self.run_id,
             verified_by=verified_by if success else None,
             ending=ending,

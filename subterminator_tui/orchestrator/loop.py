@@ -91,7 +91,7 @@ class Orchestrator:
         self.reporter = reporter
         self.guard = guard
         self.options = options
-        self.ledger = RunLedger(service.id, pilot, journal, options.start_url)
+        self.ledger = RunLedger(service.id, pilot, journal, options.start_url, options.price)
         self.scrubber = SecretScrubber()
         # The backstop: every request the browser sends is judged again where it happens.
         self.requests = gate_for_run(browser, guard, self.ledger, self.gate, self.scrubber.text)
@@ -224,6 +224,8 @@ class Orchestrator:
                     proposal.usage.input_tokens,
                     proposal.usage.output_tokens,
                     model_seconds=proposal.latency,
+                    cache_read_tokens=proposal.usage.cache_read_tokens,
+                    cache_write_tokens=proposal.usage.cache_write_tokens,
                     mcp_seconds=self.browser.mcp_seconds - mcp_before,
                     human_seconds=self.gate.seconds - human_before,
                 )

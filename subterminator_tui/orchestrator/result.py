@@ -60,6 +60,11 @@ class TaskResult:
     #: Why no click could finish it: the biller and its place to cancel, or the contact
     #: details and a letter (``billed_elsewhere`` and ``offline_only`` only).
     ending: Ending | None = None
+    #: Of ``input_tokens``, those the provider read from and wrote to its prompt cache.
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    #: US dollars at the settings' price for the model; None when it has no price.
+    cost: float | None = None
 
     @property
     def exit_code(self) -> int:

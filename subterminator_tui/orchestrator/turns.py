@@ -13,6 +13,7 @@ from subterminator_tui.errors import (
 )
 from subterminator_tui.orchestrator.events import Outcome
 from subterminator_tui.orchestrator.result import TaskReason
+from subterminator_tui.providers.pricing import ModelPrice
 from subterminator_tui.rules.endings import Ending
 from subterminator_tui.rules.matching import Verification, VerifiedBy
 
@@ -83,6 +84,8 @@ class RunOptions:
     handoff_hint: str = ""
     #: Verify the first page before any turn (after an interrupted run: it may be done).
     verify_first: bool = False
+    #: The model's price from the settings, for the run's cost (None: unknown, no cost).
+    price: ModelPrice | None = None
 
 
 def reason_for(error: SubTerminatorError) -> TaskReason:

@@ -18,7 +18,16 @@ dialog. The rules here, in order:
    every "Cancel" stays, with its row's first words to tell them apart.
    Inside navigation and footers a run is only counted.
 5. When the result is still over budget, context text goes first, then
-   unimportant links, so controls survive longest.
+   unimportant controls, then minor headings: each stretch left out becomes
+   one line that counts what it held ("... 40 texts, 12 links not shown"),
+   so the model knows the page has more and the full tree still has it.
+6. Some things are never left out, whatever the budget: a control whose name
+   is about the account, a subscription, membership, plan, billing, payment,
+   cancelling, signing in or settings (in English, German, French, Spanish,
+   Italian, Dutch and Portuguese), every form field, everything inside a
+   dialog, and the focused element.
+7. Every single text is cut to a bound (names, values, text, link targets), so
+   no one element, however long, can blow up the model's input.
 
 Nothing is guessed: every kept line is an element of the real snapshot with
 its real ref, so a ref the model picks is checked by the guard as before.
@@ -26,11 +35,16 @@ its real ref, so a ref the model picks is checked by the guard as before.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
+from subterminator_tui.pilots.control_words import (
+    CANCEL_WORDS,
+    ESSENTIAL_WORDS,
+    FORM_ROLES,
+    KEYWORDS,
+)
 
 INTERACTIVE_ROLES = frozenset(
     {
@@ -57,20 +71,18 @@ _CONTAINER_ROLES = frozenset({"dialog", "alertdialog", "alert", "form", "iframe"
 _TEXT_ROLES = frozenset({"text", "paragraph", "cell", "listitem", "strong", "emphasis", "status"})
 _PERIPHERAL = frozenset({"navigation", "contentinfo", "complementary", "banner"})
 _NAMED_WRAPPERS = frozenset({"generic", "group", "region"})
-#: Words that make a control matter wherever it is on the page.
-KEYWORDS = re.compile(
-    r"cancel|membership|subscription|account|billing|plan|settings|manage|end |unsubscribe|"
-    r"close account|stop|pause|continue|confirm|finish|decline|no thanks|keep|reject|accept|"
-    r"cookie|more options|menu|offer|survey|reason|sign|log ?in|password|code|verify",
-    re.IGNORECASE,
-)
-#: Words that make a control matter even when many rows repeat them.
-CANCEL_WORDS = re.compile(r"cancel|unsubscribe|end (?:my )?membership|close account", re.I)
+_DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
 _STATE_ORDER = ("checked", "disabled", "expanded", "selected", "pressed", "required")
 #: Runs of similar siblings longer than this are shortened.
 RUN_LIMIT = 6
 RUN_KEEP = 3
 TEXT_CONTEXT_CHARS = 90
+#: Bounds of single texts: an accessible name, a field's value, a link target.
+NAME_CHARS = 100
+VALUE_CHARS = 60
+URL_CHARS = 100
+#: The default budget of a compact tree, in estimated tokens.
+DEFAULT_BUDGET = 350
 
 
 def estimate_tokens(text: str) -> int:
@@ -84,15 +96,19 @@ class _Line:
     text: str
     #: 0 = never dropped (controls that matter, dialogs), higher = dropped earlier.
     priority: int
+    #: What the line stands for, counted when it is left out ("link", "text", ...).
+    kind: str = "element"
+    #: For a line that already counts left-out lines: what it counts.
+    counts: tuple[tuple[str, int], ...] = ()
 
 
-def compact_snapshot(snapshot: NormalizedSnapshot, budget_tokens: int = 600) -> str:
+def compact_snapshot(snapshot: NormalizedSnapshot, budget_tokens: int = DEFAULT_BUDGET) -> str:
     """The page's elements that matter, one per line, within ``budget_tokens`` where possible."""
     lines = _select(snapshot.elements)
-    for drop_from in (3, 2):
+    for drop_from in (3, 2, 1):
         if estimate_tokens(_render(lines)) <= budget_tokens:
             break
-        lines = [line for line in lines if line.priority < drop_from]
+        lines = _collapse(lines, drop_from)
     return _render(lines)
 
 
@@ -100,12 +116,61 @@ def _render(lines: list[_Line]) -> str:
     return "\n".join("  " * line.depth + "- " + line.text for line in lines)
 
 
+def _collapse(lines: list[_Line], drop_from: int) -> list[_Line]:
+    """Each stretch of lines of ``drop_from`` or less importance becomes one counting line."""
+    result: list[_Line] = []
+    stretch: list[_Line] = []
+
+    def close() -> None:
+        if not stretch:
+            return
+        counts: Counter[str] = Counter()
+        for line in stretch:
+            if line.counts:
+                counts.update(dict(line.counts))
+            else:
+                counts[line.kind] += 1
+        summary = ", ".join(f"{n} {_plural(kind, n)}" for kind, n in counts.most_common())
+        depth = min(line.depth for line in stretch)
+        result.append(
+            _Line(
+                depth, f"... {summary} not shown", drop_from - 1, "summary", tuple(counts.items())
+            )
+        )
+        stretch.clear()
+
+    for line in lines:
+        if line.priority >= drop_from:
+            stretch.append(line)
+        else:
+            close()
+            result.append(line)
+    close()
+    return result
+
+
+def _plural(kind: str, count: int) -> str:
+    return kind if count == 1 or kind.endswith("s") else kind + "s"
+
+
+def _importance(element: SnapshotElement, in_dialog: bool) -> int:
+    """0 for what is never left out, 1 for what likely matters, 2 for the other controls."""
+    if (
+        in_dialog
+        or element.role in FORM_ROLES
+        or "active" in element.states
+        or ESSENTIAL_WORDS.search(element.label)
+    ):
+        return 0
+    return 1 if KEYWORDS.search(element.label) else 2
+
+
 def _select(elements: tuple[SnapshotElement, ...]) -> list[_Line]:
     lines: list[_Line] = []
     # The chain of kept ancestors: (element depth, output depth, the line of the
-    # innermost peripheral landmark they sit in, or None). Each entry inherits its
-    # parent's landmark unless it is one, so the top of the stack always knows.
-    stack: list[tuple[int, int, int | None]] = []
+    # innermost peripheral landmark they sit in or None, inside a dialog). Each entry
+    # inherits its parent's landmark and dialog, so the top of the stack always knows.
+    stack: list[tuple[int, int, int | None, bool]] = []
     summaries: dict[int, list[str]] = {}
     index = 0
     while index < len(elements):
@@ -114,44 +179,60 @@ def _select(elements: tuple[SnapshotElement, ...]) -> list[_Line]:
             stack.pop()
         out_depth = stack[-1][1] + 1 if stack else 0
         peripheral = stack[-1][2] if stack else None
+        in_dialog = stack[-1][3] if stack else False
         run_end, siblings = _run_end(elements, index)
-        if siblings > RUN_LIMIT and peripheral is None:
+        if siblings > RUN_LIMIT and peripheral is None and not in_dialog:
             lines.extend(_shorten_run(elements[index:run_end], out_depth))
             index = run_end
             continue
-        if element.role in _PERIPHERAL:
-            label = f"{element.role} '{element.name}'" if element.name else element.role
-            lines.append(_Line(out_depth, label, 2))
+        if element.role in _PERIPHERAL and not in_dialog:
+            label = (
+                f"{element.role} '{_bounded(element.name, 40)}'" if element.name else element.role
+            )
+            lines.append(_Line(out_depth, label, 2, element.role))
             summaries[len(lines) - 1] = []
-            stack.append((element.depth, out_depth, len(lines) - 1))
+            stack.append((element.depth, out_depth, len(lines) - 1, in_dialog))
         elif element.role in _CONTAINER_ROLES or element.role == "heading":
-            lines.append(_Line(out_depth, _describe(element), 0))
-            stack.append((element.depth, out_depth, peripheral))
+            opens_dialog = element.role in _DIALOG_ROLES
+            if opens_dialog or in_dialog:
+                priority = 0
+            elif element.role == "heading":
+                priority = 1 if (element.level or 1) <= 2 else 2
+            else:
+                priority = 1
+            lines.append(_Line(out_depth, _describe(element), priority, element.role))
+            stack.append((element.depth, out_depth, peripheral, in_dialog or opens_dialog))
         elif element.role in INTERACTIVE_ROLES and element.ref:
-            matters = bool(KEYWORDS.search(element.label))
-            if peripheral is not None and not matters:
+            importance = _importance(element, in_dialog)
+            if peripheral is not None and importance > 1:
                 summaries[peripheral].append(element.role)
             else:
-                priority = 0 if matters or peripheral is None else 1
-                lines.append(_Line(out_depth, _describe(element), priority if matters else 1))
-            stack.append((element.depth, out_depth, peripheral))
+                lines.append(_Line(out_depth, _describe(element), importance, element.role))
+            stack.append((element.depth, out_depth, peripheral, in_dialog))
         elif (
             element.role in _NAMED_WRAPPERS and element.name and element.ref and peripheral is None
         ):
             # A named generic is how Playwright shows a <summary> (an accordion's
             # header): clickable, and often the way to a buried cancel button.
-            lines.append(_Line(out_depth, _describe(element), 1))
-            stack.append((element.depth, out_depth, peripheral))
+            priority = min(2, _importance(element, in_dialog))
+            lines.append(_Line(out_depth, _describe(element), priority, "section"))
+            stack.append((element.depth, out_depth, peripheral, in_dialog))
         elif element.role == "option" and peripheral is None:
             # A dropdown's choices, so browser_select_option has values to pick.
-            lines.append(_Line(out_depth, _describe(element), 1))
+            lines.append(_Line(out_depth, _describe(element), 0 if in_dialog else 2, "option"))
         elif element.role in _TEXT_ROLES and (element.text or element.name) and peripheral is None:
-            text = (element.text or element.name)[:TEXT_CONTEXT_CHARS]
+            text = _bounded(element.text or element.name, TEXT_CONTEXT_CHARS)
             # A label's text repeats the control it labels: say it once.
             if not any(f'"{text}"' in line.text for line in lines[-2:]):
-                lines.append(_Line(out_depth, f"text: {text}", 3))
+                lines.append(_Line(out_depth, f"text: {text}", 1 if in_dialog else 3, "text"))
         index += 1
     return _with_summaries(lines, summaries)
+
+
+def _bounded(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def _with_summaries(lines: list[_Line], summaries: dict[int, list[str]]) -> list[_Line]:
@@ -168,7 +249,13 @@ def _with_summaries(lines: list[_Line], summaries: dict[int, list[str]]) -> list
                 f"{n} {role}{'s' if n > 1 else ''}" for role, n in Counter(roles).items()
             )
             line = result[position]
-            result[position] = _Line(line.depth, f"{line.text} ({hidden} not shown)", line.priority)
+            result[position] = _Line(
+                line.depth,
+                f"{line.text} ({hidden} not shown)",
+                line.priority,
+                line.kind,
+                tuple(Counter([line.kind, *roles]).items()),
+            )
     # A landmark with nothing kept and nothing hidden says nothing.
     return [line for position, line in enumerate(result) if position not in empty]
 
@@ -217,7 +304,7 @@ def _shorten_run(run: tuple[SnapshotElement, ...], depth: int) -> list[_Line]:
     labels = Counter(element.label for row in controls for element in row)
 
     def matters(element: SnapshotElement) -> bool:
-        if CANCEL_WORDS.search(element.label):
+        if element.role in FORM_ROLES or CANCEL_WORDS.search(element.label):
             return True
         words = _keywords(element.label)
         return bool(words) and frequency[words] <= RUN_KEEP
@@ -228,15 +315,28 @@ def _shorten_run(run: tuple[SnapshotElement, ...], depth: int) -> list[_Line]:
         if position >= RUN_KEEP and not any(matters(e) for e in controls[position]):
             hidden += 1
             continue
-        shown = controls[position] or [e for e in item if e.label][:1]
-        for element in shown[:3]:
+        # Every control that matters, wherever it sits in the row; in the first rows,
+        # up to three others as a sample of what the run holds.
+        sample = (
+            [e for e in controls[position] if not matters(e)][:3] if position < RUN_KEEP else []
+        )
+        shown = [e for e in controls[position] if matters(e) or e in sample]
+        for element in shown or [e for e in item if e.label][:1]:
             line = _describe(element)
             if labels[element.label] > 1:
                 # Ten "Cancel subscription" buttons are told apart by their row.
                 line += _row_context(item)
-            kept.append(_Line(depth, line, 0 if matters(element) else 2))
+            importance = _importance(element, in_dialog=False)
+            priority = min(importance, 1) if matters(element) else max(importance, 2)
+            if element.role in FORM_ROLES:
+                priority = 0
+            kind = element.role if element.role in INTERACTIVE_ROLES else "text"
+            kept.append(_Line(depth, line, priority, kind))
     if hidden:
-        kept.append(_Line(depth, f"... {hidden} more {run[0].role} items not shown", 2))
+        role = run[0].role
+        kept.append(
+            _Line(depth, f"... {hidden} more {role} items not shown", 2, role, ((role, hidden),))
+        )
     return kept
 
 
@@ -244,7 +344,7 @@ def _row_context(item: list[SnapshotElement]) -> str:
     """The first words of a row's own text, to tell its control from its neighbours'."""
     for element in item:
         if element.role not in INTERACTIVE_ROLES and (element.text or element.name):
-            return f" (in: {(element.text or element.name)[:60]})"
+            return f" (in: {_bounded(element.text or element.name, 60)})"
     return ""
 
 
@@ -256,7 +356,7 @@ def _keywords(label: str) -> frozenset[str]:
 def _describe(element: SnapshotElement) -> str:
     parts = [element.role]
     if element.label:
-        parts.append(f'"{element.label[:120]}"')
+        parts.append(f'"{_bounded(element.label, NAME_CHARS)}"')
     if element.level:
         parts.append(f"[level={element.level}]")
     for state in _STATE_ORDER:
@@ -265,7 +365,7 @@ def _describe(element: SnapshotElement) -> str:
     if element.ref:
         parts.append(f"[ref={element.ref}]")
     if element.name and element.text and element.role in ("textbox", "searchbox", "combobox"):
-        parts.append(f'value="{element.text[:60]}"')
+        parts.append(f'value="{_bounded(element.text, VALUE_CHARS)}"')
     if element.role == "link" and element.url and element.url.startswith(("http://", "https://")):
-        parts.append(f"[url={element.url}]")
+        parts.append(f"[url={_bounded(element.url, URL_CHARS)}]")
     return " ".join(parts)

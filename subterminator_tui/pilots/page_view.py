@@ -11,7 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.pilots.compaction import compact_snapshot
+from subterminator_tui.pilots.compaction import DEFAULT_BUDGET, compact_snapshot
+
+#: Bounds of the page's own texts in the compact view: a page's title, address or a
+#: dialog's message can be any length (a 200,000-character title has been seen).
+TITLE_CHARS = 150
+URL_CHARS = 300
+NOTE_CHARS = 600
+
+
+def bounded(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit:,} more characters]"
 
 
 @dataclass(frozen=True)
@@ -21,11 +34,17 @@ class PageView:
     #: Compact the tree (False: the full tree, boxes and all, as the seeds' origin sent it).
     compact: bool = True
     #: Token budget of a compact tree.
-    budget_tokens: int = 600
+    budget_tokens: int = DEFAULT_BUDGET
     #: Replace earlier pages in the history by a stub (False: keep every page in full).
     stub_history: bool = True
-    #: Offer only the tools the page can use (False: every tool on every turn).
-    page_tools: bool = True
+    #: Offer only the tools the page can use (False: every tool on every turn). Off by
+    #: default: the tool definitions open the prompt, so a set that changes from page
+    #: to page misses the provider's prompt cache on every call, and a cached read of
+    #: all of them costs a tenth of sending the few a page needs.
+    page_tools: bool = False
+    #: A line added under a compact tree that left something out, saying how to get it
+    #: (an agent over MCP can ask for the full tree; the pilot's system prompt says it).
+    collapsed_hint: str = ""
 
 
 COMPACT_VIEW = PageView()
@@ -34,16 +53,24 @@ NAIVE_VIEW = PageView(compact=False, stub_history=False, page_tools=False)
 
 def page_for_model(snapshot: NormalizedSnapshot, view: PageView = COMPACT_VIEW) -> str:
     """The fresh page as the model reads it."""
-    lines = [f"URL: {snapshot.url}", f"Title: {snapshot.title}"]
+    if not view.compact:
+        lines = [f"URL: {snapshot.url}", f"Title: {snapshot.title}"]
+        lines += [f"{name}:\n{body}" for name, body in snapshot.notes.items()]
+        return "\n".join([*lines, "Snapshot:", snapshot.content])
+    lines = [
+        f"URL: {bounded(snapshot.url, URL_CHARS)}",
+        f"Title: {bounded(snapshot.title, TITLE_CHARS)}",
+    ]
     for name, body in snapshot.notes.items():
-        lines.append(f"{name}:\n{body}")
+        lines.append(f"{bounded(name, 60)}:\n{bounded(body, NOTE_CHARS)}")
     lines.append("Snapshot:")
-    lines.append(
-        compact_snapshot(snapshot, view.budget_tokens) if view.compact else snapshot.content
-    )
+    compact = compact_snapshot(snapshot, view.budget_tokens)
+    lines.append(compact)
+    if view.collapsed_hint and "not shown" in compact:
+        lines.append(view.collapsed_hint)
     return "\n".join(lines)
 
 
 def page_stub(snapshot: NormalizedSnapshot) -> str:
     """What replaces an earlier page in the history."""
-    return f"[old page: {snapshot.title}]"
+    return f"[old page: {bounded(snapshot.title, 80)}]"

@@ -1,15 +1,26 @@
-"""The Anthropic Messages API behind the provider-neutral ModelClient."""
+"""The Anthropic Messages API behind the provider-neutral ModelClient.
+
+Prompt caching uses Anthropic's own breakpoints (``cache_control``): one after
+the system prompt, which caches the tool definitions with it (they come first
+in the prompt, in a fixed order), and one before the conversation's last block,
+the end of the part that later calls resend unchanged. That last block is the
+fresh page, which the next call replaces by a stub, so marking it would only pay
+for cache writes that are never read.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any, cast
 
 import anthropic
 from anthropic.types import (
+    CacheControlEphemeralParam,
     ContentBlockParam,
     Message,
     MessageParam,
+    TextBlockParam,
     ToolParam,
     ToolResultBlockParam,
 )
@@ -34,6 +45,7 @@ from subterminator_tui.providers.retry import (
 )
 
 PROVIDER = "anthropic"
+_EPHEMERAL: CacheControlEphemeralParam = {"type": "ephemeral"}
 
 
 def to_anthropic_tools(specs: Sequence[ToolSpec]) -> list[ToolParam]:
@@ -94,6 +106,41 @@ def _to_blocks(message: ConversationMessage) -> tuple[str, list[ContentBlockPara
     return "assistant", blocks
 
 
+def cached_system(system: str) -> list[TextBlockParam]:
+    """The system prompt as one text block ending in a cache breakpoint.
+
+    The tools come before the system prompt in Anthropic's prompt order, so
+    this one breakpoint caches both.
+    """
+    return [{"type": "text", "text": system, "cache_control": _EPHEMERAL}]
+
+
+def mark_stable_prefix(messages: list[MessageParam]) -> list[MessageParam]:
+    """``messages`` with a cache breakpoint on the block before the conversation's last one.
+
+    The last block carries the fresh page (a tool result, or the first page after
+    the goal), which the next call replaces by a stub; everything before it is
+    sent again byte for byte, so that is where the cache can grow. The messages
+    are copied, not changed.
+    """
+    positions = [
+        (index, block)
+        for index, message in enumerate(messages)
+        if not isinstance(message["content"], str)
+        for block in range(len(list(message["content"])))
+    ]
+    if len(positions) < 2:
+        return messages
+    index, block = positions[-2]
+    blocks = list(messages[index]["content"])
+    last: dict[str, Any] = dict(cast(dict[str, Any], blocks[block]))
+    last["cache_control"] = _EPHEMERAL
+    blocks[block] = cast(ContentBlockParam, last)
+    marked = list(messages)
+    marked[index] = cast(MessageParam, {"role": messages[index]["role"], "content": blocks})
+    return marked
+
+
 def _tool_results_first(blocks: list[ContentBlockParam]) -> list[ContentBlockParam]:
     results = [block for block in blocks if block["type"] == "tool_result"]
     others = [block for block in blocks if block["type"] != "tool_result"]
@@ -108,8 +155,23 @@ def parse_anthropic_reply(response: Message) -> tuple[str, tuple[ToolCall, ...],
         for block in response.content
         if block.type == "tool_use"
     )
-    usage = Usage(response.usage.input_tokens, response.usage.output_tokens)
+    usage = usage_of(response)
     return "\n".join(texts), calls, usage
+
+
+def usage_of(response: Message) -> Usage:
+    """The response's usage in our terms: Anthropic's ``input_tokens`` counts only the
+    tokens after the last cache breakpoint, so the cache's reads and writes are added
+    to give every token the model read."""
+    reported = response.usage
+    reads = reported.cache_read_input_tokens or 0
+    writes = reported.cache_creation_input_tokens or 0
+    return Usage(
+        input_tokens=reported.input_tokens + reads + writes,
+        output_tokens=reported.output_tokens,
+        cache_read_tokens=reads,
+        cache_write_tokens=writes,
+    )
 
 
 def describe_anthropic_error(error: Exception) -> CallFailure | None:
@@ -158,13 +220,16 @@ class AnthropicModelClient:
     ) -> ModelReply:
         """Send the conversation and return the reply; LLMError after retries or timeout."""
         converted_tools = to_anthropic_tools(tools)
-        converted_messages = to_anthropic_messages(messages)
+        if converted_tools and not system:
+            # No system prompt to carry the breakpoint: the last tool carries it.
+            converted_tools[-1] = {**converted_tools[-1], "cache_control": _EPHEMERAL}
+        converted_messages = mark_stable_prefix(to_anthropic_messages(messages))
 
         async def send() -> Message:
             return await self._client.messages.create(
                 model=self._model,
                 max_tokens=self._max_tokens,
-                system=system or anthropic.omit,
+                system=cached_system(system) if system else anthropic.omit,
                 messages=converted_messages,
                 tools=converted_tools or anthropic.omit,
             )

@@ -1,4 +1,11 @@
-"""OpenAI's Chat Completions API (and servers that imitate it) behind ModelClient."""
+"""OpenAI's Chat Completions API (and servers that imitate it) behind ModelClient.
+
+OpenAI caches prompts on its own: a prompt whose beginning matches an earlier
+one (1,024 tokens or more) is served from the cache. What keeps that beginning
+byte-stable is on our side: the tools in a fixed order, then the system prompt,
+then the conversation, with nothing that changes per call (a clock, a turn
+counter) before the newest page.
+"""
 
 from __future__ import annotations
 
@@ -130,12 +137,24 @@ def parse_openai_reply(
         for call in choice.message.tool_calls or []
         if call.type == "function"
     )
-    usage = (
-        Usage(response.usage.prompt_tokens, response.usage.completion_tokens)
-        if response.usage
-        else Usage()
+    return choice.message.content or "", calls, usage_of(response), choice.finish_reason
+
+
+def usage_of(response: ChatCompletion) -> Usage:
+    """The completion's usage: ``prompt_tokens`` includes the cached ones, which
+    ``prompt_tokens_details.cached_tokens`` counts (servers without a cache omit it)."""
+    reported = response.usage
+    if reported is None:
+        return Usage()
+    details = reported.prompt_tokens_details
+    reads = (details.cached_tokens or 0) if details else 0
+    writes = (details.cache_write_tokens or 0) if details else 0
+    return Usage(
+        input_tokens=reported.prompt_tokens,
+        output_tokens=reported.completion_tokens,
+        cache_read_tokens=reads,
+        cache_write_tokens=writes,
     )
-    return choice.message.content or "", calls, usage, choice.finish_reason
 
 
 def error_describer(provider: str) -> DescribeError:

@@ -15,8 +15,12 @@ from subterminator_tui.rules import ServiceConfig, detect_handoff, verify_comple
 #: said no; ``refused``: the guard stopped it; ``error``: the browser failed it.
 Status = Literal["ok", "approval_pending", "rejected", "refused", "error"]
 
-#: Agents read the page as text; a compact tree keeps their context small (seed 001 FR2).
-COMPACT_PAGE = PageView(budget_tokens=1200)
+#: Agents read the page as text; a compact tree keeps their context small, and says
+#: how to get what it left out.
+COMPACT_PAGE = PageView(
+    collapsed_hint="(Lines marked 'not shown' stand for parts left out: `snapshot` with "
+    "full=true returns the whole tree.)"
+)
 FULL_PAGE = PageView(compact=False)
 
 

@@ -22,6 +22,7 @@ from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.turns import RunOptions
 from subterminator_tui.practice.sites import practice_hint
 from subterminator_tui.providers.base import ToolSpec
+from subterminator_tui.providers.pricing import price_for
 from subterminator_tui.session.browser import ServiceBrowser, open_service_browser
 from subterminator_tui.session.pilot import build_pilot
 from subterminator_tui.session.request import CheckedRequest, RunRequest, check_request
@@ -82,6 +83,7 @@ class PreparedRun:
             handoff_hint=practice_hint() if opened.practice is not None else "",
             # After an interrupted run the page is looked at first: it may be done already.
             verify_first=bool(self.interrupted),
+            price=price_for(pilot.model_name, checked.settings.resolved_prices()),
         )
         return Orchestrator(
             service, opened.gateway, pilot, gate, reporter, guard, options, self.journal

@@ -171,6 +171,7 @@ class SubTerminatorApp(App[int]):
                 self._show_turn(record, live=True)
         elif isinstance(event, TurnFinished):
             header.tokens += event.input_tokens + event.output_tokens
+            header.cached_tokens += event.cache_read_tokens
             self.query_one(TurnLog).finish_turn(
                 event.turn, event.outcome, event.latency, event.message
             )
@@ -187,6 +188,8 @@ class SubTerminatorApp(App[int]):
             )
         elif isinstance(event, RunFinished):
             header.tokens = event.result.input_tokens + event.result.output_tokens
+            header.cached_tokens = event.result.cache_read_tokens
+            header.cost = event.result.cost
             header.state = event.result.reason
 
     @work(exclusive=True, group="live-view", exit_on_error=False)

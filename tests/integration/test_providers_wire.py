@@ -140,7 +140,8 @@ async def test_request_carries_system_and_tools_in_provider_format(
         "browser_snapshot",
     ]
     if server.requests[0].api == "anthropic":
-        assert body["system"] == "Be careful"
+        # One text block carrying the cache breakpoint for the tools and itself.
+        assert [block["text"] for block in body["system"]] == ["Be careful"]
     else:
         assert body["messages"][0] == {"role": "system", "content": "Be careful"}
 
@@ -362,3 +363,73 @@ async def test_hosted_openai_sends_max_completion_tokens(
         await client.complete("", GOAL, [CLICK])
     body = server.requests[0].body
     assert (body["max_completion_tokens"], "max_tokens" in body) == (1024, False)
+
+
+#: A system prompt long enough for either provider to cache (over 1,024 tokens).
+LONG_SYSTEM = "Cancel subscriptions carefully; never accept an offer. " * 100
+
+
+def tool_conversation(pages: int) -> list[Message]:
+    """The pilot's conversation after ``pages`` pages: the goal, stubs, and the newest page."""
+    messages: list[Message] = [UserMessage("Goal: cancel"), UserMessage("Current page: 1")]
+    for number in range(1, pages):
+        messages[-1] = (
+            ToolResultMessage(f"toolu_{number - 1}", "[old page]")
+            if number > 1
+            else UserMessage("[old page]")
+        )
+        call = ToolCall(f"toolu_{number}", "browser_click", {"target": f"e{number}"})
+        messages.append(AssistantMessage("", (call,)))
+        messages.append(ToolResultMessage(f"toolu_{number}", f"Current page: {number + 1}"))
+    return messages
+
+
+@pytest.mark.parametrize("model", MODELS)
+async def test_a_repeated_prefix_is_read_from_the_cache(
+    serve: Serve, sleep: RecordedSleep, model: str
+) -> None:
+    """The second call of a conversation reads the first call's prefix from the cache, and the
+    usage says so the way the provider does (Anthropic: cache fields; OpenAI: cached_tokens)."""
+    serve(scripted(FakeTurn(tool_calls=[("browser_click", {"target": "e1"})])))
+    async with opened(model, RetryPolicy(sleep=sleep)) as client:
+        first = await client.complete(LONG_SYSTEM, tool_conversation(1), [CLICK])
+        second = await client.complete(LONG_SYSTEM, tool_conversation(2), [CLICK])
+    assert first.usage.cache_read_tokens == 0
+    assert second.usage.cache_read_tokens >= 1024
+    assert second.usage.input_tokens > second.usage.cache_read_tokens
+    if model.startswith("claude"):
+        # Anthropic writes at its breakpoints; the uncached rest is counted apart.
+        assert first.usage.cache_write_tokens >= 1024
+        assert second.usage.uncached_input_tokens > 0
+    else:
+        # OpenAI reports whole 128-token steps of the cached beginning.
+        assert (second.usage.cache_read_tokens - 1024) % 128 == 0
+
+
+@pytest.mark.parametrize("model", MODELS)
+async def test_a_prompt_under_the_minimum_is_never_cached(
+    serve: Serve, sleep: RecordedSleep, model: str
+) -> None:
+    """Under 1,024 tokens neither provider caches: the same short call twice reads nothing."""
+    serve(scripted(FakeTurn(tool_calls=[("browser_click", {"target": "e1"})])))
+    async with opened(model, RetryPolicy(sleep=sleep)) as client:
+        await client.complete("Be careful.", GOAL, [CLICK])
+        again = await client.complete("Be careful.", GOAL, [CLICK])
+    assert again.usage.cache_read_tokens == again.usage.cache_write_tokens == 0
+
+
+async def test_anthropic_marks_the_system_prompt_and_the_block_before_the_page(
+    serve: Serve, sleep: RecordedSleep
+) -> None:
+    """Breakpoints after the system prompt (the tools come before it) and before the newest
+    page, never on the page itself, which the next call replaces by a stub."""
+    server = serve(scripted(FakeTurn(tool_calls=[("browser_click", {"target": "e1"})])))
+    async with opened("claude-sonnet-5-5", RetryPolicy(sleep=sleep)) as client:
+        await client.complete(LONG_SYSTEM, tool_conversation(3), [CLICK, SNAPSHOT])
+    body = server.requests[0].body
+    assert body["system"][-1]["cache_control"] == {"type": "ephemeral"}
+    blocks = [block for message in body["messages"] for block in message["content"]]
+    assert "cache_control" not in blocks[-1]
+    assert blocks[-2]["type"] == "tool_use" and blocks[-2]["cache_control"]["type"] == "ephemeral"
+    assert sum("cache_control" in block for block in blocks) == 1
+    assert [tool["name"] for tool in body["tools"]] == ["browser_click", "browser_snapshot"]

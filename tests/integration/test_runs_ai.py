@@ -7,16 +7,21 @@ guard, Playwright MCP and Chromium.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import PageSeen
 from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.providers.base import Usage
 from subterminator_tui.session import RunRequest
+from subterminator_tui.settings import load_settings
 from tests.fakes.demoflix_brain import DemoflixBrain, find_ref
 from tests.fakes.fake_model import FakeModelServer, FakeRequest, FakeTurn
 from tests.fakes.human import ScriptedHuman
@@ -278,3 +283,45 @@ async def test_openai_models_drive_too(tmp_path: Path, monkeypatch: pytest.Monke
         server.stop()
     assert {request.api for request in server.requests} == {"openai"}
     assert run.result.reason == "completed"
+
+
+async def test_tokens_come_from_the_providers_usage_through_to_the_journal(
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+) -> None:
+    """Cache reads and writes as the model server reported them reach the result, each turn's
+    journal row, the run's row with its cost, and ``show``."""
+    with serving(DemoflixBrain(), anthropic_env) as server:
+        run = await run_service(
+            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+        )
+    result = run.result
+    assert result.model_calls == len(server.requests) >= 3
+    # The tools and system prompt are written by the first call and read by every later one.
+    assert result.cache_write_tokens > 0
+    assert result.cache_read_tokens >= 1024 * (result.model_calls - 1)
+    assert result.cache_read_tokens + result.cache_write_tokens < result.input_tokens
+    price = load_settings().resolved_prices()["claude-sonnet-*"]
+    usage = Usage(
+        result.input_tokens,
+        result.output_tokens,
+        result.cache_read_tokens,
+        result.cache_write_tokens,
+    )
+    assert result.cost == pytest.approx(price.cost(usage))
+    with Journal(run.journal_path) as journal:
+        row = journal.run(result.run_id or 0)
+        turns = journal.turns(result.run_id or 0)
+    assert row is not None and row.cost == pytest.approx(result.cost)
+    assert row.cache_read_tokens == result.cache_read_tokens
+    assert sum(turn.cache_read_tokens or 0 for turn in turns) == result.cache_read_tokens
+    assert sum(turn.input_tokens or 0 for turn in turns) == result.input_tokens
+    assert [bool(turn.cache_read_tokens) for turn in turns][1:] == [True] * (len(turns) - 1)
+    show = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "subterminator_tui", "show", str(result.run_id),
+        stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    output, _ = await asyncio.wait_for(show.communicate(), timeout=60)
+    assert show.returncode == 0
+    shown = output.decode()
+    assert f"{result.cache_read_tokens:,} from cache" in shown
+    assert f"${result.cost:.4f}" in shown

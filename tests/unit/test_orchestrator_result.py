@@ -123,6 +123,9 @@ def test_to_dict_carries_every_field_and_the_exit_code() -> None:
         output_tokens=20,
         run_id=7,
         verified_by="service",
+        cache_read_tokens=60,
+        cache_write_tokens=10,
+        cost=0.0012,
     )
     data = json.loads(json.dumps(finished.to_dict()))
     assert data == {
@@ -139,6 +142,9 @@ def test_to_dict_carries_every_field_and_the_exit_code() -> None:
         "run_id": 7,
         "verified_by": "service",
         "ending": None,
+        "cache_read_tokens": 60,
+        "cache_write_tokens": 10,
+        "cost": 0.0012,
         "exit_code": 0,
         "sent": True,
     }

@@ -17,7 +17,8 @@ import pytest
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.tools import MODEL_TOOLS
-from subterminator_tui.pilots.ai import AIPilot
+from subterminator_tui.pilots.ai import AIPilot, system_prompt
+from subterminator_tui.pilots.page_view import PageView
 from subterminator_tui.providers.base import (
     AssistantMessage,
     Message,
@@ -27,7 +28,7 @@ from subterminator_tui.providers.base import (
     Usage,
     UserMessage,
 )
-from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.rules import ServiceConfig, generic_service, load_services
 from tests.fixtures.pages import page
 
 STUB = "[old page:"
@@ -118,26 +119,29 @@ async def test_history_grows_by_two_messages_per_executed_turn(
         await pilot.next_turn(before)
         pilot.observe(call, {"error": False}, after)
         lengths.append(len(pilot.messages))
-    assert lengths == [1, 3, 5, 7]
-    kinds = [type(message).__name__ for message in pilot.messages[1:]]
+    # The goal and the first page are two messages (one user turn on the wire).
+    assert lengths == [2, 4, 6, 8]
+    kinds = [type(message).__name__ for message in pilot.messages[2:]]
     assert kinds == ["AssistantMessage", "ToolResultMessage"] * 3
 
 
 async def test_the_first_page_becomes_a_stub_once_a_result_arrives(
     demoflix: ServiceConfig, tmp_path: Path
 ) -> None:
-    """The goal stays in the first message; its page shrinks to a one-line stub."""
+    """The goal stays unchanged in the first message; the first page shrinks to a stub."""
     account, survey = page("account", tmp_path), page("survey", tmp_path)
     call = click("toolu_1", account.ref_of("button", "Cancel membership"))
     pilot = AIPilot(ScriptedModel([reply(call)]), demoflix)
     pilot.begin(account)
-    assert "Cancel membership" in text_of(pilot.messages[0])
+    goal = text_of(pilot.messages[0])
+    assert "Cancel membership" in text_of(pilot.messages[1])
     await pilot.next_turn(account)
     pilot.observe(call, {"error": False}, survey)
-    first = text_of(pilot.messages[0])
-    assert first.startswith(f"Goal: {demoflix.goal}")
-    assert f"{STUB} Account - Demoflix]" in first
-    assert "Cancel membership" not in first
+    assert text_of(pilot.messages[0]) == goal
+    assert goal.startswith(f"Goal: {demoflix.goal}")
+    first_page = text_of(pilot.messages[1])
+    assert f"{STUB} Account - Demoflix]" in first_page
+    assert "Cancel membership" not in first_page
 
 
 async def test_only_the_newest_page_is_sent_in_full(
@@ -217,13 +221,27 @@ async def test_the_offered_tools_are_the_curated_set_and_the_virtual_two(
     assert "browser_evaluate" not in names
 
 
-async def test_tools_are_narrowed_to_what_the_page_can_use(
+async def test_every_page_is_offered_the_same_tools_in_the_same_order(
     demoflix: ServiceConfig, tmp_path: Path
 ) -> None:
-    """No typing tool on a page without fields; it is offered where there is one."""
+    """The tools open the prompt: the same list on every page keeps the prompt cache valid."""
     account, login = page("account", tmp_path), page("login", tmp_path)
     model = ScriptedModel([reply(click("toolu_1", "e1")), reply(click("toolu_2", "e1"))])
     pilot = AIPilot(model, demoflix)
+    pilot.begin(account)
+    await pilot.next_turn(account)
+    await pilot.next_turn(login)
+    assert model.offered[0] == model.offered[1]
+    assert "browser_type" in [tool.name for tool in model.offered[0]]
+
+
+async def test_tools_are_narrowed_to_what_the_page_can_use_when_asked(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """With page_tools on: no typing tool on a page without fields, one where there is."""
+    account, login = page("account", tmp_path), page("login", tmp_path)
+    model = ScriptedModel([reply(click("toolu_1", "e1")), reply(click("toolu_2", "e1"))])
+    pilot = AIPilot(model, demoflix, view=PageView(page_tools=True))
     pilot.begin(account)
     await pilot.next_turn(account)
     await pilot.next_turn(login)
@@ -235,18 +253,29 @@ async def test_tools_are_narrowed_to_what_the_page_can_use(
         assert always in on_account and always in on_login
 
 
-async def test_the_system_prompt_includes_the_service_prompt(
+async def test_the_service_prompt_reaches_the_model_in_the_first_message(
     demoflix: ServiceConfig, tmp_path: Path
 ) -> None:
-    """The service's own advice from services.toml reaches the model."""
+    """The service's own advice from services.toml reaches the model, after the goal."""
     account = page("account", tmp_path)
     model = ScriptedModel([reply(click("toolu_1", "e1"))])
     pilot = AIPilot(model, demoflix)
     pilot.begin(account)
     await pilot.next_turn(account)
     assert demoflix.prompt
-    assert demoflix.prompt in model.systems[0]
+    first = pilot.messages[0]
+    assert isinstance(first, UserMessage)
+    assert demoflix.prompt in first.text
     assert "One tool call per" in model.systems[0]
+
+
+async def test_the_system_prompt_is_the_same_for_every_service(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """A prompt that opens identically for every run is what the provider's cache serves."""
+    generic = generic_service("https://example.com/account")
+    assert demoflix.prompt and demoflix.prompt not in system_prompt(demoflix)
+    assert system_prompt(demoflix) == system_prompt(generic)
 
 
 async def test_a_reply_without_a_tool_call_proposes_nothing(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,103 @@ def test_every_row_of_a_list_of_subscriptions_keeps_its_cancel_button() -> None:
     assert compact.count('button "Cancel subscription"') == 10
     assert "[ref=e32] (in: Demoflix Premium, $9.99/month)" in compact
     assert "not shown" not in compact
+
+
+def nav_with(names: list[str], extra: str = "") -> NormalizedSnapshot:
+    """A page whose navigation holds ``names`` as links among 40 ordinary ones."""
+    lines = ['- navigation "Menu" [ref=e1]:']
+    for index in range(40):
+        lines.append(f'  - link "Topic {index}" [ref=e{index + 2}]')
+    for offset, name in enumerate(names):
+        lines.append(f'  - link "{name}" [ref=e{100 + offset}]{extra}')
+    return tree("\n".join(lines), "https://example.com/", "Home")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Abo kündigen",
+        "Mein Konto",
+        "Résilier mon abonnement",
+        "Paramètres du compte",
+        "Cancelar suscripción",
+        "Iniciar sesión",
+        "Disdici l'abbonamento",
+        "Lidmaatschap opzeggen",
+        "Minha assinatura",
+        "Billing",
+        "Sign in",
+    ],
+)
+def test_a_control_that_matters_is_kept_in_any_of_seven_languages(name: str) -> None:
+    """Account, subscription, cancel and sign-in controls survive inside navigation."""
+    compact = compact_snapshot(nav_with([name]))
+    assert f'link "{name}" [ref=e100]' in compact
+    assert "Topic 3" not in compact
+
+
+def test_ordinary_words_that_merely_contain_a_keyword_are_not_kept() -> None:
+    """ "Planet", "design" and "barcode" are not "plan", "sign" or "code"."""
+    compact = compact_snapshot(nav_with(["Planet Earth", "Web design", "Barcode scanner"]))
+    assert "Planet" not in compact and "design" not in compact and "Barcode" not in compact
+
+
+def test_the_focused_element_is_kept() -> None:
+    """Whatever the focus is on stays, however ordinary its name."""
+    compact = compact_snapshot(nav_with(["Topic 99"], extra=" [active]"))
+    assert 'link "Topic 99" [ref=e100]' in compact
+
+
+def article(paragraphs: int, extra: list[str]) -> NormalizedSnapshot:
+    """A main article of long paragraphs with inline links, and ``extra`` lines after it."""
+    lines = ["- main [ref=e1]:", '  - heading "Story" [level=1] [ref=e2]']
+    ref = 3
+    for index in range(paragraphs):
+        lines.append(f"  - paragraph [ref=e{ref}]: {'Words of the story. ' * 12}")
+        lines.append(f'  - link "Related {index}" [ref=e{ref + 1}]')
+        lines.append(f'  - heading "Part {index}" [level=3] [ref=e{ref + 2}]')
+        ref += 3
+    lines.extend(f"  {line}" for line in extra)
+    return tree("\n".join(lines), "https://example.com/story", "Story")
+
+
+def test_over_budget_a_page_collapses_to_counted_lines_and_keeps_what_matters() -> None:
+    """Text, ordinary links and minor headings become counts; fields and dialogs stay."""
+    snapshot = article(
+        40,
+        [
+            '- textbox "Email" [ref=e900]',
+            '- dialog "Before you go" [ref=e901]:',
+            "  - paragraph [ref=e902]: Are you sure?",
+            '  - button "Stay" [ref=e903]',
+        ],
+    )
+    compact = compact_snapshot(snapshot)
+    assert estimate_tokens(compact) <= 350
+    assert "not shown" in compact
+    assert re.search(r"\.\.\. \d+ (texts|links|headings)", compact)
+    for kept in ('textbox "Email" [ref=e900]', 'dialog "Before you go"', "Are you sure?"):
+        assert kept in compact
+    assert 'button "Stay" [ref=e903]' in compact
+    assert 'heading "Story" [level=1]' in compact
+
+
+def test_compaction_is_deterministic() -> None:
+    """The same page compacts to the same text, every time."""
+    snapshot = article(40, ['- button "Cancel membership" [ref=e900]'])
+    assert compact_snapshot(snapshot) == compact_snapshot(snapshot)
+
+
+def test_every_single_text_is_bounded() -> None:
+    """A 100,000-character name, value or text costs a line, not the page."""
+    long = "x" * 100_000
+    content = (
+        f'- heading "{long}" [level=1] [ref=e1]\n'
+        f'- button "{long}" [ref=e2]\n'
+        f'- textbox "Notes" [ref=e3]: {long}\n'
+        f"- paragraph [ref=e4]: {long}\n"
+        f'- link "Go" [ref=e5]:\n  - /url: https://example.com/{long}'
+    )
+    compact = compact_snapshot(tree(content, "https://example.com/", "T"))
+    assert max(len(line) for line in compact.splitlines()) <= 260
+    assert compact.count("…") >= 4

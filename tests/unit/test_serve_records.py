@@ -256,6 +256,11 @@ def test_a_version_4_journal_keeps_its_pages_and_links_new_records(tmp_path: Pat
             "DROP INDEX call_records_by_turn; ALTER TABLE call_records DROP COLUMN turn_id;"
             # Later versions' additions go too: the file is then a version-4 journal.
             "DROP TABLE step_evidence; DROP TABLE checks; ALTER TABLE runs DROP COLUMN ending;"
+            "ALTER TABLE turns DROP COLUMN cache_read_tokens;"
+            "ALTER TABLE turns DROP COLUMN cache_write_tokens;"
+            "ALTER TABLE runs DROP COLUMN cache_read_tokens;"
+            "ALTER TABLE runs DROP COLUMN cache_write_tokens;"
+            "ALTER TABLE runs DROP COLUMN cost;"
             "PRAGMA user_version=4;"
         )
     with Journal(path) as journal:

@@ -13,6 +13,7 @@ from textual.widgets import Label, Static
 
 from subterminator_tui.orchestrator.ending_words import ending_words
 from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.providers.pricing import describe_tokens
 from subterminator_tui.tui.plain import labelled
 from subterminator_tui.tui.widgets.key_hints import KeyHints
 
@@ -53,7 +54,16 @@ class EndScreen(ModalScreen[int]):
                 ("Reason", result.reason),
                 ("Turns", str(result.turns)),
                 ("Model calls", str(result.model_calls)),
-                ("Tokens", f"{result.input_tokens:,} in, {result.output_tokens:,} out"),
+                (
+                    "Tokens",
+                    describe_tokens(
+                        result.input_tokens,
+                        result.output_tokens,
+                        result.cache_read_tokens,
+                        result.cache_write_tokens,
+                        result.cost,
+                    ),
+                ),
                 ("Final URL", result.final_url or "-"),
                 ("Exit code", str(result.exit_code)),
             ]

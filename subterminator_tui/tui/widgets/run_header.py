@@ -1,4 +1,4 @@
-"""The header: service, pilot or model, turn n/max, elapsed time and tokens so far."""
+"""The header: service, pilot or model, turn n/max, elapsed time, tokens so far and cost."""
 
 from __future__ import annotations
 
@@ -24,6 +24,10 @@ class RunHeader(Static):
     turn = reactive(0)
     max_turns = reactive(0)
     tokens = reactive(0)
+    #: Of ``tokens``, prompt tokens the provider served from its cache.
+    cached_tokens = reactive(0)
+    #: The run's cost in US dollars once known (None: not yet, or no price for the model).
+    cost: reactive[float | None] = reactive(None)
     elapsed = reactive(0.0)
     state = reactive("starting")
 
@@ -57,7 +61,15 @@ class RunHeader(Static):
             self.driver or "…",
             f"turn {self.turn}/{self.max_turns}" if self.max_turns else "turn -",
             format_elapsed(self.elapsed),
-            f"{self.tokens:,} tokens",
+            self._tokens_text(),
             self.state,
         ]
         return "  ·  ".join(parts)
+
+    def _tokens_text(self) -> str:
+        text = f"{self.tokens:,} tokens"
+        if self.cached_tokens and self.tokens:
+            text += f" ({self.cached_tokens / self.tokens:.0%} cached)"
+        if self.cost is not None:
+            text += f"  ${self.cost:.4f}"
+        return text
