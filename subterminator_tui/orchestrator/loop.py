@@ -46,6 +46,7 @@ from subterminator_tui.orchestrator.gates import (
 from subterminator_tui.orchestrator.guard import Checkpoint, Guard, describe_action
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
 from subterminator_tui.orchestrator.ledger import RunLedger
+from subterminator_tui.orchestrator.pause import pause_of
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
@@ -82,6 +83,7 @@ class Orchestrator:
         self.browser = browser
         self.pilot = pilot
         self.gate = TimedGate(gate)
+        self.pause = pause_of(gate)
         self.reporter = reporter
         self.guard = guard
         self.options = options
@@ -150,6 +152,7 @@ class Orchestrator:
         self.pilot.begin(snapshot)
         no_action = 0
         while self.ledger.turns < self.options.max_turns:
+            await self.pause.until_released()
             self.ledger.turns += 1
             turn = self.ledger.turns
             started = time.perf_counter()
@@ -243,10 +246,12 @@ class Orchestrator:
                     "human_guidance": decision.guidance,
                 }
                 return self._tell(call, "guidance", guided, snapshot)
-            # Written before the call goes out: a crash now reads "dispatched, outcome unknown".
-            self.ledger.dispatch(step)
         else:
             step = None
+        # While the person is asked whether to stop, nothing is sent to the page.
+        await self.pause.until_released()
+        # Written before the call goes out: a crash now reads "dispatched, outcome unknown".
+        self.ledger.dispatch(step)
         try:
             result = await self.browser.call(call.name, call.arguments)
         except (OutcomeUnknownError, MCPConnectionError) as lost:
@@ -363,6 +368,7 @@ class Orchestrator:
             screenshot_path=screenshot,
             call=call,
             target=self.guard.target_of(call, snapshot) if call else None,
+            takes_guidance=self.pilot.model_name is not None,
         )
         return await self.gate.approve(request)
 

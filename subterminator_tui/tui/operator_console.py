@@ -14,11 +14,12 @@ import contextlib
 import signal
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from mcp.server.auth.provider import TokenVerifier
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -26,7 +27,7 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from subterminator_tui.errors import SubTerminatorError
-from subterminator_tui.exit_codes import CONNECTION, SUCCESS, TERMINATED
+from subterminator_tui.exit_codes import CONNECTION, INTERRUPTED, SUCCESS, TERMINATED
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
 from subterminator_tui.resources import styles_dir
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
@@ -35,7 +36,9 @@ from subterminator_tui.serve.live_view import frames
 from subterminator_tui.serve.runner import ServerParts, Transport, server_parts
 from subterminator_tui.serve.session import BrowserSession
 from subterminator_tui.serve.sign_ins import load_session_sign_in, save_session_sign_in
+from subterminator_tui.tui.questions import Question, QuestionDesk, is_early_key
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
+from subterminator_tui.tui.screens.quit import QuitScreen
 from subterminator_tui.tui.screens.sign_in_path import SignInPathScreen
 from subterminator_tui.tui.widgets.live_page import LivePage
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
@@ -100,6 +103,9 @@ class OperatorConsole(App[int]):
         self.parts: ServerParts | None = None
         self.listening = ""
         self._queue: deque[Approval] = deque()
+        #: Held calls and "stop the server?", one question on screen at a time.
+        self.questions = QuestionDesk(self)
+        self._stop_question: Question[bool] | None = None
         self._asking: Approval | None = None
         self._shown_page: object | None = None
         self._server: Worker[None] | None = None
@@ -129,8 +135,12 @@ class OperatorConsole(App[int]):
             self.set_keymap(dict(self.config.settings.keymap))
         table = self.query_one("#sessions", DataTable)
         table.add_columns("principal/session", "service", "browser", "page", "state")
+        # Nobody to ask: SIGTERM (a supervisor) and SIGHUP (the terminal window closed)
+        # close every session as a confirmed quit does.
+        loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminate)
+            loop.add_signal_handler(signal.SIGTERM, self._terminate, TERMINATED)
+            loop.add_signal_handler(signal.SIGHUP, self._terminate, INTERRUPTED)
         self._server = self.run_server()
         self.set_interval(REFRESH_SECONDS, self.refresh_sessions)
 
@@ -156,7 +166,7 @@ class OperatorConsole(App[int]):
         if event.worker is not self._server or event.state != WorkerState.ERROR:
             return
         self.notify(f"The server stopped: {event.worker.error}", severity="error", timeout=30)
-        self.exit(CONNECTION)
+        self.exit(CONNECTION, return_code=CONNECTION)
 
     # --- approvals ----------------------------------------------------------------------
 
@@ -177,8 +187,11 @@ class OperatorConsole(App[int]):
                 url=approval.url,
                 screenshot_path=approval.screenshot_path,
             )
-            self.push_screen(CheckpointScreen(request, preview=self.image_previews), self._decided)
+            self.questions.ask(partial(self._checkpoint, request), self._decided)
         self._status()
+
+    def _checkpoint(self, request: CheckpointRequest) -> CheckpointScreen:
+        return CheckpointScreen(request, preview=self.image_previews)
 
     def _decided(self, decision: Decision | None) -> None:
         approval, self._asking = self._asking, None
@@ -291,17 +304,51 @@ class OperatorConsole(App[int]):
 
     # --- leaving ----------------------------------------------------------------------------
 
-    async def action_quit_console(self) -> None:
-        """Close every session (held calls rejected, browsers stopped), then exit."""
-        await self._stop_server()
-        self.exit(SUCCESS)
+    def on_unmount(self) -> None:
+        """The signals go back to their defaults when the console is gone."""
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            for signum in (signal.SIGTERM, signal.SIGHUP):
+                loop.remove_signal_handler(signum)
 
-    def _terminate(self) -> None:
-        self.run_worker(self._stop_then_exit(TERMINATED), group="exit")
+    async def on_event(self, event: events.Event) -> None:
+        """A key pressed before the question on screen was shown does not answer it."""
+        if isinstance(event, events.Key) and is_early_key(self, event):
+            return
+        await super().on_event(event)
+
+    def action_quit_console(self) -> None:
+        """Ask first; then close every session (held calls rejected, browsers stopped) and exit.
+
+        The exit code is 130 when sessions were open (their work was interrupted), else 0.
+        """
+        if self._stop_question is not None:
+            return
+        open_sessions = len(self._sessions())
+        detail = (
+            f"{open_sessions} session{'s' if open_sessions != 1 else ''} open: held calls are "
+            "rejected and every browser is closed."
+        )
+        self._stop_question = self.questions.ask(
+            lambda: QuitScreen("Stop the server?", detail), self._quit_answered, first=True
+        )
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q and the palette's Quit: the same confirmed stop as q and Ctrl+C."""
+        self.action_quit_console()
+
+    def _quit_answered(self, stop: bool | None) -> None:
+        self._stop_question = None
+        if stop:
+            code = INTERRUPTED if self._sessions() else SUCCESS
+            self.run_worker(self._stop_then_exit(code), group="exit")
+
+    def _terminate(self, code: int) -> None:
+        self.run_worker(self._stop_then_exit(code), group="exit")
 
     async def _stop_then_exit(self, code: int) -> None:
         await self._stop_server()
-        self.exit(code)
+        self.exit(code, return_code=code)
 
     async def _stop_server(self) -> None:
         server = self._server

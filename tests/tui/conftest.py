@@ -255,3 +255,13 @@ SCREENSHOT_SCENES: dict[str, Callable[[], Scene]] = {
     "handoff": handoff_scene,
     "end": end_scene,
 }
+
+
+async def stop_console(pilot: Pilot[int], app: OperatorConsole) -> None:
+    """``q``, then ``s`` once the console asks "Stop the server?"."""
+    from subterminator_tui.tui.screens.quit import QuitScreen
+
+    await pilot.press("q")
+    await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen), "the stop question")
+    await pilot.press("s")
+    await wait_until(pilot, lambda: app.return_code is not None, "the console to exit")

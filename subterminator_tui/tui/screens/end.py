@@ -7,14 +7,14 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.tui.screens.question import QuestionScreen
 from subterminator_tui.tui.widgets.key_hints import KeyHints
 
 
-class EndScreen(ModalScreen[int]):
+class EndScreen(QuestionScreen[int]):
     """Shows the TaskResult; ``q`` quits with its exit code."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -12,13 +12,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from subterminator_tui.orchestrator.gates import HANDOFF_TITLES, HandoffAnswer, HandoffRequest
+from subterminator_tui.tui.screens.question import QuestionScreen
 
 
-class HandoffScreen(ModalScreen[HandoffAnswer]):
+class HandoffScreen(QuestionScreen[HandoffAnswer]):
     """Inputs for the page's fields (masked for secrets), or "I finished in the browser"."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
