@@ -38,6 +38,7 @@ from subterminator_tui.orchestrator.events import (
 from subterminator_tui.orchestrator.gates import CheckpointRequest
 from subterminator_tui.orchestrator.pause import RunPause
 from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.plurals import plural
 from subterminator_tui.resources import styles_dir
 from subterminator_tui.session.run import RunSession
 from subterminator_tui.tui.bridge import AppGate, AppReporter
@@ -58,6 +59,8 @@ class SubTerminatorApp(App[int]):
     """The full-screen front end of one run."""
 
     TITLE = "SubTerminator"
+    #: Under 30 rows the screen gets the class -short: dialogs keep their keys, details shrink.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 (Textual's own type)
     CSS_PATH = str(styles_dir() / "app.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -335,7 +338,7 @@ class SubTerminatorApp(App[int]):
         tree = self.query_one(SnapshotTree)
         found = tree.search(event.value) if event.value != tree.last_search else tree.next_match()
         tree.last_search = event.value
-        self.notify(f"{found} match(es) for '{event.value}'" if found else "No match")
+        self.notify(f"{plural(found, 'match')} for '{event.value}'" if found else "No match")
 
     def action_close_search(self) -> None:
         """Close the search box and go back to the tree."""

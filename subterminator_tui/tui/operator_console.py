@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import CONNECTION, INTERRUPTED, SUCCESS, TERMINATED
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
+from subterminator_tui.plurals import plural
 from subterminator_tui.resources import styles_dir
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
@@ -55,6 +56,8 @@ class OperatorConsole(App[int]):
         styles_dir() / "app.tcss",
         styles_dir() / "console.tcss",
     ]
+    #: Under 30 rows the screen gets the class -short: dialogs keep their keys, details shrink.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 (Textual's own type)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "q", "quit_console", "Quit", id="console.quit", tooltip="Close every session and exit"
@@ -284,10 +287,10 @@ class OperatorConsole(App[int]):
         try:
             if save:
                 count = await save_session_sign_in(session, path)
-                said = f"Saved {count} cookie(s) of {session.key} to {path}."
+                said = f"Saved {plural(count, 'cookie')} of {session.key} to {path}."
             else:
                 count = await load_session_sign_in(session, path)
-                said = f"Loaded {count} cookie(s) into {session.key}."
+                said = f"Loaded {plural(count, 'cookie')} into {session.key}."
         except SubTerminatorError as error:
             self.sign_in_outcomes.append(f"error: {error}")
             self.notify(str(error), severity="error", timeout=15)
@@ -299,7 +302,7 @@ class OperatorConsole(App[int]):
         where = f"listening on {self.listening}" if self.listening else "starting"
         waiting = len([a for a in self.desk.pending()])
         self.query_one("#console-status", Static).update(
-            f"{where} · {len(self._sessions())} session(s) · {waiting} waiting for you"
+            f"{where} · {plural(len(self._sessions()), 'session')} · {waiting} waiting for you"
         )
 
     # --- leaving ----------------------------------------------------------------------------
@@ -326,7 +329,7 @@ class OperatorConsole(App[int]):
             return
         open_sessions = len(self._sessions())
         detail = (
-            f"{open_sessions} session{'s' if open_sessions != 1 else ''} open: held calls are "
+            f"{plural(open_sessions, 'session')} open: held calls are "
             "rejected and every browser is closed."
         )
         self._stop_question = self.questions.ask(

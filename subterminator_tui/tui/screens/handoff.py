@@ -11,7 +11,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from subterminator_tui.orchestrator.gates import HANDOFF_TITLES, HandoffAnswer, HandoffRequest
@@ -30,18 +30,13 @@ class HandoffScreen(QuestionScreen[HandoffAnswer]):
         self.request = request
 
     def compose(self) -> ComposeResult:
-        """The dialog."""
+        """The question, the fields and the buttons first; why, URL and hints below them.
+
+        On a small terminal the details scroll before a field or a button is cut off.
+        """
         request = self.request
         with Vertical(id="handoff-dialog", classes="dialog"):
             yield Label(HANDOFF_TITLES.get(request.kind, request.kind), classes="title")
-            yield Static(request.why, id="handoff-why", classes="hint")
-            yield Static(f"URL: {request.url}", id="handoff-url")
-            if request.attempt > 1:
-                yield Static(
-                    f"Attempt {request.attempt}: the page is still asking.", classes="warn"
-                )
-            if request.hint:
-                yield Static(request.hint, id="handoff-hint", classes="hint")
             yield Static(
                 "What you type goes into the page only: never to the AI, the log or the journal.",
                 classes="hint",
@@ -53,6 +48,7 @@ class HandoffScreen(QuestionScreen[HandoffAnswer]):
                     password=field.secret,
                     id=f"handoff-field-{index}",
                     classes="handoff-field",
+                    tooltip=field.label,
                 )
             with Horizontal(classes="buttons"):
                 if request.fields:
@@ -60,6 +56,15 @@ class HandoffScreen(QuestionScreen[HandoffAnswer]):
                 if request.headed or not request.fields:
                     yield Button("I finished in the browser", id="handoff-done")
                 yield Button("Cancel run", id="handoff-cancel", variant="error")
+            with VerticalScroll(classes="details"):
+                if request.attempt > 1:
+                    yield Static(
+                        f"Attempt {request.attempt}: the page is still asking.", classes="warn"
+                    )
+                yield Static(request.why, id="handoff-why")
+                yield Static(f"URL: {request.url}", id="handoff-url")
+                if request.hint:
+                    yield Static(request.hint, id="handoff-hint", classes="hint")
 
     def on_mount(self) -> None:
         """Focus the first field."""
