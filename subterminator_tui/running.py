@@ -11,12 +11,16 @@ from typing import Any
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import INTERRUPTED, TERMINATED
 
+#: The signals that stop a command cleanly.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
 
 def run_command(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
-    """Run ``main`` to completion; Ctrl+C exits 130 and SIGTERM 143, after cleanup.
+    """Run ``main`` to completion; Ctrl+C and SIGHUP exit 130, SIGTERM 143, after cleanup.
 
-    Both signals cancel the main task, so every ``async with`` (the browser
-    gateway above all) unwinds and no browser process is left behind.
+    Each signal cancels the main task, so every ``async with`` (the browser
+    gateway above all) unwinds and no browser process is left behind. SIGHUP is
+    the terminal window closing: the person left, as with Ctrl+C.
     """
 
     async def guarded() -> int:
@@ -29,7 +33,7 @@ def run_command(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
             received.append(signum)
             task.cancel()
 
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in STOP_SIGNALS:
             loop.add_signal_handler(signum, on_signal, signum)
         try:
             return await main()
@@ -37,9 +41,9 @@ def run_command(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
             if not received:
                 raise
             first = received[0]
-            return INTERRUPTED if first == signal.SIGINT else TERMINATED
+            return TERMINATED if first == signal.SIGTERM else INTERRUPTED
         finally:
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in STOP_SIGNALS:
                 loop.remove_signal_handler(signum)
 
     try:

@@ -7,6 +7,7 @@ import sys
 
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.plurals import plural
 from subterminator_tui.session.record import record_playbook
 from subterminator_tui.settings import load_settings
 
@@ -23,7 +24,7 @@ def run_record(args: argparse.Namespace) -> int:
         return failure.exit_code
     steps = done.recorded.steps
     print(
-        f"Recorded {len(steps)} step(s) from run {args.run} as the playbook of "
+        f"Recorded {plural(len(steps), 'step')} from run {args.run} as the playbook of "
         f"'{done.service_id}' in {done.path}"
         + (
             " (it replaces the earlier definition there; the old file is services.toml.bak)."

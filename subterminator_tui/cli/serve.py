@@ -170,8 +170,26 @@ def _transport(
     if not args.http:
         if args.no_auth or args.allowed_host or args.allowed_origin:
             raise ServeConfigurationError("--no-auth and --allowed-* apply to --http only.")
-        return stdio_transport, None, None
+        return (terminal_notice if sys.stdin.isatty() else stdio_transport), None, None
     options = http_options(args, tokens_file)
     from subterminator_tui.serve.http import http_transport
 
     return http_transport(options), options.verifier(), f"http://{args.http}"
+
+
+#: Printed when ``serve`` is typed in a terminal: no MCP client is on the other end.
+TERMINAL_NOTICE = (
+    "subterminator serve: the guarded browser for AI agents, spoken over MCP on stdin and "
+    "stdout.\nAn MCP client starts it (see the README for client configuration); typed in a "
+    "terminal it has no client.\nFor a console of your own use: subterminator serve --http "
+    "127.0.0.1:8765 --tui\nPress Ctrl+C to stop."
+)
+
+
+async def terminal_notice(server: object) -> None:
+    """Stdin is a person's terminal, not a client: say what this is, wait for Ctrl+C.
+
+    Reading MCP from a terminal blocked a thread on stdin that Ctrl+C could not end.
+    """
+    print(TERMINAL_NOTICE, file=sys.stderr, flush=True)
+    await asyncio.Event().wait()

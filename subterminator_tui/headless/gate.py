@@ -33,10 +33,18 @@ class TerminalGate:
         self._say(f"    URL: {request.url}")
         if request.screenshot_path:
             self._say(f"    Screenshot: {request.screenshot_path}")
-        answer = await read_line("Approve? [y/N, g = send guidance instead]: ", out=self.out)
+        prompt = (
+            "Approve? [y/N, g = send guidance instead]: "
+            if request.takes_guidance
+            else "Approve? [y/N]: "
+        )
+        answer = await read_line(prompt, out=self.out)
         choice = (answer or "").strip().lower()
         if choice in ("y", "yes"):
             return Decision("approve")
+        if choice in ("g", "guidance") and not request.takes_guidance:
+            self._say("    Guidance needs a model (none drives this run); answer y or n.")
+            return await self.approve(request)
         if choice in ("g", "guidance"):
             guidance = await read_line("Guidance for the pilot: ", out=self.out)
             if guidance and guidance.strip():

@@ -35,6 +35,8 @@ class CheckpointRequest:
     screenshot_path: str | None
     call: ToolCall | None = None
     target: SnapshotElement | None = None
+    #: Whether guidance can be offered: only a model reads it (a playbook would just stop).
+    takes_guidance: bool = True
 
 
 @dataclass(frozen=True)

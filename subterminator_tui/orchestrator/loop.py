@@ -47,6 +47,7 @@ from subterminator_tui.orchestrator.guard import Guard, describe_action
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
 from subterminator_tui.orchestrator.ledger import RunLedger
 from subterminator_tui.orchestrator.outcome import OutcomeJudge, sent_not_verified_message
+from subterminator_tui.orchestrator.pause import pause_of
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
 from subterminator_tui.orchestrator.request_gate import gate_for_run
 from subterminator_tui.orchestrator.result import TaskResult
@@ -88,6 +89,7 @@ class Orchestrator:
         self.browser = browser
         self.pilot = pilot
         self.gate = TimedGate(gate)
+        self.pause = pause_of(gate)
         self.reporter = reporter
         self.guard = guard
         self.options = options
@@ -184,6 +186,7 @@ class Orchestrator:
         self.pilot.begin(snapshot)
         no_action = 0
         while self.ledger.turns < self.options.max_turns:
+            await self.pause.until_released()
             self.ledger.turns += 1
             turn = self.ledger.turns
             started = time.perf_counter()
@@ -285,6 +288,8 @@ class Orchestrator:
                 approved = await self.outcomes.unasked(
                     describe_action(call, target), labels, snapshot
                 )
+        # While the person is asked whether to stop, nothing is sent to the page.
+        await self.pause.until_released()
         sent = await self.calls.send(
             call, self.browser, step, turn=self.ledger.turns, approved=isinstance(prepared, Held)
         )
@@ -404,6 +409,7 @@ class Orchestrator:
             screenshot_path=screenshot,
             call=call,
             target=self.guard.target_of(call, snapshot) if call else None,
+            takes_guidance=self.pilot.model_name is not None,
         )
         return await self.gate.approve(request)
 

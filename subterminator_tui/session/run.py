@@ -20,6 +20,7 @@ from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.loop import Orchestrator
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.turns import RunOptions
+from subterminator_tui.plurals import plural
 from subterminator_tui.practice.sites import practice_hint
 from subterminator_tui.providers.base import ToolSpec
 from subterminator_tui.providers.pricing import price_for
@@ -112,7 +113,8 @@ def interrupted_notice(journal: Journal, run: RunRow) -> str:
     steps = journal.steps(run.id)
     last = f"; its last irreversible step: {steps[-1].state.replace('_', ' ')}" if steps else ""
     return (
-        f"Run {run.id} of {run.service} was interrupted after {run.turns or 0} turn(s){last}. "
+        f"Run {run.id} of {run.service} was interrupted after "
+        f"{plural(run.turns or 0, 'turn')}{last}. "
         "This run looks at the page first and repeats nothing blindly: any irreversible step "
         "asks you again."
     )

@@ -14,7 +14,7 @@ import signal
 from collections.abc import Iterable
 from typing import ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -36,12 +36,15 @@ from subterminator_tui.orchestrator.events import (
     TurnStarted,
 )
 from subterminator_tui.orchestrator.gates import CheckpointRequest
+from subterminator_tui.orchestrator.pause import RunPause
 from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.plurals import plural
 from subterminator_tui.resources import styles_dir
 from subterminator_tui.session.run import RunSession
 from subterminator_tui.tui.bridge import AppGate, AppReporter
 from subterminator_tui.tui.messages import RunEvent
 from subterminator_tui.tui.plain import escaped
+from subterminator_tui.tui.questions import Question, QuestionDesk, is_early_key
 from subterminator_tui.tui.screens.end import EndScreen
 from subterminator_tui.tui.screens.error import ErrorScreen
 from subterminator_tui.tui.screens.quit import QuitScreen
@@ -57,6 +60,8 @@ class SubTerminatorApp(App[int]):
     """The full-screen front end of one run."""
 
     TITLE = "SubTerminator"
+    #: Under 30 rows the screen gets the class -short: dialogs keep their keys, details shrink.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 (Textual's own type)
     CSS_PATH = str(styles_dir() / "app.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -100,6 +105,11 @@ class SubTerminatorApp(App[int]):
         self.follow_live = True
         self._quit_code: int | None = None
         self._run: Worker[TaskResult] | None = None
+        #: Held while the person is asked whether to stop: the run waits at its next step.
+        self.run_pause = RunPause()
+        #: Every question the app asks, one on screen at a time.
+        self.questions = QuestionDesk(self)
+        self._stop_question: Question[bool] | None = None
 
     # --- layout -----------------------------------------------------------------------
 
@@ -127,15 +137,31 @@ class SubTerminatorApp(App[int]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Apply the user's keymap, catch SIGTERM, start the run."""
+        """Apply the user's keymap, catch SIGTERM and SIGHUP, start the run."""
         if self._user_keymap:
             self.set_keymap(self._user_keymap)
         self.query_one("#search", Input).display = False
-        # SIGTERM stops the run like a confirmed quit: the browser is closed first.
+        # Nobody is there to ask: SIGTERM (a supervisor) and SIGHUP (the terminal window
+        # closed) stop the run as a confirmed quit does, the browser closed first.
+        loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminate)
+            loop.add_signal_handler(signal.SIGTERM, self._stop_run, TERMINATED)
+            loop.add_signal_handler(signal.SIGHUP, self._stop_run, INTERRUPTED)
         self.query_one(RunHeader).start_clock()
         self._run = self.run_session()
+
+    def on_unmount(self) -> None:
+        """The signals go back to their defaults when the app is gone."""
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            for signum in (signal.SIGTERM, signal.SIGHUP):
+                loop.remove_signal_handler(signum)
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key pressed before the question on screen was shown does not answer it."""
+        if isinstance(event, events.Key) and is_early_key(self, event):
+            return
+        await super().on_event(event)
 
     @work(exclusive=True, exit_on_error=False, name="run", group="run")
     async def run_session(self) -> TaskResult:
@@ -247,15 +273,20 @@ class SubTerminatorApp(App[int]):
             # The worker's cleanup (browser closed) has run by now.
             self.exit(return_code=self._quit_code or INTERRUPTED)
             return
+        # The run ended on its own: a stop question still on screen has nothing left to stop.
+        if self._stop_question is not None:
+            self.questions.withdraw(self._stop_question)
+            self._stop_question = None
         if event.state == WorkerState.SUCCESS:
-            self.result = event.worker.result
-            assert self.result is not None
-            self.push_screen(EndScreen(self.result), self._after_summary)
+            result = event.worker.result
+            assert result is not None
+            self.result = result
+            self.questions.ask(lambda: EndScreen(result), self._after_summary)
         elif event.state == WorkerState.ERROR:
             error = event.worker.error
             code = error.exit_code if isinstance(error, SubTerminatorError) else FAILURE
             message = str(error) if isinstance(error, SubTerminatorError) else repr(error)
-            self.push_screen(ErrorScreen(message, code), self._after_summary)
+            self.questions.ask(lambda: ErrorScreen(message, code), self._after_summary)
 
     def _after_summary(self, code: int | None) -> None:
         if code is not None and code >= 0:
@@ -270,21 +301,26 @@ class SubTerminatorApp(App[int]):
         )
 
     def action_request_quit(self) -> None:
-        """Ask before stopping a run; after it ended, leave with its exit code."""
+        """Ask before stopping a run (holding it meanwhile); after it ended, leave."""
         if not self.running:
             code = self.result.exit_code if self.result else FAILURE
             self.exit(return_code=code)
             return
-        if isinstance(self.screen, QuitScreen):
+        if self._stop_question is not None:
             return
-        self.push_screen(QuitScreen(), self._quit_answered)
+        self.run_pause.hold()
+        self._stop_question = self.questions.ask(QuitScreen, self._quit_answered, first=True)
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q and the palette's Quit: the same confirmed stop as q and Ctrl+C."""
+        self.action_request_quit()
 
     def _quit_answered(self, stop: bool | None) -> None:
+        self._stop_question = None
         if stop:
             self._stop_run(INTERRUPTED)
-
-    def _terminate(self) -> None:
-        self._stop_run(TERMINATED)
+        else:
+            self.run_pause.release()
 
     def _stop_run(self, code: int) -> None:
         """Cancel the worker; its ``async with`` closes the browser before it reports CANCELLED."""
@@ -307,7 +343,9 @@ class SubTerminatorApp(App[int]):
         tree = self.query_one(SnapshotTree)
         found = tree.search(event.value) if event.value != tree.last_search else tree.next_match()
         tree.last_search = event.value
-        self.notify(escaped(f"{found} match(es) for '{event.value}'") if found else "No match")
+        self.notify(
+            escaped(f"{plural(found, 'match')} for '{event.value}'") if found else "No match"
+        )
 
     def action_close_search(self) -> None:
         """Close the search box and go back to the tree."""

@@ -11,6 +11,7 @@ from subterminator_tui.orchestrator.gates import (
     HandoffAnswer,
     HandoffRequest,
 )
+from subterminator_tui.orchestrator.pause import RunPause
 from subterminator_tui.tui.messages import RunEvent
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.screens.handoff import HandoffScreen
@@ -31,20 +32,27 @@ class AppReporter:
 
 
 class AppGate:
-    """Asks through modal screens, awaited inside the run worker."""
+    """Asks through the app's question desk, awaited inside the run worker.
+
+    ``pause`` is the app's: while the person is asked whether to stop, the loop waits.
+    """
 
     def __init__(self, app: SubTerminatorApp) -> None:
         self.app = app
+        self.pause: RunPause = app.run_pause
 
     async def approve(self, request: CheckpointRequest) -> Decision:
         """The checkpoint modal: y approves, n/Esc rejects, g sends guidance."""
         self.app.show_pending(request)
-        decision = await self.app.push_screen_wait(
-            CheckpointScreen(request, preview=self.app.image_previews)
+        decision = await self.app.questions.answer(
+            lambda: CheckpointScreen(
+                request, preview=self.app.image_previews, guidance=request.takes_guidance
+            )
         )
         self.app.clear_pending()
-        return decision
+        return decision or Decision("reject")
 
     async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
         """The hand-off modal; what is typed goes to the page only."""
-        return await self.app.push_screen_wait(HandoffScreen(request))
+        answer = await self.app.questions.answer(lambda: HandoffScreen(request))
+        return answer or HandoffAnswer("cancel")

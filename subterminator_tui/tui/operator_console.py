@@ -15,11 +15,12 @@ import signal
 import sys
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from mcp.server.auth.provider import TokenVerifier
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -27,8 +28,9 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from subterminator_tui.errors import SubTerminatorError
-from subterminator_tui.exit_codes import CONNECTION, FAILURE, SUCCESS, TERMINATED
+from subterminator_tui.exit_codes import CONNECTION, FAILURE, INTERRUPTED, SUCCESS, TERMINATED
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
+from subterminator_tui.plurals import plural
 from subterminator_tui.resources import styles_dir
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
@@ -37,7 +39,9 @@ from subterminator_tui.serve.runner import ServerParts, Transport, server_parts
 from subterminator_tui.serve.session import BrowserSession
 from subterminator_tui.serve.sign_ins import load_session_sign_in, save_session_sign_in
 from subterminator_tui.tui.plain import escaped, plain
+from subterminator_tui.tui.questions import Question, QuestionDesk, is_early_key
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
+from subterminator_tui.tui.screens.quit import QuitScreen
 from subterminator_tui.tui.screens.sign_in_path import SignInPathScreen
 from subterminator_tui.tui.widgets.live_page import LivePage
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
@@ -54,6 +58,8 @@ class OperatorConsole(App[int]):
         styles_dir() / "app.tcss",
         styles_dir() / "console.tcss",
     ]
+    #: Under 30 rows the screen gets the class -short: dialogs keep their keys, details shrink.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 (Textual's own type)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "q", "quit_console", "Quit", id="console.quit", tooltip="Close every session and exit"
@@ -102,6 +108,9 @@ class OperatorConsole(App[int]):
         self.parts: ServerParts | None = None
         self.listening = ""
         self._queue: deque[Approval] = deque()
+        #: Held calls and "stop the server?", one question on screen at a time.
+        self.questions = QuestionDesk(self)
+        self._stop_question: Question[bool] | None = None
         self._asking: Approval | None = None
         self._shown_page: object | None = None
         self._server: Worker[None] | None = None
@@ -131,8 +140,12 @@ class OperatorConsole(App[int]):
             self.set_keymap(dict(self.config.settings.keymap))
         table = self.query_one("#sessions", DataTable)
         table.add_columns("principal/session", "service", "browser", "page", "state")
+        # Nobody to ask: SIGTERM (a supervisor) and SIGHUP (the terminal window closed)
+        # close every session as a confirmed quit does.
+        loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminate)
+            loop.add_signal_handler(signal.SIGTERM, self._terminate, TERMINATED)
+            loop.add_signal_handler(signal.SIGHUP, self._terminate, INTERRUPTED)
         self._server = self.run_server()
         self.set_interval(REFRESH_SECONDS, self.refresh_sessions)
 
@@ -160,7 +173,7 @@ class OperatorConsole(App[int]):
         self.notify(
             escaped(f"The server stopped: {event.worker.error}"), severity="error", timeout=30
         )
-        self.exit(CONNECTION)
+        self.exit(CONNECTION, return_code=CONNECTION)
 
     # --- approvals ----------------------------------------------------------------------
 
@@ -181,8 +194,11 @@ class OperatorConsole(App[int]):
                 url=approval.url,
                 screenshot_path=approval.screenshot_path,
             )
-            self.push_screen(CheckpointScreen(request, preview=self.image_previews), self._decided)
+            self.questions.ask(partial(self._checkpoint, request), self._decided)
         self._status()
+
+    def _checkpoint(self, request: CheckpointRequest) -> CheckpointScreen:
+        return CheckpointScreen(request, preview=self.image_previews)
 
     def _decided(self, decision: Decision | None) -> None:
         approval, self._asking = self._asking, None
@@ -275,10 +291,10 @@ class OperatorConsole(App[int]):
         try:
             if save:
                 count = await save_session_sign_in(session, path)
-                said = f"Saved {count} cookie(s) of {session.key} to {path}."
+                said = f"Saved {plural(count, 'cookie')} of {session.key} to {path}."
             else:
                 count = await load_session_sign_in(session, path)
-                said = f"Loaded {count} cookie(s) into {session.key}."
+                said = f"Loaded {plural(count, 'cookie')} into {session.key}."
         except SubTerminatorError as error:
             self.sign_in_outcomes.append(f"error: {error}")
             self.notify(escaped(error), severity="error", timeout=15)
@@ -290,22 +306,56 @@ class OperatorConsole(App[int]):
         where = f"listening on {self.listening}" if self.listening else "starting"
         waiting = len([a for a in self.desk.pending()])
         self.query_one("#console-status", Static).update(
-            f"{where} · {len(self._sessions())} session(s) · {waiting} waiting for you"
+            f"{where} · {plural(len(self._sessions()), 'session')} · {waiting} waiting for you"
         )
 
     # --- leaving ----------------------------------------------------------------------------
 
-    async def action_quit_console(self) -> None:
-        """Close every session (held calls rejected, browsers stopped), then exit."""
-        await self._stop_server()
-        self.exit(SUCCESS)
+    def on_unmount(self) -> None:
+        """The signals go back to their defaults when the console is gone."""
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            for signum in (signal.SIGTERM, signal.SIGHUP):
+                loop.remove_signal_handler(signum)
 
-    def _terminate(self) -> None:
-        self.run_worker(self._stop_then_exit(TERMINATED), group="exit")
+    async def on_event(self, event: events.Event) -> None:
+        """A key pressed before the question on screen was shown does not answer it."""
+        if isinstance(event, events.Key) and is_early_key(self, event):
+            return
+        await super().on_event(event)
+
+    def action_quit_console(self) -> None:
+        """Ask first; then close every session (held calls rejected, browsers stopped) and exit.
+
+        The exit code is 130 when sessions were open (their work was interrupted), else 0.
+        """
+        if self._stop_question is not None:
+            return
+        open_sessions = len(self._sessions())
+        detail = (
+            f"{plural(open_sessions, 'session')} open: held calls are "
+            "rejected and every browser is closed."
+        )
+        self._stop_question = self.questions.ask(
+            lambda: QuitScreen("Stop the server?", detail), self._quit_answered, first=True
+        )
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q and the palette's Quit: the same confirmed stop as q and Ctrl+C."""
+        self.action_quit_console()
+
+    def _quit_answered(self, stop: bool | None) -> None:
+        self._stop_question = None
+        if stop:
+            code = INTERRUPTED if self._sessions() else SUCCESS
+            self.run_worker(self._stop_then_exit(code), group="exit")
+
+    def _terminate(self, code: int) -> None:
+        self.run_worker(self._stop_then_exit(code), group="exit")
 
     async def _stop_then_exit(self, code: int) -> None:
         await self._stop_server()
-        self.exit(code)
+        self.exit(code, return_code=code)
 
     async def _stop_server(self) -> None:
         server = self._server

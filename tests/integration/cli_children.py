@@ -13,7 +13,8 @@ from pathlib import Path
 from subterminator_tui.browser.processes import processes_using_profile
 from tests.fakes.provider_env import PROVIDER_VARIABLES
 
-PROMPT = "Approve? [y/N, g = send guidance instead]: "
+#: The checkpoint prompt of a playbook run (no model reads guidance, so none is offered).
+PROMPT = "Approve? [y/N]: "
 #: A whole run takes seconds; this only stops a hung child from hanging the suite.
 RUN_TIMEOUT = 120.0
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from rich.text import Text
+from textual.app import App
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -28,12 +29,15 @@ from subterminator_tui.tui.operator_console import OperatorConsole
 from subterminator_tui.tui.run import create_app
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.screens.end import EndScreen
+from subterminator_tui.tui.screens.error import ErrorScreen
 from subterminator_tui.tui.screens.handoff import HandoffScreen
+from subterminator_tui.tui.screens.quit import QuitScreen
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 from subterminator_tui.tui.widgets.turn_log import TurnLog
 from tests.conftest import browser_parts_missing
 from tests.fakes.scripted_session import (
     ScriptedSession,
+    failing_session,
     freeze_header_clock,
     login_handoff,
     long_snapshot,
@@ -143,14 +147,14 @@ def plain(widget: Widget) -> str:
     return str(visual)
 
 
-def screen_text(app: SubTerminatorApp) -> str:
+def screen_text(app: App[int]) -> str:
     """Everything on the terminal right now (the active screen over the ones below), as text."""
     svg = app.export_screenshot()
     lines = re.findall(r"<text [^>]*>(.*?)</text>", svg, flags=re.DOTALL)
     return html.unescape("".join(lines)).replace("\xa0", " ")
 
 
-def quiet(app: SubTerminatorApp) -> None:
+def quiet(app: App[int]) -> None:
     """No animations and no blinking cursors, so a screenshot is the same every time."""
     app.animation_level = "none"
     for screen in app.screen_stack:
@@ -169,7 +173,7 @@ Step = Callable[[SubTerminatorApp, Pilot[int]], Awaitable[None]]
 class Scene:
     """A scripted app and the steps that bring it to one screen, quiet and laid out."""
 
-    app: SubTerminatorApp
+    app: App[int]
     run_before: RunBefore
 
 
@@ -248,6 +252,79 @@ def long_snapshot_scene() -> Scene:
     return _scene(session, _until(targeted, "the targeted button"))
 
 
+def stop_scene() -> Scene:
+    """Ctrl+C at turn 2: "Stop the run?" with its keys."""
+    return _scene(
+        ScriptedSession(hold_at_turn=2),
+        _until(_rows(2), "turn 2 in the log"),
+        _press("ctrl+c"),
+        _until(_on_screen(QuitScreen), "the stop question"),
+    )
+
+
+def rejected_end_scene() -> Scene:
+    """After `n` at the checkpoint: not cancelled, in plain words."""
+    return _scene(
+        ScriptedSession(),
+        _until(_on_screen(CheckpointScreen), "the checkpoint"),
+        _press("n"),
+        _until(_on_screen(EndScreen), "the end screen"),
+    )
+
+
+def error_scene() -> Scene:
+    """The run could not go on: a configuration error, its words and exit code 2."""
+    from subterminator_tui.errors import ConfigurationError
+
+    failure = ConfigurationError("ANTHROPIC_API_KEY is not set. Set it, or use --pilot playbook.")
+    return _scene(failing_session(failure), _until(_on_screen(ErrorScreen), "the error screen"))
+
+
+def console_scene(tmp_path: Path, *, held: bool) -> Scene:
+    """The operator console with one session open; ``held``: a call waiting for the operator."""
+    from tests.tui.test_serve_console import console
+
+    app = console(tmp_path)
+
+    async def run_before(pilot: Pilot[int]) -> None:
+        await wait_until(pilot, lambda: app.parts is not None, "the server parts", within=10)
+        assert app.parts is not None
+        app.parts.registry.open("alice", "main", "demoflix")
+        if held:
+            app.desk.submit(
+                "alice",
+                "main",
+                action="Click button 'Finish cancellation'",
+                why="Finishing the cancellation is irreversible",
+                url="http://127.0.0.1:8000/cancel/confirm",
+            )
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, CheckpointScreen), "the held call", 10
+            )
+        waiting = "1 waiting" if held else "0 waiting"
+
+        def settled() -> bool:
+            shown = screen_text(app)
+            return "alice/main" in shown and f"1 session · {waiting}" in shown
+
+        # The table and status line are redrawn on a timer: wait for the settled picture.
+        await wait_until(pilot, settled, "the session in the table and status line", 10)
+        quiet(app)
+        await pilot.pause()
+
+    return Scene(app, run_before)
+
+
+#: Every question the app can put on screen, by name: the 80x24 walk visits each.
+MODAL_SCENES: dict[str, Callable[[], Scene]] = {
+    "checkpoint": checkpoint_scene,
+    "handoff": handoff_scene,
+    "stop": stop_scene,
+    "end": end_scene,
+    "end-rejected": rejected_end_scene,
+    "error": error_scene,
+}
+
 #: The screenshots ``scripts/screenshots.py`` writes, by file name.
 SCREENSHOT_SCENES: dict[str, Callable[[], Scene]] = {
     "main": mid_run_scene,
@@ -255,3 +332,11 @@ SCREENSHOT_SCENES: dict[str, Callable[[], Scene]] = {
     "handoff": handoff_scene,
     "end": end_scene,
 }
+
+
+async def stop_console(pilot: Pilot[int], app: OperatorConsole) -> None:
+    """``q``, then ``s`` once the console asks "Stop the server?"."""
+    await pilot.press("q")
+    await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen), "the stop question")
+    await pilot.press("s")
+    await wait_until(pilot, lambda: app.return_code is not None, "the console to exit")

@@ -256,19 +256,19 @@ class TestHandoff:
 
 @pytest.mark.browser
 class TestQuitDuringARun:
-    """Ctrl+C asks first; `y` stops the run and closes the browser."""
+    """Ctrl+C asks first; `s` stops the run and closes the browser."""
 
-    async def test_ctrl_c_then_y_exits_130_with_nothing_cancelled_and_the_browser_gone(
+    async def test_ctrl_c_then_s_exits_130_with_nothing_cancelled_and_the_browser_gone(
         self, tmp_path: Path
     ) -> None:
-        """At the checkpoint, Ctrl+C and `y`: exit 130, no cancel, no process on the profile."""
+        """At the checkpoint, Ctrl+C and `s`: exit 130, no cancel, no process on the profile."""
         run = PracticeRun.of("demoflix", tmp_path)
         app = run.app()
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
             await pilot.press("ctrl+c")
             await wait_until(pilot, lambda: isinstance(app.screen, QuitScreen), "the quit modal")
-            await pilot.press("y")
+            await pilot.press("s")
             await wait_until(pilot, lambda: exited(app), "the app to exit")
         assert app.return_code == INTERRUPTED
         assert run.state.cancel_requests == 0

@@ -25,7 +25,7 @@ from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import text_of
 from tests.integration.serve_parts import wait_until_none_under
 from tests.integration.test_saved_sign_in import SERVICES, sign_in_profile
-from tests.tui.conftest import SIZE, console_over_http, wait_until
+from tests.tui.conftest import SIZE, console_over_http, stop_console, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -85,5 +85,5 @@ async def test_the_operator_loads_and_saves_a_sessions_sign_in(tmp_path: Path) -
                 assert stat.S_IMODE(resaved.stat().st_mode) == 0o600
                 state = json.loads(resaved.read_text(encoding="utf-8"))
                 assert [cookie["name"] for cookie in state["cookies"]] == [SESSION_COOKIE]
-            await pilot.press("q")
+            await stop_console(pilot, app)
     assert wait_until_none_under(tmp_path / "profiles") == []

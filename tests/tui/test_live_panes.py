@@ -19,7 +19,7 @@ from subterminator_tui.tui.widgets.live_page import LivePage
 from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
 from tests.integration.serve_clients import text_of
 from tests.integration.serve_parts import wait_until_none_under
-from tests.tui.conftest import SIZE, PracticeRun, console_over_http, wait_until
+from tests.tui.conftest import SIZE, PracticeRun, console_over_http, stop_console, wait_until
 from tests.tui.test_app_pilot import at_checkpoint
 
 pytestmark = pytest.mark.browser
@@ -59,5 +59,5 @@ async def test_the_console_follows_the_selected_sessions_frames(tmp_path: Path) 
                 moved = await client.call_tool("navigate", {"session": "main", "url": "/cancel"})
                 assert not moved.is_error, text_of(moved)
                 await wait_until(pilot, lambda: live.frames_shown > shown, "a frame after it")
-            await pilot.press("q")
+            await stop_console(pilot, app)
     assert wait_until_none_under(tmp_path / "profiles") == []

@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from textual.app import App
 
-from subterminator_tui.exit_codes import SUCCESS
+from subterminator_tui.exit_codes import INTERRUPTED
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.runner import Transport
@@ -23,7 +23,7 @@ from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import ref_in, text_of
 from tests.integration.serve_parts import WALK_TO_FINISH, wait_until_none_under
-from tests.tui.conftest import SIZE, console_over_http, screen_text, wait_until
+from tests.tui.conftest import SIZE, console_over_http, screen_text, stop_console, wait_until
 
 
 def idle_transport(announce: Callable[[str], None]) -> Transport:
@@ -75,8 +75,8 @@ async def test_held_calls_are_asked_in_order_and_decided_by_keys(tmp_path: Path)
         await pilot.press("n")
         assert second.decision == "rejected"
         await wait_until(pilot, lambda: "alice/main" in screen_text(app), "the sessions table")
-        await pilot.press("q")
-    assert app.return_code == SUCCESS
+        await stop_console(pilot, app)
+    assert app.return_code == INTERRUPTED
     assert app.parts.registry.sessions == {}
 
 
@@ -114,8 +114,8 @@ async def test_an_agent_waits_for_the_console_operator_over_http(tmp_path: Path)
                 assert done.structured_content is not None
                 assert done.structured_content["status"] == "ok", text_of(done)
                 assert site.state.cancel_requests == 1
-            await pilot.press("q")
-    assert app.return_code == SUCCESS
+            await stop_console(pilot, app)
+    assert app.return_code == INTERRUPTED
     assert wait_until_none_under(tmp_path / "profiles") == []
 
 

@@ -250,7 +250,7 @@ def test_record_command_writes_the_users_file(capsys: pytest.CaptureFixture[str]
         run = finished(journal, "completed", success=True)
     assert main(["record", str(run)]) == 0
     out = capsys.readouterr().out
-    assert f"Recorded 1 step(s) from run {run}" in out
+    assert f"Recorded 1 step from run {run}" in out
     assert "subterminator cancel 127.0.0.1" in out
     assert "127.0.0.1" in load_services().ids()
     assert user_services_file().is_file()

@@ -8,17 +8,17 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from subterminator_tui.orchestrator.ending_words import ending_words
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.providers.pricing import describe_tokens
 from subterminator_tui.tui.plain import labelled
+from subterminator_tui.tui.screens.question import QuestionScreen
 from subterminator_tui.tui.widgets.key_hints import KeyHints
 
 
-class EndScreen(ModalScreen[int]):
+class EndScreen(QuestionScreen[int]):
     """Shows the TaskResult; ``q`` quits with its exit code."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -7,14 +7,14 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from subterminator_tui.tui.plain import plain_block
+from subterminator_tui.tui.screens.question import QuestionScreen
 from subterminator_tui.tui.widgets.key_hints import KeyHints
 
 
-class ErrorScreen(ModalScreen[int]):
+class ErrorScreen(QuestionScreen[int]):
     """What went wrong and what to do; ``q`` quits with the exit code."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

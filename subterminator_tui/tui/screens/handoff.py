@@ -11,15 +11,15 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from subterminator_tui.orchestrator.gates import HANDOFF_TITLES, HandoffAnswer, HandoffRequest
 from subterminator_tui.tui.plain import labelled, plain
+from subterminator_tui.tui.screens.question import QuestionScreen
 
 
-class HandoffScreen(ModalScreen[HandoffAnswer]):
+class HandoffScreen(QuestionScreen[HandoffAnswer]):
     """Inputs for the page's fields (masked for secrets), or "I finished in the browser"."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -31,18 +31,13 @@ class HandoffScreen(ModalScreen[HandoffAnswer]):
         self.request = request
 
     def compose(self) -> ComposeResult:
-        """The dialog."""
+        """The question, the fields and the buttons first; why, URL and hints below them.
+
+        On a small terminal the details scroll before a field or a button is cut off.
+        """
         request = self.request
         with Vertical(id="handoff-dialog", classes="dialog"):
             yield Label(HANDOFF_TITLES.get(request.kind, request.kind), classes="title")
-            yield Static(plain(request.why), id="handoff-why", classes="hint")
-            yield Static(labelled("URL:", request.url), id="handoff-url")
-            if request.attempt > 1:
-                yield Static(
-                    f"Attempt {request.attempt}: the page is still asking.", classes="warn"
-                )
-            if request.hint:
-                yield Static(request.hint, id="handoff-hint", classes="hint")
             yield Static(
                 "What you type goes into the page only: never to the AI, the log or the journal.",
                 classes="hint",
@@ -54,6 +49,7 @@ class HandoffScreen(ModalScreen[HandoffAnswer]):
                     password=field.secret,
                     id=f"handoff-field-{index}",
                     classes="handoff-field",
+                    tooltip=plain(field.label),
                 )
             with Horizontal(classes="buttons"):
                 if request.fields:
@@ -61,6 +57,15 @@ class HandoffScreen(ModalScreen[HandoffAnswer]):
                 if request.headed or not request.fields:
                     yield Button("I finished in the browser", id="handoff-done")
                 yield Button("Cancel run", id="handoff-cancel", variant="error")
+            with VerticalScroll(classes="details"):
+                if request.attempt > 1:
+                    yield Static(
+                        f"Attempt {request.attempt}: the page is still asking.", classes="warn"
+                    )
+                yield Static(plain(request.why), id="handoff-why")
+                yield Static(labelled("URL:", request.url), id="handoff-url")
+                if request.hint:
+                    yield Static(request.hint, id="handoff-hint", classes="hint")
 
     def on_mount(self) -> None:
         """Focus the first field."""

@@ -25,6 +25,9 @@ class KeyHints(Static):
         for active in self.screen.active_bindings.values():
             if active.node is not self.screen or active.binding.action not in keys:
                 continue
+            if not active.enabled:
+                # Not offered here now (guidance without a model): no hint for it.
+                continue
             display = self.app.get_key_display(active.binding)
             keys[active.binding.action].append(f"[b]{_capitalised(display)}[/b]")
         parts = [

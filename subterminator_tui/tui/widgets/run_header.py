@@ -54,16 +54,20 @@ class RunHeader(Static):
             self.elapsed = (self._stopped or monotonic()) - self._started
 
     def render(self) -> str:
-        """The header text."""
+        """The header text: status and turn first, then whatever else fits the width."""
+        # In order of importance: a narrow terminal drops from the end, never the status.
         parts = [
             "[b]SubTerminator[/b]",
-            self.service or "…",
-            self.driver or "…",
-            f"turn {self.turn}/{self.max_turns}" if self.max_turns else "turn -",
-            format_elapsed(self.elapsed),
-            self._tokens_text(),
             self.state,
+            f"turn {self.turn}/{self.max_turns}" if self.max_turns else "turn -",
+            self.service or "…",
+            format_elapsed(self.elapsed),
+            self.driver or "…",
+            self._tokens_text(),
         ]
+        width = self.size.width - 2 if self.size.width else 10_000
+        while len(parts) > 3 and _visible_length(parts) > width:
+            parts.pop()
         return "  ·  ".join(parts)
 
     def _tokens_text(self) -> str:
@@ -73,3 +77,10 @@ class RunHeader(Static):
         if self.cost is not None:
             text += f"  ${self.cost:.4f}"
         return text
+
+
+def _visible_length(parts: list[str]) -> int:
+    """The header's length on screen (markup excluded)."""
+    return sum(len(part.replace("[b]", "").replace("[/b]", "")) for part in parts) + 5 * (
+        len(parts) - 1
+    )

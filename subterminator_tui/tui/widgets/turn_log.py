@@ -69,10 +69,11 @@ class TurnLog(DataTable[Text | str]):
     def on_mount(self) -> None:
         """The columns."""
         for label, key in (
+            # The outcome comes right after the number: a narrow terminal keeps it in view.
             ("#", "turn"),
+            ("Outcome", "outcome"),
             ("Tool", "tool"),
             ("Target", "target"),
-            ("Outcome", "outcome"),
             ("Time", "latency"),
             ("Reasoning", "reasoning"),
         ):
@@ -83,9 +84,9 @@ class TurnLog(DataTable[Text | str]):
         self.records[record.turn] = record
         self.add_row(
             str(record.turn),
+            self._outcome(record),
             record.call.name.removeprefix("browser_"),
             plain(record.target_text),
-            self._outcome(record),
             "",
             plain(record.reasoning[:80]),
             key=str(record.turn),
