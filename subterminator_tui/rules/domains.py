@@ -154,26 +154,38 @@ def site_entry(start_url: str, domain: str) -> str:
     return origin_of(start_url) if host is not None and is_local_address(host) else domain
 
 
-def pinned_to_site(service: ServiceConfig, base_url: str) -> ServiceConfig:
-    """A practice service whose bare local addresses mean the origin its site runs on now.
+def pinned_to_site(
+    service: ServiceConfig, base_url: str, provider_url: str | None = None
+) -> ServiceConfig:
+    """A practice service whose bare local addresses mean the origins its sites run on now.
 
-    The practice site listens on a port chosen when it starts; until then the
-    services file can only name the address.
+    The practice site (and its identity provider, if it has one) listens on a port
+    chosen when it starts; until then the services file can only name the address.
+    A loopback address means one origin, so each is pinned to the port really in use.
     """
+    pinned = _pinned(service.allowed_domains, base_url)
+    sign_in = _pinned(service.sign_in_domains, provider_url) if provider_url else None
+    update: dict[str, tuple[str, ...]] = {}
+    if pinned != service.allowed_domains:
+        update["allowed_domains"] = pinned
+    if sign_in is not None and sign_in != service.sign_in_domains:
+        update["sign_in_domains"] = sign_in
+    return service.model_copy(update=update) if update else service
+
+
+def _pinned(domains: tuple[str, ...], base_url: str) -> tuple[str, ...]:
+    """``domains`` with each bare address of ``base_url``'s host written as its origin."""
     origin = origin_of(base_url)
     host = web_host(base_url)
-    pinned = tuple(
+    return tuple(
         origin
         if local_origin(domain) is None
         and ip_address(domain) is not None
         and host is not None
         and ip_address(domain) == ip_address(host)
         else domain
-        for domain in service.allowed_domains
+        for domain in domains
     )
-    if pinned == service.allowed_domains:
-        return service
-    return service.model_copy(update={"allowed_domains": pinned})
 
 
 def resolve_start_url(service: ServiceConfig, practice_base_url: str | None) -> str:

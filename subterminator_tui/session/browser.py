@@ -76,7 +76,8 @@ async def open_service_browser(
         base_url = site.start() if site else practice_url
         if service.practice and base_url:
             # The site's address means its port now, in the guard and the egress filter alike.
-            service = pinned_to_site(service, base_url)
+            provider_url = getattr(site, "provider_url", None) if site else None
+            service = pinned_to_site(service, base_url, provider_url)
             reach = Reachability.for_service(service.allowed_domains, service.sign_in_domains)
         async with _egress(reach, settings) as egress:
             plan = plan_launch(

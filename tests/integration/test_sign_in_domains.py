@@ -51,7 +51,9 @@ class PersonAtTheWindow:
         """Approve, noting whether the identity provider is reachable at that moment."""
         assert self.reach is not None
         self.approvals.append(request)
-        self.open_at_approval.append(self.reach.sign_in_open or self.reach.names_address(PROVIDER))
+        self.open_at_approval.append(
+            self.reach.sign_in_open or self.reach.names_address(PROVIDER, 443)
+        )
         return Decision("approve")
 
     async def handoff(self, request: HandoffRequest) -> HandoffAnswer:

@@ -87,14 +87,27 @@ def test_the_egress_policy_follows_the_same_answer() -> None:
     reach = Reachability.for_service(["127.0.0.1", "medium.com"], ["127.0.0.2", "google"])
     policy = EgressPolicy.for_reach(reach)
     assert policy.document_refusal("accounts.google.com") is not None
-    assert policy.address_refusal(PRACTICE_ID, PRACTICE_ID) is not None
+    assert policy.address_refusal(PRACTICE_ID, PRACTICE_ID, 443) is not None
     reach.open_sign_in()
     assert policy.document_refusal("accounts.google.com") is None
-    assert policy.address_refusal(PRACTICE_ID, PRACTICE_ID) is None
+    assert policy.address_refusal(PRACTICE_ID, PRACTICE_ID, 443) is None
+    # A bare address means its web ports only, as in allowed_domains: never any port.
+    assert policy.address_refusal(PRACTICE_ID, PRACTICE_ID, 8765) is not None
     assert policy.document_refusal("evil.example") is not None
     reach.close_sign_in()
     assert policy.document_refusal("accounts.google.com") is not None
-    assert policy.address_refusal(PRACTICE_ID, PRACTICE_ID) is not None
+    assert policy.address_refusal(PRACTICE_ID, PRACTICE_ID, 443) is not None
+
+
+def test_a_sign_in_origin_is_reachable_on_its_own_port_only() -> None:
+    """A sign-in domain written as a local origin opens that address and port, nothing more."""
+    reach = Reachability.for_service(["example.com"], ["http://127.0.0.2:8765"])
+    policy = EgressPolicy.for_reach(reach)
+    reach.open_sign_in()
+    assert policy.address_refusal(PRACTICE_ID, PRACTICE_ID, 8765) is None
+    assert policy.address_refusal(PRACTICE_ID, PRACTICE_ID, 8766) is not None
+    assert reach.reachable("http://127.0.0.2:8765/authorize")
+    assert not reach.reachable("http://127.0.0.2:8766/authorize")
 
 
 def test_the_guard_refuses_any_call_on_a_sign_in_page() -> None:
