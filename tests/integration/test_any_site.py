@@ -142,14 +142,16 @@ async def test_the_decoy_asks_the_person_first_on_any_site(
 async def test_an_unverifiable_end_page_is_reported_as_not_verified(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A paused membership says nothing the generic rules accept: the success claim fails."""
+    """A paused membership says nothing the generic rules accept: the success claim fails, and
+    since the approved pause did go out the run says "sent, not verified" (exit 4)."""
     steps = clicks("Cancel membership", "Pause for 3 months")
     human = ScriptedHuman([Decision("approve")])
     run = await cancel_by_url("pause-instead", steps, human, tmp_path, monkeypatch)
-    assert run.result.reason == "verification_failed"
+    assert run.result.reason == "sent_not_verified"
     assert not run.result.success and run.result.verified_by is None
-    assert run.result.message is not None and run.result.message.startswith("Not verified")
-    assert run.result.exit_code == 1
+    assert run.result.message is not None and run.result.message.startswith("Sent, not verified")
+    assert "verification_failed: Not verified" in run.result.message
+    assert run.result.exit_code == 4
     assert run.site.state.paused and run.site.state.cancel_requests == 0
 
 

@@ -216,12 +216,13 @@ async def test_three_replies_without_a_tool_end_with_llm_no_action(
 async def test_failed_completion_is_trusted(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
-    """complete_task(failed) ends the run: not a success, verified, exit 1."""
+    """complete_task(failed) ends the run: not a success, not "verified" (that would contradict
+    success: false), exit 1; nothing irreversible was sent, so "not cancelled" is true."""
     reply = FakeTurn(tool_calls=[("complete_task", {"status": "failed", "reason": "No button."})])
     with serving(lambda _request: reply, anthropic_env):
         run = await run_service(RunRequest("demoflix", pilot="ai"), ScriptedHuman(), tmp_path)
     assert run.result.reason == "task_failed"
-    assert run.result.verified and not run.result.success
+    assert not run.result.verified and not run.result.success
     assert run.result.exit_code == 1
     assert run.result.message == "No button."
 
