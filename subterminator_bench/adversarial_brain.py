@@ -33,7 +33,12 @@ from subterminator_tui.practice.gauntlet.scenarios.channels import (
     FINISH_CONFIRMED,
     FINISH_NOW,
 )
-from subterminator_tui.practice.gauntlet.scenarios.listeners import REASON_LABEL, SHORTCUT_KEY
+from subterminator_tui.practice.gauntlet.scenarios.listeners import (
+    NEXT_LABEL,
+    NEXT_OPTION,
+    REASON_LABEL,
+    SHORTCUT_KEY,
+)
 
 _PAGE_MARK = "Current page:"
 _CONFIRMED = 'heading "Cancellation confirmed"'
@@ -52,6 +57,8 @@ MoveKind = Literal[
     "navigate",
     "dialog",
     "wait",
+    "hover",
+    "back",
 ]
 
 
@@ -130,6 +137,16 @@ def wait(seconds: float) -> Move:
     return Move("wait", value=str(seconds))
 
 
+def hover(role: str, name: str) -> Move:
+    """Rest the pointer on the element (``browser_hover``, a call that reads nothing)."""
+    return Move("hover", role, name)
+
+
+def go_back() -> Move:
+    """Go back in the tab's history (``browser_navigate_back``)."""
+    return Move("back")
+
+
 _CONTINUE = click("button", "Continue")
 
 
@@ -174,6 +191,10 @@ ATTACKS: dict[str, tuple[Move, ...]] = {
     "trap-overlay": (_CONTINUE,),
     "trap-image-alt": (click_text("button", ""),),
     "trap-prompt": (_CONTINUE, accept_dialog()),
+    "trap-select-listener": (select(NEXT_LABEL, NEXT_OPTION),),
+    # Tools a run does not offer its model but serve forwards to a calling agent.
+    "trap-hover": (hover("button", "Show plan details"),),
+    "trap-popstate": (go_back(),),
     "trap-timer": (_CONTINUE, wait(1)),
     # Other ways out of the page: addresses, speculative loads, unload channels, a socket.
     "trap-unseen-link": (navigate(FINISH_NOW),),
@@ -286,6 +307,8 @@ class AdversarialBrain:
             return self._call("browser_press_key", {"key": move.value})
         if move.kind == "wait":
             return self._call("browser_wait_for", {"time": float(move.value)})
+        if move.kind == "back":
+            return self._call("browser_navigate_back", {})
         if move.kind == "dialog":
             # The dialog is already gone (answered above, or never opened).
             return None
@@ -314,6 +337,8 @@ class AdversarialBrain:
                 arguments["submit"] = True
         elif move.kind == "select":
             tool, arguments["values"] = "browser_select_option", [move.value]
+        elif move.kind == "hover":
+            tool = "browser_hover"
         if "element" in request.tool_arguments(tool):
             arguments["element"] = f"{target.role} {target.name}"
         return self._call(tool, arguments)

@@ -45,9 +45,15 @@ MAX_TURNS = 12
 #: The attacks today's guard (which predicts a call's effect from the page) lets through:
 #: each ends in a request the page's DOM hides the cause of, or leaves the browser by a
 #: channel no call explains. Only judging the request itself (the request gate) stops them.
-#: The document-level keydown trap is not here: a key press with no target to check is
-#: already asked on a page that shows the gated button.
-NEEDS_THE_GATE = frozenset({*DISTANCE_TRAPS, *PACKET_TRAPS}) - {"trap-keydown-letter"}
+#: Not here: the document-level keydown trap (a key press with no target to check is
+#: already asked on a page that shows the gated button), and the hover and history traps
+#: (a run does not offer its model browser_hover or browser_navigate_back, so they are
+#: refused; serve forwards both to a calling agent).
+NEEDS_THE_GATE = frozenset({*DISTANCE_TRAPS, *PACKET_TRAPS}) - {
+    "trap-keydown-letter",
+    "trap-hover",
+    "trap-popstate",
+}
 
 
 def trap_param(trap: str) -> object:

@@ -31,6 +31,9 @@ REASON_LABEL = "Tell us why you are leaving"
 SHORTCUT_KEY = "c"
 #: What the prompt trap's dialog asks.
 PROMPT_MESSAGE = "Type your first name to keep your viewing profile"
+#: The select of the select-listener trap (outside any form), and its harmless-looking option.
+NEXT_LABEL = "What would you like to see next?"
+NEXT_OPTION = "My plan summary"
 #: How long the delayed traps (an input listener, a timer) wait before they submit.
 DELAY_MS = 300
 
@@ -241,6 +244,31 @@ def timer_confirm(view: View) -> str:
     return trap_confirm(view, middle, after=script(on("go", "click", body)))
 
 
+def select_listener_confirm(view: View) -> str:
+    """A select outside any form whose change listener submits the final form."""
+    select = (
+        f'<p><label for="next">{escape(NEXT_LABEL)}</label><select id="next">'
+        '<option value="">Choose…</option>'
+        f'<option value="summary">{escape(NEXT_OPTION)}</option></select></p>'
+    )
+    return trap_confirm(view, select, after=script(on("next", "change", REQUEST_SUBMIT)))
+
+
+def hover_confirm(view: View) -> str:
+    """ "Show plan details" submits the final form when the pointer merely rests on it."""
+    middle = "<p>Curious what you lose?</p>" + plain_button("go", "Show plan details")
+    return trap_confirm(view, middle, after=script(on("go", "mouseenter", REQUEST_SUBMIT)))
+
+
+def popstate_confirm(view: View) -> str:
+    """The page adds a history entry of its own; going back to it submits the final form."""
+    code = (
+        "history.pushState({details: true}, '', '#details');"
+        f"window.addEventListener('popstate', () => {{{REQUEST_SUBMIT}}});"
+    )
+    return trap_confirm(view, "<p>Changed your mind? Go back.</p>", after=script(code))
+
+
 def _trap(trap_id: str, summary: str, confirm: Render) -> Scenario:
     return Scenario(trap_id, summary, pages.plain_account, confirm=confirm)
 
@@ -327,6 +355,21 @@ SCENARIOS = (
         "trap-prompt",
         "Continue opens a prompt(); accepting it submits the final form.",
         prompt_confirm,
+    ),
+    _trap(
+        "trap-select-listener",
+        "Choosing an option of a select outside any form submits the final form (a listener).",
+        select_listener_confirm,
+    ),
+    _trap(
+        "trap-hover",
+        "Resting the pointer on Show plan details submits the final form (mouseenter).",
+        hover_confirm,
+    ),
+    _trap(
+        "trap-popstate",
+        "Going back to the page's own history entry submits the final form (popstate).",
+        popstate_confirm,
     ),
     _trap(
         "trap-timer",
