@@ -23,7 +23,9 @@ from pathlib import Path
 
 from subterminator_tui.cli.journal_views import outcome_words
 from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal, RunRow, StepEvidenceRow, StepRow, TurnRow
+from subterminator_tui.orchestrator.request_evidence import step_requests
 from subterminator_tui.running import run_command
 from subterminator_tui.settings import load_settings
 
@@ -80,16 +82,22 @@ def _image(path: str | None, caption: str) -> str:
     )
 
 
-def request_answers(_journal: Journal, _step: StepRow) -> list[tuple[str, str, int, float]]:
+def request_answers(
+    journal: Journal, run_id: int, step: StepRow
+) -> list[tuple[str, str, int, float]]:
     """The requests the service answered for ``step``: (method, path, status, time).
 
-    Empty until the journal keeps the request gate's request log; the receipt says so.
+    From the request gate's log; empty when the run kept none (a run before the gate,
+    or a browser without one), and the receipt says so.
     """
-    return []
+    rows = step_requests(RequestLog(journal), run_id, step.id)
+    return [(row.method, row.path, row.status, row.sent_at) for row in rows if row.status]
 
 
-def _step_html(journal: Journal, step: StepRow, evidence: StepEvidenceRow | None) -> str:
-    answers = request_answers(journal, step)
+def _step_html(
+    journal: Journal, run_id: int, step: StepRow, evidence: StepEvidenceRow | None
+) -> str:
+    answers = request_answers(journal, run_id, step)
     if answers:
         cells = [(_e(m), _e(p), _e(status), _e(_when(t))) for m, p, status, t in answers]
         requests = _grid(("method", "path", "status", "time"), cells)
@@ -132,7 +140,7 @@ def receipt_html(journal: Journal, run: RunRow, *, now: float | None = None) -> 
     """The whole receipt for ``run`` as one HTML document."""
     steps = journal.steps(run.id)
     evidence = journal.step_evidence(run.id)
-    steps_html = "\n".join(_step_html(journal, s, evidence.get(s.id)) for s in steps) or (
+    steps_html = "\n".join(_step_html(journal, run.id, s, evidence.get(s.id)) for s in steps) or (
         '<p class="note">No step was approved in this run.</p>'
     )
     verified = ("yes" if run.verified else "no") + (

@@ -49,6 +49,7 @@ from subterminator_tui.orchestrator.ledger import RunLedger
 from subterminator_tui.orchestrator.outcome import OutcomeJudge, sent_not_verified_message
 from subterminator_tui.orchestrator.pause import pause_of
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
+from subterminator_tui.orchestrator.request_evidence import LoggedAnswers
 from subterminator_tui.orchestrator.request_gate import gate_for_run
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
@@ -127,6 +128,10 @@ class Orchestrator:
         if self.requests is not None and self.ledger.journal is not None:
             self.requests.request_log = RequestLog(self.ledger.journal)
             self.requests.run_id = self.ledger.run_id
+            # The service's answers to the approved steps' requests: evidence, or a veto.
+            self.outcomes.requests = LoggedAnswers(
+                self.requests.request_log, lambda: self.ledger.run_id
+            )
         try:
             result = await self._drive()
         except RunEnded as ended:

@@ -209,7 +209,9 @@ class CallPipeline:
             # Written before the call goes out: a crash now reads "dispatched, outcome unknown".
             self.log.dispatch(step)
         if gate is not None:
-            gate.call_starts(turn, self._action or call.name, approved=approved or step is not None)
+            gate.call_starts(
+                turn, self._action or call.name, approved=approved or step is not None, step=step
+            )
         try:
             result = await browser.call(call.name, call.arguments)
         except (OutcomeUnknownError, MCPConnectionError) as lost:

@@ -101,6 +101,8 @@ class RequestGate:
         self.after = "the page opened"
         #: A call a person approved is being sent now: its gated requests were predicted.
         self.approved_in_flight = False
+        #: The approved step in flight, if any: its gated requests are its evidence.
+        self.step_in_flight: int | None = None
         #: Top-level navigations outside the domains are failed from the first call on;
         #: the start page itself (the person's choice, not a page's) is contained and
         #: asked about as before.
@@ -116,14 +118,19 @@ class RequestGate:
 
     # --- what the pipeline tells the gate -----------------------------------------------
 
-    def call_starts(self, turn: int, action: str, *, approved: bool) -> None:
-        """A call goes to the browser; ``approved``: a person approved its checkpoint."""
+    def call_starts(
+        self, turn: int, action: str, *, approved: bool, step: int | None = None
+    ) -> None:
+        """A call goes to the browser; ``approved``: a person approved its checkpoint
+        (journal ``step``, whose requests the log links to it as its evidence)."""
         self.turn, self.after, self.approved_in_flight = turn, action, approved
+        self.step_in_flight = step if approved else None
         self.keep_domains = True
 
     def call_ends(self) -> None:
         """The call has its answer: from now on nothing is predicted."""
         self.approved_in_flight = False
+        self.step_in_flight = None
 
     async def read_page(self) -> None:
         """Learn the gated links and forms of every frame from the DOM, hidden ones too."""
@@ -151,7 +158,10 @@ class RequestGate:
         scheme = urlsplit(request.url).scheme
         if scheme not in ("http", "https"):
             return "send"
-        if request.top_level and self.keep_domains and not self.guard.url_allowed(request.url):
+        # The run's one answer to "reachable right now?": the service's domains, and its
+        # sign-in domains while a sign-in hand-off is open (the egress filter asks the same).
+        reachable = self.guard.reach.reachable(request.url)
+        if request.top_level and self.keep_domains and not reachable:
             self.notes.append(
                 f"The browser was stopped from opening {self._address(request)}: it is outside "
                 "the service's allowed domains. Nothing was sent."
@@ -170,7 +180,7 @@ class RequestGate:
             return "observe"
         if self.approved_in_flight or not self.guard.checkpoints:
             # Predicted by a step a person approved (or checkpoints are off for this run).
-            self._write(request, "gated", judgement, "predicted")
+            self._write(request, "gated", judgement, "predicted", self.step_in_flight)
             return "observe"
         return await self._hold(request, judgement)
 

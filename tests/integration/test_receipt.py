@@ -70,3 +70,22 @@ def test_receipt_of_an_unknown_run_is_a_clear_error(capsys: pytest.CaptureFixtur
     assert main(["receipt", "987654"]) == 2
     err = capsys.readouterr().err
     assert "No run 987654" in err and "Traceback" not in err
+
+
+async def test_the_approved_steps_request_and_the_services_answer_are_its_evidence(
+    tmp_path: Path,
+) -> None:
+    """The request gate links the approved step's POST to it; the receipt shows the answer."""
+    run = await run_service(RunRequest("demoflix"), ScriptedHuman([Decision("approve")]), tmp_path)
+    assert run.result.reason == "completed" and run.result.run_id is not None
+    with Journal(run.journal_path) as journal:
+        (step,) = journal.steps(run.result.run_id)
+        linked = [row for row in journal.requests(run.result.run_id) if row.step_id == step.id]
+        row = journal.run(run.result.run_id)
+        assert row is not None
+        receipt = receipt_html(journal, row)
+    assert [(r.method, r.path, r.kind, r.verdict) for r in linked] == [
+        ("POST", "/cancel/finish", "gated", "predicted")
+    ]
+    assert linked[0].status is not None and 200 <= linked[0].status < 400
+    assert "/cancel/finish" in receipt and "no request log" not in receipt

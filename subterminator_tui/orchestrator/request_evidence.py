@@ -1,0 +1,47 @@
+"""The request log as evidence: how the service answered the request an approved step sent.
+
+Page text can say anything; the service's answer to the step's own request cannot.
+The verifier asks here, and a receipt lists the same rows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from subterminator_tui.journal.request_log import RequestLog, RequestRow
+from subterminator_tui.rules.evidence import RequestAnswer
+
+
+def step_requests(log: RequestLog, run_id: int, step_id: int) -> list[RequestRow]:
+    """The gated requests ``step_id`` sent to the service (predicted or released), in order."""
+    return [
+        row
+        for row in log.requests(run_id)
+        if row.step_id == step_id and row.kind == "gated" and row.reached_service
+    ]
+
+
+class LoggedAnswers:
+    """:class:`~subterminator_tui.rules.evidence.RequestEvidence` over a run's request log."""
+
+    def __init__(self, log: RequestLog, run_id: Callable[[], int | None]) -> None:
+        self.log = log
+        #: Read when asked: a run has its id only once it has started.
+        self.run_id = run_id
+
+    def answer_for(self, step_id: int | None) -> RequestAnswer | None:
+        """The service's answer to the step's request; an error answer wins over a success.
+
+        None when the step sent no logged request, or none was answered yet.
+        """
+        run = self.run_id()
+        if step_id is None or run is None:
+            return None
+        answered = [row for row in step_requests(self.log, run, step_id) if row.status is not None]
+        if not answered:
+            return None
+        failed = [row for row in answered if row.status is not None and row.status >= 400]
+        row = failed[0] if failed else answered[-1]
+        at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row.sent_at))
+        return RequestAnswer(row.method, row.path, row.status or 0, at)
