@@ -20,16 +20,20 @@ import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit
 
 from cdp_use.client import CDPClient
 
+from subterminator_tui.browser.egress.responses import refusal_page
 from subterminator_tui.browser.page_links import PageLink, links_of
 
 logger = logging.getLogger(__name__)
 
 #: ``send``: let it go; ``fail``: the page sees a network error; ``observe``: let it go
 #: and report the service's answer (:meth:`RequestPolicy.answered`).
-Verdict = Literal["send", "fail", "observe"]
+#: ``refuse``: answered in the browser with the egress filter's own refusal page (a
+#: top-level page that must not load, shown as such rather than as a network error).
+Verdict = Literal["send", "fail", "observe", "refuse"]
 
 #: Targets whose requests are paused (every kind that can make one).
 _WATCHED_TYPES = frozenset(
@@ -228,6 +232,18 @@ class RequestWatch:
         if verdict == "fail":
             params["errorReason"] = "BlockedByClient"
             await self._send("Fetch.failRequest", params, session)
+        elif verdict == "refuse":
+            host = urlsplit(request.url).netloc
+            page = refusal_page(host, "reachable only while you sign in there yourself")
+            params.update(
+                responseCode=403,
+                responseHeaders=[
+                    {"name": "Content-Type", "value": "text/html; charset=utf-8"},
+                    {"name": "Cache-Control", "value": "no-store"},
+                ],
+                body=base64.b64encode(page).decode("ascii"),
+            )
+            await self._send("Fetch.fulfillRequest", params, session)
         else:
             if verdict == "observe":
                 self._observed[request_id] = request

@@ -161,6 +161,10 @@ class RequestGate:
         # The run's one answer to "reachable right now?": the service's domains, and its
         # sign-in domains while a sign-in hand-off is open (the egress filter asks the same).
         reachable = self.guard.reach.reachable(request.url)
+        if request.top_level and not reachable and self.guard.reach.is_sign_in_page(request.url):
+            # A sign-in page while the window is closed: our own refusal page stands in,
+            # so the run hands the browser to the person and loads it again for them.
+            return "refuse"
         if request.top_level and self.keep_domains and not reachable:
             self.notes.append(
                 f"The browser was stopped from opening {self._address(request)}: it is outside "

@@ -92,9 +92,10 @@ class EgressPolicy:
 
     def document_refusal(self, host: Host, port: int = 80) -> str | None:
         """Why the top-level page may not go to ``host:port`` (plain http), or None when it may."""
-        if domain_allowed(f"http://{host_text(host)}:{port}/", self.allowed_domains):
+        address = f"http://{host_text(host)}:{port}/"
+        if domain_allowed(address, self.allowed_domains):
             return None
-        if self.reach is not None and self.reach.host_reachable(host_text(host)):
+        if self.reach is not None and self.reach.reachable(address):
             return None
         listed = ", ".join(self.allowed_domains) or "nothing"
         return f"a top-level page outside allowed_domains ({listed})"
