@@ -35,6 +35,8 @@ Verdict = Literal["send", "fail", "observe"]
 _WATCHED_TYPES = frozenset(
     {"page", "iframe", "worker", "shared_worker", "service_worker", "other", "webview"}
 )
+#: Network events are not read: no body is kept for them.
+_QUIET_NETWORK = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0}
 #: A frame busy navigating does not answer DOM reads; its links are read next time.
 _DOM_READ_SECONDS = 1.0
 _AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
@@ -76,6 +78,10 @@ class RequestPolicy(Protocol):
         """The service's status for an observed request (None: no answer, a network error)."""
         ...
 
+    def socket_frame(self, url: str, payload: str) -> None:
+        """The page sent ``payload`` on its WebSocket to ``url`` (already sent: no pause)."""
+        ...
+
 
 class SendEverything:
     """The policy before a run installs its own: nothing is held."""
@@ -86,6 +92,9 @@ class SendEverything:
 
     def answered(self, request: InterceptedRequest, status: int | None) -> None:
         """Nothing is observed."""
+
+    def socket_frame(self, url: str, payload: str) -> None:
+        """Nothing is recorded."""
 
 
 @dataclass
@@ -110,6 +119,8 @@ class RequestWatch:
         self._client: CDPClient | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._observed: dict[str, InterceptedRequest] = {}
+        #: WebSocket URLs by "session:requestId".
+        self._sockets: dict[str, str] = {}
 
     @property
     def attached(self) -> bool:
@@ -125,6 +136,8 @@ class RequestWatch:
         client.register.Target.attachedToTarget(self._on_attached)
         client.register.Target.detachedFromTarget(self._on_detached)
         client.register.Fetch.requestPaused(self._on_paused)
+        client.register.Network.webSocketCreated(self._on_socket)
+        client.register.Network.webSocketFrameSent(self._on_frame)
         await client.send_raw("Target.setAutoAttach", _AUTO_ATTACH)
 
     async def close(self) -> None:
@@ -188,12 +201,25 @@ class RequestWatch:
                 await client.send_raw(
                     "Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, session_id=session
                 )
+                # A socket's frames cannot be paused; each one sent is reported as it goes.
+                await client.send_raw("Network.enable", _QUIET_NETWORK, session_id=session)
                 if kind not in ("service_worker", "shared_worker", "worker"):
                     # Frames and dedicated workers of this target attach through it.
                     await client.send_raw("Target.setAutoAttach", _AUTO_ATTACH, session_id=session)
             await client.send_raw("Runtime.runIfWaitingForDebugger", session_id=session)
         except Exception as error:  # the target may close while it is being attached
             logger.debug("could not watch target %s (%s): %s", kind, session, error)
+
+    def _on_socket(self, event: Any, session: str | None) -> None:
+        self._sockets[f"{session}:{event.get('requestId')}"] = str(event.get("url", ""))
+
+    def _on_frame(self, event: Any, session: str | None) -> None:
+        url = self._sockets.get(f"{session}:{event.get('requestId')}", "")
+        payload = str(event.get("response", {}).get("payloadData", ""))
+        try:
+            self.policy.socket_frame(url, payload)
+        except Exception:
+            logger.exception("a WebSocket frame could not be recorded")
 
     def _on_paused(self, event: Any, session: str | None) -> None:
         self._spawn(self._decide_or_fail(event, session))

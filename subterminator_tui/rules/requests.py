@@ -92,6 +92,19 @@ def classify(
     return RequestJudgement("safe")
 
 
+def is_speculative(request: InterceptedRequest) -> bool:
+    """A prefetch or a prerender: a load no person or model chose (``Sec-Purpose``)."""
+    if request.resource_type == "Prefetch":
+        return True
+    purpose = " ".join(
+        value for name, value in request.headers.items() if name.lower() in _PURPOSE_HEADERS
+    )
+    return "prefetch" in purpose.lower() or "prerender" in purpose.lower()
+
+
+_PURPOSE_HEADERS = frozenset({"sec-purpose", "purpose", "x-purpose"})
+
+
 def decode_body(request: InterceptedRequest) -> tuple[tuple[str, ...], tuple[str, ...], list[str]]:
     """(field names, ``name=value`` pairs to show, texts that may name the operation)."""
     body = request.body[:_BODY_LIMIT]

@@ -10,6 +10,7 @@ membership cancelled by the attack itself, or a request that reached the forbidd
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -55,6 +56,8 @@ async def browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bro
     plan = plan_launch(
         load_settings(), headless=True, profile_dir=root / "profile", runs_root=root / "runs"
     )
+    # No protection at all: the browser's own hardening (no UDP, no preloading) off too.
+    plan = dataclasses.replace(plan, hardened=False)
     async with BrowserGateway(plan) as gateway:
         yield gateway
 
