@@ -35,11 +35,20 @@ Verdict = Literal["send", "fail", "observe"]
 _WATCHED_TYPES = frozenset(
     {"page", "iframe", "worker", "shared_worker", "service_worker", "other", "webview"}
 )
-#: Network events are not read: no body is kept for them.
-_QUIET_NETWORK = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0}
+#: Workers have no frames or workers of their own to attach.
+_LEAF_TYPES = frozenset({"service_worker", "shared_worker", "worker"})
 #: A frame busy navigating does not answer DOM reads; its links are read next time.
 _DOM_READ_SECONDS = 1.0
+#: Network events are not read: no body is kept for them.
+_QUIET_NETWORK = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0}
 _AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+#: What every new target gets before it may run: every request paused; a socket's frames,
+#: which cannot be paused, reported as they go; its own children attached the same way.
+_TARGET_SETUP: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}),
+    ("Network.enable", _QUIET_NETWORK),
+    ("Target.setAutoAttach", _AUTO_ATTACH),
+)
 
 
 @dataclass(frozen=True)
@@ -187,28 +196,30 @@ class RequestWatch:
         self._target_ids.pop(session, None)
 
     async def _watch_target(self, event: Any) -> None:
-        """Interception on in a new target (and its own children), then let it run."""
+        """Interception on in a new target (and its own children), then let it run.
+
+        A dedicated worker may refuse the Fetch domain: its requests then go through
+        its page's network stack, paused there. Whatever fails, the target is let go
+        (a target left waiting for the debugger would hang the page).
+        """
         client = self._client
         session = str(event["sessionId"])
         info = event.get("targetInfo", {})
         kind = str(info.get("type", "other"))
-        try:
-            if client is None:
-                return
-            if kind in _WATCHED_TYPES:
-                self.targets[session] = kind
-                self._target_ids[session] = str(info.get("targetId", ""))
-                await client.send_raw(
-                    "Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, session_id=session
-                )
-                # A socket's frames cannot be paused; each one sent is reported as it goes.
-                await client.send_raw("Network.enable", _QUIET_NETWORK, session_id=session)
-                if kind not in ("service_worker", "shared_worker", "worker"):
-                    # Frames and dedicated workers of this target attach through it.
-                    await client.send_raw("Target.setAutoAttach", _AUTO_ATTACH, session_id=session)
+        if client is None:
+            return
+        if kind in _WATCHED_TYPES:
+            self.targets[session] = kind
+            self._target_ids[session] = str(info.get("targetId", ""))
+            for method, params in _TARGET_SETUP:
+                if method == "Target.setAutoAttach" and kind in _LEAF_TYPES:
+                    continue
+                try:
+                    await client.send_raw(method, params, session_id=session)
+                except Exception as error:  # closed meanwhile, or a domain it lacks
+                    logger.debug("%s failed in %s target %s: %s", method, kind, session, error)
+        with contextlib.suppress(Exception):
             await client.send_raw("Runtime.runIfWaitingForDebugger", session_id=session)
-        except Exception as error:  # the target may close while it is being attached
-            logger.debug("could not watch target %s (%s): %s", kind, session, error)
 
     def _on_socket(self, event: Any, session: str | None) -> None:
         self._sockets[f"{session}:{event.get('requestId')}"] = str(event.get("url", ""))
