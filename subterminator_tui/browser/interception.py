@@ -26,6 +26,8 @@ from cdp_use.client import CDPClient
 from subterminator_tui.browser.page_links import PageLink, links_of
 
 logger = logging.getLogger(__name__)
+# A DOM read given up on (a frame navigating) is answered late; cdp-use warns of each.
+logging.getLogger("cdp_use").setLevel(logging.ERROR)
 
 #: ``send``: let it go; ``fail``: the page sees a network error; ``observe``: let it go
 #: and report the service's answer (:meth:`RequestPolicy.answered`).
@@ -114,6 +116,8 @@ class InterceptionCost:
     seconds: float = 0.0
     #: Per-request costs (seconds), for the median a benchmark reports.
     samples: list[float] = field(default_factory=list)
+    #: Reads of every frame's links (before each call that may change the page).
+    link_reads: list[float] = field(default_factory=list)
 
 
 class RequestWatch:
@@ -168,6 +172,7 @@ class RequestWatch:
         found: list[PageLink] = []
         if client is None:
             return found
+        started = time.perf_counter()
         frames = [s for s, kind in self.targets.items() if kind in ("page", "iframe")]
         for session in frames:
             try:
@@ -180,6 +185,7 @@ class RequestWatch:
             except Exception:  # the frame closed or is navigating: nothing to read there now
                 continue
             found += links_of(tree.get("root", {}))
+        self.cost.link_reads.append(time.perf_counter() - started)
         return found
 
     def _spawn(self, work: Any) -> None:
