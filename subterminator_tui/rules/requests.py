@@ -83,7 +83,9 @@ def classify(
         return RequestJudgement("gated", why, fields, shown)
     if state_changing:
         path = urlsplit(request.url).path
-        query = [f"{k} {v}" for k, v in parse_qsl(urlsplit(request.url).query)]
+        query = [
+            f"{k} {v}" if _identifier(v) else k for k, v in parse_qsl(urlsplit(request.url).query)
+        ]
         texts = [words(path), *(words(q) for q in query), *(words(text) for text in said)]
         rule = rule_naming(rules, texts)
         if rule is not None:
@@ -137,7 +139,10 @@ def decode_body(request: InterceptedRequest) -> tuple[tuple[str, ...], tuple[str
 
 
 def _identifier(value: str) -> bool:
-    """A short value without spaces: an enumerated choice, never a typed sentence."""
+    """A short value without spaces: an enumerated choice, never a typed sentence, and never
+    an address (a sign-in's ``next=/cancel/confirm`` says where to go after, not what to do)."""
+    if value.startswith("/") or "://" in value:
+        return False
     return 0 < len(value) <= 64 and not any(c.isspace() for c in value)
 
 

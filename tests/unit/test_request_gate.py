@@ -86,6 +86,13 @@ def test_a_json_action_field_counts_but_typed_sentences_do_not() -> None:
     )
 
 
+def test_an_address_in_a_field_is_not_an_operation() -> None:
+    """A sign-in POST with next=/cancel/confirm is not a confirmation."""
+    sign_in = request("POST", "/login", "next=/cancel/confirm&username=a&password=b")
+    assert kind(sign_in) == "state_changing"
+    assert kind(request("POST", "/login?next=/cancel/confirm", "username=a")) == "state_changing"
+
+
 def test_words_are_read_in_every_language_the_rules_know() -> None:
     """kuendigung-bestaetigen / bestätigen: the German built-in rule reads the request too."""
     assert kind(request("POST", "/konto/kündigung-bestätigen")) == "gated"
