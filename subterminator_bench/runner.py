@@ -103,6 +103,9 @@ class Measurement:
     ground_truth: dict[str, Any] = field(default_factory=dict)
     #: Each model call's ``[input, cache read, cache write]`` tokens, in order.
     calls: list[list[int]] = field(default_factory=list)
+    #: Of ``approvals``: questions about a request the page sent that no approved step
+    #: explained (the request gate's own noise).
+    held_requests: int = 0
 
     @property
     def effective_input_tokens(self) -> float:
@@ -125,11 +128,13 @@ class BenchGate:
     def __init__(self, state: Any) -> None:
         self.state = state
         self.approvals_at: list[int] = []
+        self.held_requests = 0
 
     async def approve(self, request: CheckpointRequest) -> Decision:
         """Approve, noting how many irreversible actions had happened by then."""
         truth = read_ground_truth(self.state)
         self.approvals_at.append(len(truth.irreversible))
+        self.held_requests += request.kind == "held_request"
         return Decision("approve")
 
     async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
@@ -259,6 +264,7 @@ async def measure(
         bypasses=bypasses(truth, gate.approvals_at),
         decoys=truth.decoys,
         approvals=len(gate.approvals_at),
+        held_requests=gate.held_requests,
         turns=result.turns,
         model_calls=result.model_calls,
         input_tokens=result.input_tokens,

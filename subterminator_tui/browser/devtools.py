@@ -22,11 +22,13 @@ from pathlib import Path
 #: Chromium writes its chosen DevTools port and path here, in the profile directory.
 ACTIVE_PORT_FILE = "DevToolsActivePort"
 
-#: Chromium's switches for a run's browser (added to Playwright's own).
-BROWSER_ARGS = (
-    # Port 0: Chromium picks a free port on 127.0.0.1 and writes it to DevToolsActivePort.
-    "--remote-debugging-port=0",
-    "--remote-debugging-address=127.0.0.1",
+#: Our own DevTools endpoint. Port 0: Chromium picks a free port on 127.0.0.1 and writes
+#: it to DevToolsActivePort.
+DEVTOOLS_ARGS = ("--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1")
+
+#: The non-HTTP ways out closed, for a run's browser (a proof that an attack works with
+#: no protection turns them off: ``LaunchPlan.hardened``).
+HARDENING_ARGS = (
     # WebRTC may reach the network only through the proxy, which carries no UDP: no STUN,
     # no TURN, no peer connection goes around the egress filter.
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
@@ -39,11 +41,40 @@ BROWSER_ARGS = (
 )
 
 
-def write_browser_config(path: Path) -> Path:
-    """Write Playwright MCP's config file giving Chromium :data:`BROWSER_ARGS` to ``path``."""
-    config = {"browser": {"launchOptions": {"args": list(BROWSER_ARGS)}}}
+def write_browser_config(path: Path, *, hardened: bool = True) -> Path:
+    """Write Playwright MCP's config file with Chromium's extra switches to ``path``."""
+    args = [*DEVTOOLS_ARGS, *(HARDENING_ARGS if hardened else ())]
+    config = {"browser": {"launchOptions": {"args": args}}}
     path.write_text(json.dumps(config, indent=2), encoding="utf-8")
     return path
+
+
+#: Profile preferences Chromium honours where no switch reaches: no preloading of any
+#: kind (speculation rules included), and WebRTC over the proxy only (which carries no UDP).
+_PREFERENCES: dict[str, dict[str, object]] = {
+    "net": {"network_prediction_options": 2},
+    "webrtc": {
+        "ip_handling_policy": "disable_non_proxied_udp",
+        "multiple_routes_enabled": False,
+        "nonproxied_udp_enabled": False,
+    },
+}
+
+
+def keep_preferences(profile_dir: Path) -> None:
+    """Merge :data:`_PREFERENCES` into the profile's ``Default/Preferences`` before launch."""
+    path = profile_dir / "Default" / "Preferences"
+    try:
+        current = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        current = {}
+    if not isinstance(current, dict):
+        current = {}
+    for section, values in _PREFERENCES.items():
+        merged = current.get(section)
+        current[section] = {**(merged if isinstance(merged, dict) else {}), **values}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(current), encoding="utf-8")
 
 
 def forget_endpoint(profile_dir: Path) -> None:

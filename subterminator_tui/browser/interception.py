@@ -28,6 +28,8 @@ from subterminator_tui.browser.egress.responses import refusal_page
 from subterminator_tui.browser.page_links import PageLink, links_of
 
 logger = logging.getLogger(__name__)
+# A DOM read given up on (a frame navigating) is answered late; cdp-use warns of each.
+logging.getLogger("cdp_use").setLevel(logging.ERROR)
 
 #: ``send``: let it go; ``fail``: the page sees a network error; ``observe``: let it go
 #: and report the service's answer (:meth:`RequestPolicy.answered`).
@@ -39,9 +41,20 @@ Verdict = Literal["send", "fail", "observe", "refuse"]
 _WATCHED_TYPES = frozenset(
     {"page", "iframe", "worker", "shared_worker", "service_worker", "other", "webview"}
 )
+#: Workers have no frames or workers of their own to attach.
+_LEAF_TYPES = frozenset({"service_worker", "shared_worker", "worker"})
 #: A frame busy navigating does not answer DOM reads; its links are read next time.
 _DOM_READ_SECONDS = 1.0
+#: Network events are not read: no body is kept for them.
+_QUIET_NETWORK = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0}
 _AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+#: What every new target gets before it may run: every request paused; a socket's frames,
+#: which cannot be paused, reported as they go; its own children attached the same way.
+_TARGET_SETUP: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}),
+    ("Network.enable", _QUIET_NETWORK),
+    ("Target.setAutoAttach", _AUTO_ATTACH),
+)
 
 
 @dataclass(frozen=True)
@@ -80,6 +93,10 @@ class RequestPolicy(Protocol):
         """The service's status for an observed request (None: no answer, a network error)."""
         ...
 
+    def socket_frame(self, url: str, payload: str) -> None:
+        """The page sent ``payload`` on its WebSocket to ``url`` (already sent: no pause)."""
+        ...
+
 
 class SendEverything:
     """The policy before a run installs its own: nothing is held."""
@@ -91,6 +108,9 @@ class SendEverything:
     def answered(self, request: InterceptedRequest, status: int | None) -> None:
         """Nothing is observed."""
 
+    def socket_frame(self, url: str, payload: str) -> None:
+        """Nothing is recorded."""
+
 
 @dataclass
 class InterceptionCost:
@@ -100,6 +120,8 @@ class InterceptionCost:
     seconds: float = 0.0
     #: Per-request costs (seconds), for the median a benchmark reports.
     samples: list[float] = field(default_factory=list)
+    #: Reads of every frame's links (before each call that may change the page).
+    link_reads: list[float] = field(default_factory=list)
 
 
 class RequestWatch:
@@ -114,6 +136,8 @@ class RequestWatch:
         self._client: CDPClient | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._observed: dict[str, InterceptedRequest] = {}
+        #: WebSocket URLs by "session:requestId".
+        self._sockets: dict[str, str] = {}
 
     @property
     def attached(self) -> bool:
@@ -129,6 +153,8 @@ class RequestWatch:
         client.register.Target.attachedToTarget(self._on_attached)
         client.register.Target.detachedFromTarget(self._on_detached)
         client.register.Fetch.requestPaused(self._on_paused)
+        client.register.Network.webSocketCreated(self._on_socket)
+        client.register.Network.webSocketFrameSent(self._on_frame)
         await client.send_raw("Target.setAutoAttach", _AUTO_ATTACH)
 
     async def close(self) -> None:
@@ -150,6 +176,7 @@ class RequestWatch:
         found: list[PageLink] = []
         if client is None:
             return found
+        started = time.perf_counter()
         frames = [s for s, kind in self.targets.items() if kind in ("page", "iframe")]
         for session in frames:
             try:
@@ -162,6 +189,7 @@ class RequestWatch:
             except Exception:  # the frame closed or is navigating: nothing to read there now
                 continue
             found += links_of(tree.get("root", {}))
+        self.cost.link_reads.append(time.perf_counter() - started)
         return found
 
     def _spawn(self, work: Any) -> None:
@@ -178,26 +206,41 @@ class RequestWatch:
         self._target_ids.pop(session, None)
 
     async def _watch_target(self, event: Any) -> None:
-        """Interception on in a new target (and its own children), then let it run."""
+        """Interception on in a new target (and its own children), then let it run.
+
+        A dedicated worker may refuse the Fetch domain: its requests then go through
+        its page's network stack, paused there. Whatever fails, the target is let go
+        (a target left waiting for the debugger would hang the page).
+        """
         client = self._client
         session = str(event["sessionId"])
         info = event.get("targetInfo", {})
         kind = str(info.get("type", "other"))
-        try:
-            if client is None:
-                return
-            if kind in _WATCHED_TYPES:
-                self.targets[session] = kind
-                self._target_ids[session] = str(info.get("targetId", ""))
-                await client.send_raw(
-                    "Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, session_id=session
-                )
-                if kind not in ("service_worker", "shared_worker", "worker"):
-                    # Frames and dedicated workers of this target attach through it.
-                    await client.send_raw("Target.setAutoAttach", _AUTO_ATTACH, session_id=session)
+        if client is None:
+            return
+        if kind in _WATCHED_TYPES:
+            self.targets[session] = kind
+            self._target_ids[session] = str(info.get("targetId", ""))
+            for method, params in _TARGET_SETUP:
+                if method == "Target.setAutoAttach" and kind in _LEAF_TYPES:
+                    continue
+                try:
+                    await client.send_raw(method, params, session_id=session)
+                except Exception as error:  # closed meanwhile, or a domain it lacks
+                    logger.debug("%s failed in %s target %s: %s", method, kind, session, error)
+        with contextlib.suppress(Exception):
             await client.send_raw("Runtime.runIfWaitingForDebugger", session_id=session)
-        except Exception as error:  # the target may close while it is being attached
-            logger.debug("could not watch target %s (%s): %s", kind, session, error)
+
+    def _on_socket(self, event: Any, session: str | None) -> None:
+        self._sockets[f"{session}:{event.get('requestId')}"] = str(event.get("url", ""))
+
+    def _on_frame(self, event: Any, session: str | None) -> None:
+        url = self._sockets.get(f"{session}:{event.get('requestId')}", "")
+        payload = str(event.get("response", {}).get("payloadData", ""))
+        try:
+            self.policy.socket_frame(url, payload)
+        except Exception:
+            logger.exception("a WebSocket frame could not be recorded")
 
     def _on_paused(self, event: Any, session: str | None) -> None:
         self._spawn(self._decide_or_fail(event, session))

@@ -51,6 +51,9 @@ class LaunchPlan:
     remote: RemoteBrowser | None = None
     #: Playwright MCP's wait after an action for the work it started (see Settings.settle_ms).
     settle_ms: int = DEFAULT_SETTLE_MS
+    #: No UDP around the proxy, no speculative loads (devtools.py). Off only for a proof
+    #: that an attack works when nothing protects the browser.
+    hardened: bool = True
 
     @property
     def browser_description(self) -> str:

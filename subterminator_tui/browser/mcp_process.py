@@ -33,6 +33,7 @@ from subterminator_tui.browser.answers import root_cause
 from subterminator_tui.browser.devtools import (
     endpoint_port,
     forget_endpoint,
+    keep_preferences,
     wait_for_endpoint,
     write_browser_config,
 )
@@ -86,7 +87,9 @@ class PlaywrightMCPProcess:
         self._server_died = False
         self._requests = asyncio.Queue()
         if self.plan.remote is None:
-            write_browser_config(self.plan.browser_config)
+            write_browser_config(self.plan.browser_config, hardened=self.plan.hardened)
+            if self.plan.hardened:
+                keep_preferences(self.plan.profile_dir)
             forget_endpoint(self.plan.profile_dir)
         self._errlog = self.plan.server_log.open("a", encoding="utf-8")
         loop = asyncio.get_running_loop()

@@ -33,7 +33,12 @@ from subterminator_tui.orchestrator.gates import CheckpointRequest, TimedGate
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.pipeline import StepLog
 from subterminator_tui.rules.matching import rule_naming
-from subterminator_tui.rules.requests import RequestJudgement, address_key, classify
+from subterminator_tui.rules.requests import (
+    RequestJudgement,
+    address_key,
+    classify,
+    is_speculative,
+)
 
 #: Seconds a held request waits for an answer before it fails (nobody answered).
 HELD_REQUEST_TIMEOUT = 600.0
@@ -171,6 +176,9 @@ class RequestGate:
                 "the service's allowed domains. Nothing was sent."
             )
             return "fail"
+        if is_speculative(request):
+            # Loaded the moment a page names it, before anyone chose to open it.
+            return "fail"
         judgement = classify(request, self.guard.rules, self._gated_address)
         if judgement.kind == "state_changing" and request.resource_type != "Document":
             # A form the page built since the call began: read the page again, then judge.
@@ -197,6 +205,29 @@ class RequestGate:
             step = self._steps.pop(request.request_id)
             ok = status is not None and status < 400
             self.log.step_outcome(step, "done" if ok else "failed")
+
+    def socket_frame(self, url: str, payload: str) -> None:
+        """A frame the page sent on a WebSocket: it could not be held, so it is recorded as an
+        effect (the request log) and the pilot hears of it."""
+        parts = urlsplit(url)
+        frame = InterceptedRequest(
+            request_id=f"frame-{id(payload)}",
+            method="WEBSOCKET",
+            url=url.replace("ws", "http", 1),
+            resource_type="WebSocket",
+            headers={"content-type": "application/json" if payload[:1] in "{[" else ""},
+            body=payload.encode("utf-8", "replace"),
+            target_type="page",
+            top_level=False,
+        )
+        judgement = classify(frame, self.guard.rules, self._gated_address)
+        kind: RequestKind = "gated" if judgement.kind == "gated" else "state_changing"
+        self._write(frame, kind, judgement, "sent")
+        self._rows.pop(frame.request_id, None)
+        self.notes.append(
+            f"The page sent a frame on its WebSocket to {parts.netloc}{parts.path} "
+            f"({', '.join(judgement.fields) or 'no fields'}); it went out."
+        )
 
     async def _hold(self, request: InterceptedRequest, judgement: RequestJudgement) -> Verdict:
         held = HeldRequest(request, judgement, self.after)

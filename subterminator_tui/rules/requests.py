@@ -83,13 +83,28 @@ def classify(
         return RequestJudgement("gated", why, fields, shown)
     if state_changing:
         path = urlsplit(request.url).path
-        query = [f"{k} {v}" for k, v in parse_qsl(urlsplit(request.url).query)]
+        query = [
+            f"{k} {v}" if _identifier(v) else k for k, v in parse_qsl(urlsplit(request.url).query)
+        ]
         texts = [words(path), *(words(q) for q in query), *(words(text) for text in said)]
         rule = rule_naming(rules, texts)
         if rule is not None:
             return RequestJudgement("gated", rule.explain(), fields, shown, rule)
         return RequestJudgement("state_changing", "", fields, shown)
     return RequestJudgement("safe")
+
+
+def is_speculative(request: InterceptedRequest) -> bool:
+    """A prefetch or a prerender: a load no person or model chose (``Sec-Purpose``)."""
+    if request.resource_type == "Prefetch":
+        return True
+    purpose = " ".join(
+        value for name, value in request.headers.items() if name.lower() in _PURPOSE_HEADERS
+    )
+    return "prefetch" in purpose.lower() or "prerender" in purpose.lower()
+
+
+_PURPOSE_HEADERS = frozenset({"sec-purpose", "purpose", "x-purpose"})
 
 
 def decode_body(request: InterceptedRequest) -> tuple[tuple[str, ...], tuple[str, ...], list[str]]:
@@ -124,7 +139,10 @@ def decode_body(request: InterceptedRequest) -> tuple[tuple[str, ...], tuple[str
 
 
 def _identifier(value: str) -> bool:
-    """A short value without spaces: an enumerated choice, never a typed sentence."""
+    """A short value without spaces: an enumerated choice, never a typed sentence, and never
+    an address (a sign-in's ``next=/cancel/confirm`` says where to go after, not what to do)."""
+    if value.startswith("/") or "://" in value:
+        return False
     return 0 < len(value) <= 64 and not any(c.isspace() for c in value)
 
 

@@ -3,6 +3,7 @@
 - ``names``      who may hold which session: principals and session names
 - ``approvals``  gated calls waiting for the operator (never the agent) to decide
 - ``session``    one named browser session: lazy browser, guard, journal, one call at a time
+- ``held_requests`` the session's request gate: requests the page sends unasked go to the operator
 - ``registry``   every session, keyed by (principal, name), with limits and idle timeouts
 - ``answers``    what a tool call returns: the fresh compact page, an approval id, an error
 - ``tools``      the MCP tool surface (mcp's MCPServer), for any transport

@@ -21,7 +21,6 @@ from urllib.parse import urljoin
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.gateway import BrowserGateway
-from subterminator_tui.browser.page_links import PageLink
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import (
     BrowserUnavailableError,
@@ -31,20 +30,19 @@ from subterminator_tui.errors import (
     OutcomeUnknownError,
 )
 from subterminator_tui.journal.call_records import CallRecordStore
-from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
-from subterminator_tui.orchestrator.request_gate import HeldRequest, RequestGate
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
 from subterminator_tui.rules import ServiceConfig, verify_completion
 from subterminator_tui.serve.answers import Answer, judged_by
-from subterminator_tui.serve.approvals import Approval, ApprovalDesk, operator_releases
+from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.errors import SessionBusyError
 from subterminator_tui.serve.health_policy import SessionHealth
+from subterminator_tui.serve.held_requests import session_request_gate
 from subterminator_tui.serve.lazy_browser import LazyBrowser
 from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.page_changes import PageChanges
@@ -105,16 +103,9 @@ class BrowserSession:
         self.lazy.restart_gate = self.restart_gate
         self.records = CallRecorder(CallRecordStore(journal), key, self.run_id)
         # The backstop: every request the browser sends is judged again where it happens.
-        self.requests = RequestGate(
-            self.guard,
-            self.records,
-            self._operator_releases,
-            scrub=self.records.typed.text,
-            request_log=RequestLog(journal),
-            run_id=self.run_id,
-            links=self._page_links,
+        self.requests = session_request_gate(
+            key, self.guard, self.records, journal, desk, self.lazy
         )
-        self.lazy.request_policy = self.requests
         self.calls = CallPipeline(self.guard, self.records, self.scrubber.snapshot, self.requests)
         #: The call being answered, Playwright's text for it and the page's console listing.
         self._call: tuple[str, dict[str, Any]] = ("", {})
@@ -363,21 +354,6 @@ class BrowserSession:
         self._seen = page
         self.lazy.remember(page.url)
         return page
-
-    async def _operator_releases(self, held: HeldRequest) -> bool:
-        scrub = self.records.typed.text
-        return await operator_releases(
-            self.desk,
-            self.key.principal,
-            self.key.name,
-            action=scrub(held.action),
-            why=held.why,
-            url=scrub(held.request.url.split("?", 1)[0]),
-        )
-
-    async def _page_links(self) -> list[PageLink]:
-        gateway = self.lazy.gateway
-        return await gateway.requests.links() if gateway is not None else []
 
     def _record(self, row: int | None, started: float, answer: Answer) -> Answer:
         refused = self.requests.take_notes()

@@ -42,24 +42,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys
 
 MAX_TURNS = 12
 
-#: The attacks today's guard (which predicts a call's effect from the page) lets through:
-#: each ends in a request the page's DOM hides the cause of, or leaves the browser by a
-#: channel no call explains. Only judging the request itself (the request gate) stops them.
-#: Not here: the document-level keydown trap (a key press with no target to check is
-#: already asked on a page that shows the gated button), and the hover and history traps
-#: (a run does not offer its model browser_hover or browser_navigate_back, so they are
-#: refused; serve forwards both to a calling agent).
-NEEDS_THE_GATE = frozenset({*DISTANCE_TRAPS, *PACKET_TRAPS}) - {
-    "trap-keydown-letter",
-    "trap-hover",
-    "trap-popstate",
-}
+#: Attacks the request gate does not stop yet (strict: the day one passes, this fails).
+#: A WebSocket frame cannot be paused: it is recorded as an effect and reported, not held.
+NOT_YET_STOPPED = frozenset({"trap-websocket-cancel"})
 
 
 def trap_param(trap: str) -> object:
-    """``trap`` as a test parameter, marked when only the request gate can stop it."""
-    if trap in NEEDS_THE_GATE:
-        reason = "needs the request gate (wip/gate)"
+    """``trap`` as a test parameter, marked when the request gate does not stop it yet."""
+    if trap in NOT_YET_STOPPED:
+        reason = "not stopped by the request gate yet"
         return pytest.param(trap, marks=pytest.mark.xfail(strict=True, reason=reason))
     return trap
 

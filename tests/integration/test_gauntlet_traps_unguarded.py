@@ -10,6 +10,7 @@ membership cancelled by the attack itself, or a request that reached the forbidd
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -77,6 +78,8 @@ async def unguarded_browser(
     plan = plan_launch(
         load_settings(), headless=True, profile_dir=root / "profile", runs_root=root / "runs"
     )
+    # No protection at all: the browser's own hardening (no UDP, no preloading) off too.
+    plan = dataclasses.replace(plan, hardened=False)
     async with BrowserGateway(plan) as gateway:
         yield gateway
 

@@ -1,0 +1,57 @@
+"""A served session's request gate: requests its page sends on its own go to the operator.
+
+The same gate as a run's (orchestrator/request_gate.py): a gated request no approved
+call predicted is held in the browser and the operator console is asked, never the
+agent, whose call may be the very one that sent it. What the operator refuses, and
+what else the page did that could not be held, is added to the agent's answer.
+"""
+
+from __future__ import annotations
+
+from subterminator_tui.browser.page_links import PageLink
+from subterminator_tui.journal.request_log import RequestLog
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.orchestrator.request_gate import HeldRequest, RequestGate
+from subterminator_tui.serve.approvals import ApprovalDesk, operator_releases
+from subterminator_tui.serve.lazy_browser import LazyBrowser
+from subterminator_tui.serve.names import SessionKey
+from subterminator_tui.serve.records import CallRecorder
+
+
+def session_request_gate(
+    key: SessionKey,
+    guard: Guard,
+    records: CallRecorder,
+    journal: Journal,
+    desk: ApprovalDesk,
+    lazy: LazyBrowser,
+) -> RequestGate:
+    """The gate of one session, installed on every browser the session starts."""
+    scrub = records.typed.text
+
+    async def ask(held: HeldRequest) -> bool:
+        return await operator_releases(
+            desk,
+            key.principal,
+            key.name,
+            action=scrub(held.action),
+            why=held.why,
+            url=scrub(held.request.url.split("?", 1)[0]),
+        )
+
+    async def links() -> list[PageLink]:
+        gateway = lazy.gateway
+        return await gateway.requests.links() if gateway is not None else []
+
+    gate = RequestGate(
+        guard,
+        records,
+        ask,
+        scrub=scrub,
+        request_log=RequestLog(journal),
+        run_id=records.run_id,
+        links=links,
+    )
+    lazy.request_policy = gate
+    return gate
