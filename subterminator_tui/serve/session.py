@@ -39,6 +39,7 @@ from subterminator_tui.serve.answers import Answer, judged_by
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.errors import SessionBusyError
+from subterminator_tui.serve.hand_offs import hand_off_refusal
 from subterminator_tui.serve.health_policy import SessionHealth
 from subterminator_tui.serve.lazy_browser import LazyBrowser
 from subterminator_tui.serve.names import SessionKey
@@ -219,6 +220,9 @@ class BrowserSession:
         refusal = self.guard.refusal(call, seen)
         if refusal is not None:
             return self._record(row, started, Answer("refused", refusal.message, seen))
+        handed_off = hand_off_refusal(self.service, tool, seen)
+        if handed_off is not None:
+            return self._record(row, started, Answer("refused", handed_off, seen))
         try:
             gateway.checked_arguments(tool, arguments)
             judged = await self._judge(call, seen)
