@@ -18,6 +18,8 @@ from typing import Any
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.transport_security import TransportSecuritySettings
 
+from subterminator_tui.serve.http_timeouts import read_body, replaying, request_timeout
+
 #: Open MCP sessions one principal may hold at once (an agent needs one, a few at most).
 MAX_MCP_SESSIONS_PER_PRINCIPAL = 16
 #: An idle MCP session is closed after this long (the SDK's default is 30 minutes).
@@ -54,8 +56,10 @@ class McpFront:
         live_sessions: Callable[[], set[str]],
         security: TransportSecuritySettings,
         cap: int = MAX_MCP_SESSIONS_PER_PRINCIPAL,
+        body_limit: int = 1024 * 1024,
     ) -> None:
         self.inner = inner
+        self.body_limit = body_limit
         self.security = security
         self.verifier = verifier
         self.live_sessions = live_sessions
@@ -78,6 +82,12 @@ class McpFront:
             await _too_many(send, self.cap)
             return
 
+        if scope["method"] == "POST":
+            messages, in_time = await read_body(receive, self.body_limit)
+            if not in_time:
+                await request_timeout(send)
+                return
+            receive = replaying(messages, receive)
         rewriting = False
 
         async def watched(message: dict[str, Any]) -> None:
