@@ -60,7 +60,7 @@ CONTENT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "ref_id": _STRING,
-        "mode": {"enum": ["full", "diff", "search"]},
+        "mode": {"enum": ["full", "diff", "unchanged", "search"]},
         "since_ref_id": {"type": ["string", "null"]},
     },
     "required": ["ref_id", "mode"],
