@@ -4,9 +4,10 @@ says what to send.
 The SDK caps MCP sessions only for the whole server (and by default at 10,000), so one
 token could open enough to crowd out everyone else; here each principal may hold
 :data:`MAX_MCP_SESSIONS_PER_PRINCIPAL`, and one more is refused with 429 and a
-``Retry-After``. A 401 names the scheme this server takes: a static bearer token made
-with ``--new-token``, and no OAuth (a client that sees a bare 401 goes looking for an
-OAuth server that does not exist).
+``Retry-After`` (with tokens; ``--no-auth`` on loopback has one principal, the local
+operator, and only the server-wide cap). A 401 names the scheme this server takes: a
+static bearer token made with ``--new-token``, and no OAuth (a client that sees a bare
+401 goes looking for an OAuth server that does not exist).
 """
 
 from __future__ import annotations
@@ -116,7 +117,9 @@ class McpFront:
 
     async def _principal(self, headers: dict[str, str]) -> str | None:
         if self.verifier is None:
-            return "local"
+            # --no-auth (loopback only): one local operator, whose every client is "local";
+            # the server-wide cap is the one that applies.
+            return None
         scheme, _, token = headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token:
             return None
