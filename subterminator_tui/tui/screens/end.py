@@ -49,7 +49,7 @@ class EndScreen(ModalScreen[int]):
             if result.message or result.error:
                 rows.insert(3, ("Detail", result.message or result.error or ""))
             for name, value in rows:
-                yield Static(labelled(f"{name}:", value), classes="row")
+                yield Static(labelled(f"{name}:", value, "bold"), classes="row")
             yield KeyHints({"quit_run": "quit", "look": "look at the run"}, classes="keys")
 
     def action_quit_run(self) -> None:
