@@ -61,7 +61,7 @@ def text_of(result: types.CallToolResult) -> str:
 
 
 class AutoApprover(threading.Thread):
-    """The operator at a pseudo-terminal who answers y to every question."""
+    """The operator at a pseudo-terminal who approves every question (typing its code)."""
 
     def __init__(self) -> None:
         super().__init__(daemon=True)
@@ -76,9 +76,9 @@ class AutoApprover(threading.Thread):
                 screen += os.read(self.master, 4096).decode("utf-8", "replace")
             except OSError:
                 return
-            while "Approve? [y/N]" in screen:
-                _, screen = screen.split("Approve? [y/N]", 1)
-                os.write(self.master, b"y\n")
+            while (asked := re.search(r"Type (\w+) to approve.*?: ", screen)) is not None:
+                screen = screen[asked.end() :]
+                os.write(self.master, asked.group(1).encode() + b"\n")
                 self.answered += 1
 
 
@@ -205,6 +205,7 @@ async def main() -> None:
                 "--http",
                 "127.0.0.1:0",
                 "--no-auth",
+                "--practice",
                 "--operator-tty",
                 approver.path,
                 "--profile-root",

@@ -74,6 +74,11 @@ class Answer:
             data["title"] = self.page.title
         if self.verified is not None:
             data["verified"] = self.verified
+        if self.is_error:
+            # The same stable codes as every other failure (serve/error_contract.py).
+            data["error"] = {"refused": "refused", "rejected": "rejected"}.get(
+                self.status, "browser_error"
+            )
         if self.unavailable is not None:
             data.update(self.unavailable)
         return data

@@ -18,6 +18,7 @@ from typing import Literal
 
 from subterminator_tui.serve.answers import Answer
 from subterminator_tui.serve.errors import ApprovalNotFoundError
+from subterminator_tui.serve.names import echoed
 
 Decision = Literal["pending", "approved", "rejected"]
 
@@ -128,7 +129,7 @@ class ApprovalDesk:
         approval = self._approvals.get(approval_id)
         if approval is None or approval.principal != principal:
             raise ApprovalNotFoundError(
-                f"No approval {approval_id!r} for you. Ids come from a call that returned "
+                f"No approval {echoed(approval_id)} for you. Ids come from a call that returned "
                 "status approval_pending."
             )
         return approval

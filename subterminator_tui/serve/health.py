@@ -21,6 +21,7 @@ import os
 import signal
 import time
 
+from subterminator_tui.browser.mcp_process import ServerStopped
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.serve.health_policy import HealthPolicy, SessionUnavailableError
 from subterminator_tui.serve.names import SessionKey
@@ -66,7 +67,9 @@ class HealthMonitor:
     async def _checked(self, session: BrowserSession) -> None:
         try:
             await self.check(session)
-        except SubTerminatorError as error:
+        except (SubTerminatorError, ServerStopped) as error:
+            # Node can die again under a check or a restart: logged, never an unretrieved
+            # task exception; the next check looks again.
             logger.warning("health check of %s failed: %s", session.key.name, error)
         finally:
             self._checks.pop(session.key, None)
@@ -119,8 +122,10 @@ class HealthMonitor:
                 await session.open_browser()
         except SessionUnavailableError:
             await session.close_browser()
-        except SubTerminatorError as error:
-            # Left closed: the next call starts it (this restart counted already).
+        except (SubTerminatorError, ServerStopped) as error:
+            # Node died again while the page reopened: left closed, the next call starts it
+            # through the same gate (this restart counted already, so the limit holds).
             logger.warning("%s: the restart failed: %s", session.key.name, error)
+            await session.close_browser()
         finally:
             session.release()

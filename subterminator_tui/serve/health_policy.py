@@ -27,6 +27,10 @@ class SessionUnavailableError(BrowserUnavailableError):
         super().__init__(message, state=state, retry_after=retry_after, session=session)
 
 
+#: What a first restart is expected to take (a fresh Node and Chromium here take 2-4 s).
+FIRST_RESTART_GUESS_SECONDS = 3.0
+
+
 @dataclass(frozen=True)
 class HealthPolicy:
     """How sessions' browsers are watched and restarted (serve's defaults from the issue)."""
@@ -54,6 +58,8 @@ class SessionHealth:
         self.restart_seconds: list[float] = []
         self._restarts: deque[float] = deque()
         self._degraded_at: float | None = None
+        #: When the restart under way should be done: its backoff plus a restart's usual time.
+        self._ready_by = 0.0
 
     def _forget_old(self, now: float) -> None:
         while self._restarts and now - self._restarts[0] >= self.policy.window_seconds:
@@ -67,11 +73,19 @@ class SessionHealth:
             return None
         return self.policy.backoff[min(used, len(self.policy.backoff) - 1)]
 
-    def note_restart(self, now: float) -> None:
-        """A restart begins now (it counts whether or not it succeeds)."""
+    def note_restart(self, now: float, backoff: float = 0.0) -> None:
+        """A restart begins now, after ``backoff`` (it counts whether or not it succeeds)."""
         self._restarts.append(now)
         self.restarts_total += 1
         self.state = "restarting"
+        self._ready_by = now + backoff + self.usual_restart_seconds()
+
+    def usual_restart_seconds(self) -> float:
+        """How long this session's restarts took (the median), or a first guess."""
+        if not self.restart_seconds:
+            return FIRST_RESTART_GUESS_SECONDS
+        ordered = sorted(self.restart_seconds)
+        return ordered[len(ordered) // 2]
 
     def degrade(self, now: float) -> None:
         """Too many restarts: refuse calls until the oldest restart leaves the window."""
@@ -86,7 +100,8 @@ class SessionHealth:
     def retry_after(self, now: float) -> float:
         """Seconds until a call may be tried again (0 when it may now)."""
         if self.state == "restarting":
-            return self.policy.backoff[-1] + 5.0
+            # The backoff left plus a restart's usual time; never 0 while it is under way.
+            return max(1.0, self._ready_by - now)
         if self.state != "degraded" or not self._restarts:
             return 0.0
         return max(0.0, self._restarts[0] + self.policy.window_seconds - now)

@@ -25,6 +25,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from subterminator_tui.browser.egress.addresses import listen_address
 from subterminator_tui.serve.errors import ServeConfigurationError
 from subterminator_tui.serve.http_front import MAX_MCP_SESSIONS, MCP_SESSION_IDLE_SECONDS, McpFront
+from subterminator_tui.serve.http_timeouts import DeadlineH11Protocol
 from subterminator_tui.serve.live_view import LiveView
 from subterminator_tui.serve.runner import Transport
 from subterminator_tui.serve.tokens import TokenFileVerifier, read_tokens
@@ -145,6 +146,8 @@ def http_transport(
             log_level="warning",
             lifespan="on",
             timeout_graceful_shutdown=GRACEFUL_SECONDS,
+            # A request head must be complete within seconds of connecting (slow clients).
+            http=DeadlineH11Protocol,
         )
         web = _QuietServer(config)
         config.load()
@@ -161,7 +164,11 @@ def http_transport(
         verifier = options.verifier()
         manager = server.session_manager
         front = McpFront(
-            mcp_app, verifier, lambda: set(manager._server_instances), options.security(port)
+            mcp_app,
+            verifier,
+            lambda: set(manager._server_instances),
+            options.security(port),
+            body_limit=options.body_limit,
         )
         # /sessions/{name}/screenshots, which the SDK would not protect: checked there.
         app_holder["app"] = LiveView(front, server, options.security(port), verifier)

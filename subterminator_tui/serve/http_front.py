@@ -4,9 +4,10 @@ says what to send.
 The SDK caps MCP sessions only for the whole server (and by default at 10,000), so one
 token could open enough to crowd out everyone else; here each principal may hold
 :data:`MAX_MCP_SESSIONS_PER_PRINCIPAL`, and one more is refused with 429 and a
-``Retry-After``. A 401 names the scheme this server takes: a static bearer token made
-with ``--new-token``, and no OAuth (a client that sees a bare 401 goes looking for an
-OAuth server that does not exist).
+``Retry-After`` (with tokens; ``--no-auth`` on loopback has one principal, the local
+operator, and only the server-wide cap). A 401 names the scheme this server takes: a
+static bearer token made with ``--new-token``, and no OAuth (a client that sees a bare
+401 goes looking for an OAuth server that does not exist).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.transport_security import TransportSecuritySettings
+
+from subterminator_tui.serve.http_timeouts import read_body, replaying, request_timeout
 
 #: Open MCP sessions one principal may hold at once (an agent needs one, a few at most).
 MAX_MCP_SESSIONS_PER_PRINCIPAL = 16
@@ -54,8 +57,10 @@ class McpFront:
         live_sessions: Callable[[], set[str]],
         security: TransportSecuritySettings,
         cap: int = MAX_MCP_SESSIONS_PER_PRINCIPAL,
+        body_limit: int = 1024 * 1024,
     ) -> None:
         self.inner = inner
+        self.body_limit = body_limit
         self.security = security
         self.verifier = verifier
         self.live_sessions = live_sessions
@@ -78,6 +83,12 @@ class McpFront:
             await _too_many(send, self.cap)
             return
 
+        if scope["method"] == "POST":
+            messages, in_time = await read_body(receive, self.body_limit)
+            if not in_time:
+                await request_timeout(send)
+                return
+            receive = replaying(messages, receive)
         rewriting = False
 
         async def watched(message: dict[str, Any]) -> None:
@@ -106,7 +117,9 @@ class McpFront:
 
     async def _principal(self, headers: dict[str, str]) -> str | None:
         if self.verifier is None:
-            return "local"
+            # --no-auth (loopback only): one local operator, whose every client is "local";
+            # the server-wide cap is the one that applies.
+            return None
         scheme, _, token = headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token:
             return None

@@ -5,12 +5,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from subterminator_tui.inert_text import inert_line
 from subterminator_tui.serve.errors import ServeInputError
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,47}")
 
 #: The principal of the stdio transport and of HTTP with ``--no-auth``: the local operator.
 LOCAL_PRINCIPAL = "local"
+
+
+#: The most of a caller's own input an error message repeats back.
+ECHO_LIMIT = 60
+
+
+def echoed(value: object) -> str:
+    """``value`` as an error message quotes it: repr'd, inert, at most ECHO_LIMIT characters.
+
+    A client's input comes back in errors; a megabyte name must not come back whole.
+    """
+    text = inert_line(repr(value))
+    return text if len(text) <= ECHO_LIMIT else text[: ECHO_LIMIT - 1] + "…"
 
 
 def checked_name(kind: str, value: str) -> str:
@@ -21,7 +35,7 @@ def checked_name(kind: str, value: str) -> str:
     """
     if not isinstance(value, str) or not _NAME.fullmatch(value):
         raise ServeInputError(
-            f"Invalid {kind} {value!r}: use 1-48 lower-case letters, digits, '-' or '_', "
+            f"Invalid {kind} {echoed(value)}: use 1-48 lower-case letters, digits, '-' or '_', "
             "starting with a letter or digit (for example 'demo-1')."
         )
     return value

@@ -10,11 +10,11 @@ from typing import Annotated, Any, Literal
 
 import mcp_types as types
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.serve.content import ContentReader
+from subterminator_tui.serve.error_contract import failure_result
 
 _READ_ONLY = types.ToolAnnotations(read_only_hint=True)
 
@@ -50,7 +50,7 @@ def add_record_tools(
                 principal(), ref_id, search_for=search_for, reset_cursor=reset_cursor
             )
         except SubTerminatorError as error:
-            raise ToolError(str(error)) from None
+            return failure_result(error)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=reading.content)],
             structured_content={
@@ -77,5 +77,5 @@ def add_record_tools(
         try:
             text = reader.console(principal(), ref_id, level)
         except SubTerminatorError as error:
-            raise ToolError(str(error)) from None
+            return failure_result(error)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])

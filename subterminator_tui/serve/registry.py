@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from subterminator_tui.errors import SubTerminatorError
+from subterminator_tui.errors import ServiceNotFoundError, SubTerminatorError
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.rules import ServiceConfig, domain_allowed, generic_service, load_services
 from subterminator_tui.rules.domains import web_host
@@ -25,7 +25,7 @@ from subterminator_tui.serve.errors import (
     SessionLimitError,
     SessionNotFoundError,
 )
-from subterminator_tui.serve.names import SessionKey
+from subterminator_tui.serve.names import SessionKey, echoed
 from subterminator_tui.serve.session import BrowserSession
 
 #: How often the idle check runs (a fraction of the idle timeout, at most a minute).
@@ -56,13 +56,17 @@ class SessionRegistry:
         registrable domain only, under the generic rules, as ``cancel example.com`` does.
         """
         if service_id in self._services or not self.config.any_site:
+            if service_id not in self._services:
+                # The registry's own error, quoting a bounded part of the caller's input.
+                shown = echoed(service_id).strip("'\"")
+                raise ServiceNotFoundError(shown, self._services.ids())
             service = self._services.get(service_id)
         else:
             try:
                 service = generic_service(service_id)
             except SubTerminatorError as error:
                 raise ServeInputError(
-                    f"Unknown service or address {service_id!r}: {error}"
+                    f"Unknown service or address {echoed(service_id)}: {error}"
                 ) from None
         if service.practice and not (self.config.practice or self.config.practice_url):
             raise ServeInputError(
@@ -75,12 +79,12 @@ class SessionRegistry:
         if malformed:
             raise ServeInputError(
                 f"Domains must be plain lower-case host names or addresses, such as "
-                f"'example.com' (got {', '.join(map(repr, malformed))})."
+                f"'example.com' (got {', '.join(map(echoed, malformed[:5]))})."
             )
         wider = [d for d in domains if not domain_allowed(f"http://{d}/", service.allowed_domains)]
         if wider:
             raise ServeInputError(
-                f"Domains {', '.join(map(repr, wider))} are not within "
+                f"Domains {', '.join(map(echoed, wider[:5]))} are not within "
                 f"{service.name}'s allowed domains ({', '.join(service.allowed_domains)}); a "
                 "session may narrow them, never widen them."
             )

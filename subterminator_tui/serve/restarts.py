@@ -50,7 +50,7 @@ class RestartGate:
             health.degrade(now)
             raise health.unavailable(self.name, now)
         logger.warning("%s: %s; restarting in %.1f s", self.name, why, backoff)
-        health.note_restart(now)
+        health.note_restart(now, backoff)
         try:
             await self._sleep(backoff)
             started = time.perf_counter()

@@ -41,6 +41,7 @@ from subterminator_tui.serve.answers import Answer, judged_by
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.errors import SessionBusyError
+from subterminator_tui.serve.hand_offs import hand_off_refusal
 from subterminator_tui.serve.health_policy import SessionHealth
 from subterminator_tui.serve.held_requests import session_request_gate
 from subterminator_tui.serve.lazy_browser import LazyBrowser
@@ -222,6 +223,10 @@ class BrowserSession:
                 "refs from before are void. Nothing was done; use a ref from the page below."
             )
             return self._record(row, started, Answer("refused", message, seen))
+        # An agent never signs in: the sign-in belongs to the operator, as a rule.
+        handed_off = hand_off_refusal(self.service, tool, seen)
+        if handed_off is not None:
+            return self._record(row, started, Answer("refused", handed_off, seen))
         try:
             prepared = await self.calls.prepare(call, seen, gateway)
         except MCPToolError as unread:

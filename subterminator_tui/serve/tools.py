@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,17 +26,19 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from pydantic import AnyHttpUrl, Field
 
 from subterminator_tui import __version__
-from subterminator_tui.errors import BrowserUnavailableError, SubTerminatorError
+from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.serve.answers import Answer
 from subterminator_tui.serve.approvals import ApprovalDesk
 from subterminator_tui.serve.content import ContentReader
+from subterminator_tui.serve.error_contract import error_result, failure_result
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.record_tools import add_record_tools
 from subterminator_tui.serve.registry import SessionRegistry
+from subterminator_tui.serve.surface import describe_tools
 
 #: JPEG over PNG keeps a viewport well under the 5 MB a client accepts (seed 002 R3).
 MAX_SCREENSHOT_BYTES = 5 * 1024 * 1024
@@ -121,7 +123,7 @@ def build_server(
         if token_verifier is not None
         else None
     )
-    server: MCPServer[Any] = MCPServer(
+    server: MCPServer[Any] = _StructuredErrors(
         "subterminator",
         instructions=INSTRUCTIONS,
         version=__version__,
@@ -151,19 +153,10 @@ def build_server(
             held = registry.get(principal(), session)
             work = held.run(tool, arguments)
             answer = await (_with_progress(ctx, label, work) if label else work)
-        except BrowserUnavailableError as down:
-            # Degraded or restarting: an error result whose structured content says when
-            # to retry (retry_after), next to the same words for a person.
-            return as_result(Answer("error", str(down), unavailable=down.facts()))
         except SubTerminatorError as error:
-            raise ToolError(str(error)) from None
+            # Degraded or restarting carry retry_after; every failure has its error code.
+            return failure_result(error)
         return as_result(answer)
-
-    def refusing(call: Callable[[], Any]) -> Any:
-        try:
-            return call()
-        except SubTerminatorError as error:
-            raise ToolError(str(error)) from None
 
     @server.tool(
         description="Open (or find again) your named browser session for a service. WHEN TO "
@@ -185,7 +178,10 @@ def build_server(
             list[str] | None, Field(description="Narrow the allowed domains (optional).")
         ] = None,
     ) -> types.CallToolResult:
-        opened, new = refusing(lambda: registry.open(principal(), name, service, domains))
+        try:
+            opened, new = registry.open(principal(), name, service, domains)
+        except SubTerminatorError as error:
+            return failure_result(error)
         verb = "Opened" if new else "Found"
         message = (
             f"{verb} session '{name}' for {opened.service.name}; allowed domains: "
@@ -219,7 +215,7 @@ def build_server(
         try:
             await registry.close(principal(), name)
         except SubTerminatorError as error:
-            raise ToolError(str(error)) from None
+            return failure_result(error)
         return as_result(Answer("ok", f"Closed session '{name}'."))
 
     @server.tool(
@@ -350,7 +346,7 @@ def build_server(
         if seconds is not None:
             arguments["time"] = seconds
         if not arguments:
-            raise ToolError("Give text, text_gone or seconds.")
+            return error_result("invalid_argument", "Give text, text_gone or seconds.")
         return await browser(session, "browser_wait_for", arguments, ctx, "waiting")
 
     async def screenshot(session: SessionName, ctx: Context) -> types.CallToolResult:
@@ -363,7 +359,9 @@ def build_server(
             return result
         data = await asyncio.to_thread(Path(page.screenshot_path).read_bytes)
         if len(data) > MAX_SCREENSHOT_BYTES:
-            raise ToolError("The screenshot is over 5 MB; use snapshot without image instead.")
+            return error_result(
+                "limit", "The screenshot is over 5 MB; use snapshot without image instead."
+            )
         image = types.ImageContent(
             type="image", data=base64.b64encode(data).decode("ascii"), mime_type="image/jpeg"
         )
@@ -386,7 +384,7 @@ def build_server(
         try:
             desk.get(principal(), approval_id)
         except SubTerminatorError as error:
-            raise ToolError(str(error)) from None
+            return failure_result(error)
 
         async def waited() -> Answer:
             approval = await desk.wait(principal(), approval_id, timeout_seconds)
@@ -396,4 +394,21 @@ def build_server(
 
     if reader is not None:
         add_record_tools(server, reader, principal)
+    describe_tools(server)
     return server
+
+
+class _StructuredErrors(MCPServer[Any]):
+    """The SDK's server, answering a bad argument or an unknown tool like any other failure
+    (error_contract.py) instead of with the SDK's own text."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        """As the SDK's, a ToolError becoming a structured error result."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise  # logged with its traceback by the SDK; the client reads a plain failure
+        except ToolError as error:
+            return failure_result(error)

@@ -21,6 +21,7 @@ from subterminator_tui.rules import (
     registrable_domain,
     site_url,
 )
+from subterminator_tui.rules.domains import site_entry
 from subterminator_tui.session.places import check_browser_place
 from subterminator_tui.session.saved_sign_in import read_sign_in_file
 from subterminator_tui.settings import Settings, load_settings
@@ -186,6 +187,12 @@ def _known_site(start_url: str, services: tuple[str, ...]) -> ServiceConfig | No
     """
     registry = load_services([Path(p) for p in services])
     recorded = _recorded_site(registrable_domain(start_url), registry)
+    if recorded is not None and not domain_allowed(start_url, recorded.allowed_domains):
+        # A site on this computer recorded on another port: the address typed now names
+        # the origin this run may reach (its port only, as for any local site).
+        entry = site_entry(start_url, recorded.id)
+        if entry != recorded.id:
+            recorded = recorded.model_copy(update={"allowed_domains": (entry,)})
     if recorded is not None and domain_allowed(start_url, recorded.allowed_domains):
         return recorded
     claiming = [

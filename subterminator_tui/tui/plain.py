@@ -25,9 +25,9 @@ def plain_block(text: object, style: str = "") -> Text:
     return Text(inert_text(str(text)), style=style)
 
 
-def labelled(label: str, text: object) -> Text:
-    """``Label: text``, the label ours (bold), the text plain."""
-    return Text.assemble((label, "bold"), " ", plain(text))
+def labelled(label: str, text: object, label_style: str = "") -> Text:
+    """``Label: text``, the label ours (in ``label_style``), the text plain."""
+    return Text.assemble((label, label_style), " ", plain(text))
 
 
 def escaped(text: object) -> str:

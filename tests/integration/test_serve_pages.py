@@ -157,3 +157,24 @@ async def test_a_call_held_when_its_session_closes_is_not_an_operator_rejection(
             assert approval.answer.status == "error"
             assert f"Not sent: {why}" in approval.answer.message
             assert "operator rejected" not in approval.answer.message
+
+
+async def test_an_agent_cannot_sign_in(tmp_path: Path) -> None:
+    """On the sign-in page an agent's typing and clicking are refused before the browser;
+    looking and leaving still work. Agents never sign in: now a rule, not advice."""
+    if browser_parts_missing():
+        pytest.skip(browser_parts_missing() or "")
+    with DemoflixServer() as practice:
+        async with serve_registry(tmp_path, practice.base_url) as registry:
+            session, _ = registry.open("agent", "main", "demoflix")
+            first = await session.run("browser_snapshot", {})
+            assert first.page is not None and "/login" in first.page.url
+            username = first.page.ref_of("textbox", "Username")
+            typed = await session.run("browser_type", {"target": username, "text": "demo"})
+            assert typed.status == "refused" and "a sign-in" in typed.message
+            signed = await session.run(
+                "browser_click", {"target": first.page.ref_of("button", "Sign in")}
+            )
+            assert signed.status == "refused"
+            assert (await session.run("browser_snapshot", {})).status == "ok"
+        assert practice.state.sign_ins == 0

@@ -41,6 +41,7 @@ def console(tmp_path: Path) -> OperatorConsole:
     config = ServeConfig(
         settings=load_settings(journal=tmp_path / "journal.sqlite3"),
         profile_root=tmp_path / "profiles",
+        practice=True,
     )
     return OperatorConsole(config, idle_transport, image_previews=False)
 

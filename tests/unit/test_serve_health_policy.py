@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
+from subterminator_tui.browser.mcp_process import ServerStopped
 from subterminator_tui.errors import MCPConnectionError
+from subterminator_tui.serve.health import HealthMonitor
 from subterminator_tui.serve.health_policy import (
     HealthPolicy,
     SessionHealth,
     SessionUnavailableError,
 )
+from subterminator_tui.serve.names import SessionKey
+from subterminator_tui.serve.registry import SessionRegistry
 from subterminator_tui.serve.restarts import RestartGate
+from subterminator_tui.serve.session import BrowserSession
 
 
 def test_the_defaults_are_the_issues() -> None:
@@ -105,3 +112,45 @@ async def test_a_restart_that_fails_still_counts_and_leaves_the_session_ready() 
             raise MCPConnectionError("Chromium did not start")
     assert health.restarts_total == 1 and health.restart_seconds == []
     assert health.state == "ready"
+
+
+def test_retry_after_while_restarting_is_the_real_wait() -> None:
+    """retry_after counts down the backoff plus a restart's usual time; it is not a fixed 9."""
+    health = SessionHealth(HealthPolicy())
+    health.restart_seconds.extend([2.0, 2.5, 3.0])
+    health.note_restart(100.0, backoff=4.0)
+    assert health.retry_after(100.0) == pytest.approx(6.5)
+    assert health.retry_after(105.0) == pytest.approx(1.5)
+    assert health.retry_after(120.0) == 1.0  # late: try again soon, never 0 while restarting
+
+
+async def test_node_dying_while_a_restart_reopens_the_page_does_not_escape() -> None:
+    """ServerStopped under a restart is the restart failing: logged, browser left closed,
+    counted in the window; nothing escapes the health task."""
+    health = SessionHealth(HealthPolicy())
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    class DyingSession:
+        key = SessionKey("alice", "main")
+        restart_gate = RestartGate("main", health, sleep=no_wait)
+        closed = 0
+
+        def claim_for(self, what: str) -> bool:
+            return True
+
+        def release(self) -> None:
+            pass
+
+        async def close_browser(self) -> None:
+            self.closed += 1
+
+        async def open_browser(self) -> None:
+            raise ServerStopped("Node died while the page reopened")
+
+    session = DyingSession()
+    monitor = HealthMonitor(cast(SessionRegistry, None), HealthPolicy())
+    await monitor.restart(cast(BrowserSession, session), "it died")
+    assert session.closed == 2  # before the restart, and after it failed
+    assert health.restarts_total == 1 and health.state == "ready"

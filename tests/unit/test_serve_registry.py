@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.errors import ConfigurationError, SubTerminatorError
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.serve.answers import Answer, judged_by
 from subterminator_tui.serve.approvals import ApprovalDesk
@@ -159,3 +159,17 @@ def test_practice_services_are_offered_only_when_asked(tmp_path: Path) -> None:
         with pytest.raises(ServeInputError, match="--practice"):
             registry.open("alice", "demo", "demoflix")
         assert registry.open("alice", "netflix", "netflix")[1]
+
+
+def test_errors_echo_at_most_a_little_of_the_input(registry: SessionRegistry) -> None:
+    """A megabyte session name, service or approval id comes back cut short, never whole."""
+    huge = "A" * 1_000_000
+    for attempt in (
+        lambda: registry.open("alice", huge, "demoflix"),
+        lambda: registry.open("alice", "main", "demoflix", [huge]),
+        lambda: registry.desk.get("alice", huge),
+        lambda: registry.open("alice", "main", huge),
+    ):
+        with pytest.raises(SubTerminatorError) as refused:
+            attempt()
+        assert "A" * 100 not in str(refused.value)

@@ -73,7 +73,7 @@ class EndScreen(QuestionScreen[int]):
                 # Where to cancel instead, or how to reach the service: page text, escaped below.
                 rows[4:4] = result.ending.rows()
             for name, value in rows:
-                yield Static(labelled(f"{name}:", value), classes="row")
+                yield Static(labelled(f"{name}:", value, "bold"), classes="row")
             if result.ending is not None and result.ending.letter:
                 yield Static(Text(result.ending.letter), classes="row letter")
             yield KeyHints({"quit_run": "quit", "look": "look at the run"}, classes="keys")
