@@ -6,6 +6,7 @@ import json
 import sys
 from typing import TextIO
 
+from subterminator_tui.orchestrator.endings import ending_of
 from subterminator_tui.orchestrator.events import (
     Event,
     NoAction,
@@ -23,11 +24,18 @@ class TerminalReporter:
     """Prints a run as it happens."""
 
     def __init__(
-        self, out: TextIO | None = None, err: TextIO | None = None, *, verbose: bool = False
+        self,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+        *,
+        verbose: bool = False,
+        command: str = "",
     ) -> None:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.verbose = verbose
+        #: What to type to run it again, for the next step after a failure.
+        self.command = command
         self.service_name = ""
 
     def emit(self, event: Event) -> None:
@@ -50,6 +58,9 @@ class TerminalReporter:
         elif isinstance(event, TurnFinished):
             if event.outcome not in ("ok", "done"):
                 self._out(f"    -> {event.outcome}: {event.message}")
+            elif event.human_seconds > 0:
+                # The turn line above was printed before the question: say it ran after it.
+                self._out("    -> done after your approval")
         elif isinstance(event, NoAction):
             self._err(f"[Turn {event.turn}] no tool call ({event.count} in a row)")
         elif isinstance(event, Notice):
@@ -75,23 +86,10 @@ class TerminalReporter:
         return call.name
 
     def _finished(self, event: RunFinished) -> None:
-        result = event.result
+        ending = ending_of(event.result, self.service_name, self.command)
         self._out("")
-        if result.reason == "dry_run":
-            self._out(f"Dry run: proposed {result.message}. Nothing was done: no action ran.")
-        elif result.success:
-            # Generic rules are weaker evidence than a service's own: the line says which held.
-            how = " by generic rules" if result.verified_by == "generic" else ""
-            self._out(
-                f"✓ {self.service_name} cancellation completed and verified{how} "
-                f"({result.turns} turns)"
-            )
-        else:
-            detail = result.message or result.error or ""
-            self._out(
-                f"✗ {self.service_name}: not cancelled ({result.reason})"
-                + (f": {detail}" if detail else "")
-            )
+        self._out(("✓ " if ending.success else "✗ ") + ending.happened)
+        self._out("  " + ending.next_step)
 
     def _out(self, text: str) -> None:
         print(text, file=self.out, flush=True)

@@ -237,6 +237,8 @@ class Orchestrator:
             step = self.ledger.question(judged.why, action, snapshot.url)
             decision = await self._ask("rule", judged.why, action, snapshot, call)
             self.ledger.decision(step, decision.verdict)
+            if decision.verdict == "reject" and not decision.answered:
+                raise RunEnded("no_answer", f"{action} was not run")
             if decision.verdict == "reject":
                 raise RunEnded("human_rejected", f"You rejected: {action}")
             if decision.verdict == "guidance":
@@ -338,6 +340,8 @@ class Orchestrator:
         why = str(call.arguments.get("reason", ""))
         action = str(call.arguments.get("action", ""))
         decision = await self._ask("model_request", why, action, snapshot, None)
+        if decision.verdict == "reject" and not decision.answered:
+            raise RunEnded("no_answer", f"{action} was not run")
         if decision.verdict == "reject":
             raise RunEnded("human_rejected", f"You rejected: {action}")
         status: dict[str, Any] = {"approved": decision.verdict == "approve"}

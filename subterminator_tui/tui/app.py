@@ -26,6 +26,7 @@ from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import FAILURE, INTERRUPTED, TERMINATED
+from subterminator_tui.orchestrator.endings import Ending, ending_of
 from subterminator_tui.orchestrator.events import (
     NoAction,
     Notice,
@@ -93,9 +94,17 @@ class SubTerminatorApp(App[int]):
         *,
         image_previews: bool = True,
         keymap: dict[str, str] | None = None,
+        command: str = "",
     ) -> None:
         super().__init__()
         self.session = session
+        #: What to type to run it again, named in an ending's next step.
+        self.command = command
+        self.service_name = ""
+        #: How the run ended, in words (None until it has); printed after the app closes.
+        self.ending: Ending | None = None
+        #: The error that ended the run, in words, when it could not go on.
+        self.failure: str | None = None
         self.image_previews = image_previews
         self._user_keymap = keymap or {}
         self.result: TaskResult | None = None
@@ -174,7 +183,7 @@ class SubTerminatorApp(App[int]):
         event = message.event
         header = self.query_one(RunHeader)
         if isinstance(event, RunStarted):
-            header.service = event.service_name
+            header.service = self.service_name = event.service_name
             header.driver = f"model {event.model}" if event.model else f"{event.pilot} pilot"
             header.max_turns = event.max_turns
             header.state = "running" if event.checkpoints else "running, CHECKPOINTS OFF"
@@ -211,7 +220,7 @@ class SubTerminatorApp(App[int]):
             )
         elif isinstance(event, RunFinished):
             header.tokens = event.result.input_tokens + event.result.output_tokens
-            header.state = event.result.reason
+            header.state = ending_of(event.result, self.service_name, self.command).status
 
     @work(exclusive=True, group="live-view", exit_on_error=False)
     async def _frame_after_action(self) -> None:
@@ -276,11 +285,13 @@ class SubTerminatorApp(App[int]):
             result = event.worker.result
             assert result is not None
             self.result = result
-            self.questions.ask(lambda: EndScreen(result), self._after_summary)
+            ending = self.ending = ending_of(result, self.service_name, self.command)
+            self.questions.ask(lambda: EndScreen(result, ending), self._after_summary)
         elif event.state == WorkerState.ERROR:
             error = event.worker.error
             code = error.exit_code if isinstance(error, SubTerminatorError) else FAILURE
             message = str(error) if isinstance(error, SubTerminatorError) else repr(error)
+            self.failure = message
             self.questions.ask(lambda: ErrorScreen(message, code), self._after_summary)
 
     def _after_summary(self, code: int | None) -> None:

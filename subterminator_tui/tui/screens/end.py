@@ -5,51 +5,51 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.binding import BindingType
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
+from subterminator_tui.orchestrator.endings import Ending
 from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.screens.question import QuestionScreen
 from subterminator_tui.tui.widgets.key_hints import KeyHints
 
 
 class EndScreen(QuestionScreen[int]):
-    """Shows the TaskResult; ``q`` quits with its exit code."""
+    """What happened and what next, in words; ``q`` quits with the run's exit code."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit_run", "Quit", id="end.quit", tooltip="Leave with this exit code"),
-        Binding("escape", "look", "Look around", id="end.look", tooltip="Back to the run"),
-    ]
+    #: What the help screen calls this screen.
+    HELP_TITLE = "the end of the run"
 
-    def __init__(self, result: TaskResult) -> None:
+    BINDINGS: ClassVar[list[BindingType]] = bindings("end")  # type: ignore[assignment]
+
+    def __init__(self, result: TaskResult, ending: Ending) -> None:
         super().__init__()
         self.result = result
+        self.ending = ending
 
     def compose(self) -> ComposeResult:
-        """The summary."""
-        result = self.result
-        generic = result.verified_by == "generic"
-        verdict = "Cancelled and verified" if result.success else "Not cancelled"
-        if result.success and generic:
-            verdict += " by generic rules"
-        with Vertical(id="end-dialog", classes="dialog " + ("good" if result.success else "bad")):
-            yield Label(("✓ " if result.success else "✗ ") + verdict, classes="title")
-            rows = [
-                ("Success", "yes" if result.success else "no"),
-                ("Verified", ("yes" if result.verified else "no") + " (generic rules)" * generic),
-                ("Reason", result.reason),
-                ("Turns", str(result.turns)),
-                ("Model calls", str(result.model_calls)),
-                ("Tokens", f"{result.input_tokens:,} in, {result.output_tokens:,} out"),
-                ("Final URL", result.final_url or "-"),
-                ("Exit code", str(result.exit_code)),
-            ]
-            if result.message or result.error:
-                rows.insert(3, ("Detail", result.message or result.error or ""))
-            for name, value in rows:
-                yield Static(f"[b]{name}:[/b] {value}", classes="row")
+        """The sentence of what happened, what to do next, the keys; the figures below."""
+        result, ending = self.result, self.ending
+        with Vertical(id="end-dialog", classes="dialog " + ("good" if ending.success else "bad")):
+            yield Label(
+                ("✓ " if ending.success else "✗ ") + ending.happened,
+                id="end-happened",
+                classes="title",
+            )
+            yield Static(ending.next_step, id="end-next", classes="hint")
             yield KeyHints({"quit_run": "quit", "look": "look at the run"}, classes="keys")
+            with VerticalScroll(classes="details"):
+                rows = [
+                    ("Turns", str(result.turns)),
+                    ("Model calls", str(result.model_calls)),
+                    ("Tokens", f"{result.input_tokens:,} in, {result.output_tokens:,} out"),
+                    ("Final URL", result.final_url or "-"),
+                    ("Exit code", str(result.exit_code)),
+                ]
+                for name, value in rows:
+                    yield Static(f"[b]{name}:[/b] {value}", classes="row", markup=True)
 
     def action_quit_run(self) -> None:
         """Quit with the run's exit code."""
