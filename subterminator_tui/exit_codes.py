@@ -11,7 +11,7 @@ CONFIGURATION = 2
 CONNECTION = 3
 """Playwright MCP, the browser or the model's API could not be reached or kept alive."""
 INTERRUPTED = 130
-"""Stopped with Ctrl+C."""
+"""Stopped by the person: Ctrl+C, "Stop the run?" answered, or the terminal closed (SIGHUP)."""
 TERMINATED = 143
 """Stopped with SIGTERM."""
 
@@ -23,7 +23,7 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
         "configuration error (missing key, Node or browser; bad services.toml; unknown service)",
     ),
     (CONNECTION, "connection error (Playwright MCP, the browser or the model's API)"),
-    (INTERRUPTED, "interrupted with Ctrl+C"),
+    (INTERRUPTED, "interrupted: Ctrl+C, stopped in the app, or the terminal closed"),
     (TERMINATED, "terminated with SIGTERM"),
 )
 

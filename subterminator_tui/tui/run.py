@@ -7,25 +7,11 @@ import sys
 from subterminator_tui.exit_codes import INTERRUPTED, TERMINATED
 from subterminator_tui.orchestrator.endings import describe_ending
 from subterminator_tui.session import CancelSession, RunRequest, RunSession
-from subterminator_tui.settings import Settings
+from subterminator_tui.settings import Settings, save_setting
+from subterminator_tui.tui.actions import binding_ids
 from subterminator_tui.tui.app import SubTerminatorApp
-from subterminator_tui.tui.keymap import CONSOLE_BINDING_IDS, binding_ids, check_keymap
-from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
-from subterminator_tui.tui.screens.end import EndScreen
-from subterminator_tui.tui.screens.error import ErrorScreen
-from subterminator_tui.tui.screens.handoff import HandoffScreen
-from subterminator_tui.tui.screens.quit import QuitScreen
+from subterminator_tui.tui.keymap import check_keymap
 from subterminator_tui.tui.widgets.preview import prepare_terminal_graphics
-
-#: Everything in the app that declares key bindings a keymap may remap.
-BINDING_OWNERS = (
-    SubTerminatorApp,
-    CheckpointScreen,
-    HandoffScreen,
-    EndScreen,
-    ErrorScreen,
-    QuitScreen,
-)
 
 
 def create_app(settings: Settings, session: RunSession, command: str = "") -> SubTerminatorApp:
@@ -34,12 +20,14 @@ def create_app(settings: Settings, session: RunSession, command: str = "") -> Su
     An unknown binding id in the keymap is a ConfigurationError before anything starts.
     """
     # One keymap serves the app and the operator console (`serve --tui`).
-    check_keymap(settings.keymap, binding_ids(BINDING_OWNERS) | CONSOLE_BINDING_IDS)
+    check_keymap(settings.keymap, binding_ids())
     return SubTerminatorApp(
         session,
         image_previews=settings.image_previews,
         keymap=dict(settings.keymap),
         command=command,
+        theme=settings.theme,
+        save_theme=lambda name: save_setting("theme", name),
     )
 
 
