@@ -15,6 +15,8 @@ lint: setup-tests
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
 	.venv/bin/lint-imports
+	# The manual in docs/: strict, so a broken link fails the build (offline: bundled theme).
+	.venv/bin/mkdocs build --strict --quiet --site-dir build/site
 
 # Four workers on two cores: a browser test mostly waits on Chromium (one worker kept
 # the CPUs a third busy), so four overlap their waits.

@@ -1,10 +1,11 @@
 """Regenerate the README's screenshots: ``.venv/bin/python scripts/screenshots.py``.
 
-Writes ``screenshots/main.svg``, ``checkpoint.svg``, ``handoff.svg`` and
-``end.svg``. Each is one of the snapshot tests' scenes (tests/tui/conftest.py):
-the CLI's app factory, the scripted session built from the real captured
-demoflix pages, a frozen clock, no image previews, a 140x40 terminal, so the
-images change only when the app's look does, and show no host name or path.
+Writes ``docs/screenshots/main.svg``, ``checkpoint.svg``, ``handoff.svg`` and
+``end.svg``: the app as a first run of ``make demo`` shows it (the playbook
+driving, no model), through the CLI's app factory and the scripted session built
+from the real captured demoflix pages, a frozen clock, no image previews, a
+100x30 terminal, so the images change only when the app's look does, and show no
+host name or path. tests/tui/test_screenshots_current.py fails when they are stale.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the scenes live with the tests
 
 from tests.fakes.scripted_session import freeze_header_clock  # noqa: E402
-from tests.tui.conftest import SCREENSHOT_SCENES, SIZE  # noqa: E402
+from tests.tui.conftest import SCREENSHOT_SCENES, SCREENSHOT_SIZE  # noqa: E402
 
 _RANDOM_ID = re.compile(r"\bterminal-\d+-")
 
@@ -29,7 +30,7 @@ _RANDOM_ID = re.compile(r"\bterminal-\d+-")
 async def render(name: str) -> str:
     """Bring scene ``name`` up and return its SVG."""
     scene = SCREENSHOT_SCENES[name]()
-    async with scene.app.run_test(size=SIZE) as pilot:
+    async with scene.app.run_test(size=SCREENSHOT_SIZE) as pilot:
         await scene.run_before(pilot)
         svg = scene.app.export_screenshot(simplify=True)
         scene.app.exit()
@@ -45,7 +46,7 @@ async def render_all() -> dict[str, str]:
 def main() -> None:
     """Parse the arguments and export."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         # The person's own config (a keymap changes the footer) must not leak into the images.

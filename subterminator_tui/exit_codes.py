@@ -21,7 +21,7 @@ and a letter ready to send."""
 ALREADY_CANCELLED = 7
 """The service was already cancelled before the run: nothing was sent."""
 INTERRUPTED = 130
-"""Stopped with Ctrl+C."""
+"""Stopped by the person: Ctrl+C, "Stop the run?" answered, or the terminal closed (SIGHUP)."""
 TERMINATED = 143
 """Stopped with SIGTERM."""
 
@@ -43,7 +43,7 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     ),
     (OFFLINE_ONLY, "offline only (cancel by phone, chat or letter; a letter is in the result)"),
     (ALREADY_CANCELLED, "already cancelled (before this run; nothing was sent)"),
-    (INTERRUPTED, "interrupted with Ctrl+C"),
+    (INTERRUPTED, "interrupted: Ctrl+C, stopped in the app, or the terminal closed"),
     (TERMINATED, "terminated with SIGTERM"),
 )
 

@@ -128,6 +128,9 @@ class Settings(BaseSettings):
     image_previews: bool = True
     """Show page screenshots inside the app where the terminal can draw images (else a path)."""
 
+    theme: str | None = None
+    """The app's colour theme (a Textual theme name); saved when you pick one (Ctrl+P, Theme)."""
+
     openai_compatible_base_url: str | None = None
     """Base URL of an OpenAI-compatible server (Ollama, llama.cpp, vLLM) for ``openai:<name>``."""
 
@@ -201,6 +204,25 @@ def _describe_problem(item: Any) -> str:
     variable = f"SUBTERMINATOR_{key.upper()}"
     source = f"from {variable}" if variable in os.environ else f"in {config_file()}"
     return f"{key}: {item['msg']} ({source})"
+
+
+def save_setting(name: str, value: str) -> None:
+    """Write ``name = value`` into the config file, keeping its other lines and comments.
+
+    A file that cannot be read or written is left alone: a preference is not worth an error.
+    """
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    path = config_file()
+    try:
+        document = tomlkit.parse(path.read_text(encoding="utf-8")) if path.exists() else None
+        document = document if document is not None else tomlkit.document()
+        document[name] = value
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(tomlkit.dumps(document), encoding="utf-8")
+    except (OSError, TOMLKitError):
+        return
 
 
 def load_settings(**overrides: Any) -> Settings:

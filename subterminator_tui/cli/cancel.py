@@ -10,7 +10,8 @@ from subterminator_tui.errors import ConfigurationError, SubTerminatorError
 from subterminator_tui.exit_codes import CONFIGURATION
 from subterminator_tui.headless.gate import TerminalGate
 from subterminator_tui.headless.reporter import TerminalReporter
-from subterminator_tui.journal.store import Journal
+from subterminator_tui.journal.store import Journal, RunRow
+from subterminator_tui.orchestrator.endings import describe_ending
 from subterminator_tui.rules import load_services
 from subterminator_tui.running import run_command
 from subterminator_tui.session import RunRequest, check_request, prepared_run
@@ -49,11 +50,7 @@ def run_resume(args: argparse.Namespace) -> int:
         print(f"error: {failure}", file=sys.stderr)
         return failure.exit_code
     if run.id not in interrupted:
-        state = run.reason or "still running"
-        print(
-            f"error: run {run.id} was not interrupted ({state}); nothing to resume.",
-            file=sys.stderr,
-        )
+        print(f"error: {nothing_to_resume(run)}", file=sys.stderr)
         return CONFIGURATION
     args.service, args.url = run.service, None
     if run.start_url and looks_like_site(run.service):
@@ -67,6 +64,35 @@ def run_resume(args: argparse.Namespace) -> int:
         if not known:
             args.service, args.url = "", run.start_url
     return run_cancel(args)
+
+
+def again_command(request: RunRequest) -> str:
+    """What to type to run ``request`` again (named in an ending's next step)."""
+    if request.url:
+        return f"subterminator cancel --url {request.url}"
+    return f"subterminator cancel {request.service}"
+
+
+def nothing_to_resume(run: RunRow) -> str:
+    """Why ``resume`` has nothing to do for ``run``, in words, and what to type instead."""
+    again = f"subterminator cancel {run.service}"
+    if run.reason is None:
+        return (
+            f"Run {run.id} ({run.service}) is still running in another process, so there is "
+            f"nothing to resume yet. Once it has stopped, try again, or start anew: {again}"
+        )
+    if run.reason == "interrupted":
+        return (
+            f"Run {run.id} ({run.service}) was stopped and a later run has already picked it "
+            f"up: nothing to resume. To start anew: {again}"
+        )
+    ending = describe_ending(
+        run.reason, service=run.service, detail=run.message or "", run_id=run.id, command=again
+    )
+    return (
+        f"Run {run.id} was not interrupted, so there is nothing to resume: it ended. "
+        f"{ending.happened} To start anew: {again}"
+    )
 
 
 def wants_tui(args: argparse.Namespace) -> bool:
@@ -90,13 +116,13 @@ def run_cancel(args: argparse.Namespace) -> int:
         try:
             from subterminator_tui.tui.run import run_tui
 
-            return run_tui(request)
+            return run_tui(request, again_command(request))
         except SubTerminatorError as failure:
             print(f"error: {failure}", file=sys.stderr)
             return failure.exit_code
     # With --json, stdout carries only the JSON; turn lines and prompts move to stderr.
     out = sys.stderr if args.json else sys.stdout
-    reporter = TerminalReporter(out=out, verbose=args.verbose)
+    reporter = TerminalReporter(out=out, verbose=args.verbose, command=again_command(request))
     gate = TerminalGate(out=out)
 
     async def cancel() -> int:

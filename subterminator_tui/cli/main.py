@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from subterminator_tui import __version__
+from subterminator_tui.cli.completion import add_completion_parser
 from subterminator_tui.cli.egress import add_egress_parser
 from subterminator_tui.cli.options import add_services_option
 from subterminator_tui.cli.serve_options import add_serve_parser
@@ -281,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("doctor", help="check Node, Playwright MCP, the browser, profile and keys")
     add_serve_parser(commands)
     add_egress_parser(commands)
+    add_completion_parser(commands)
     return parser
 
 
@@ -303,6 +305,7 @@ _RUNNERS: dict[str, tuple[str, str]] = {
     "doctor": ("subterminator_tui.cli.doctor", "run_doctor"),
     "serve": ("subterminator_tui.cli.serve", "run_serve"),
     "egress": ("subterminator_tui.cli.egress", "run_egress"),
+    "completion": ("subterminator_tui.cli.completion", "run_completion"),
 }
 
 

@@ -22,14 +22,14 @@ def run_serve_console(args: argparse.Namespace) -> int:
         )
         return CONFIGURATION
     # Textual is loaded only once the console is really wanted (as cancel does for the app).
-    from subterminator_tui.tui.keymap import CONSOLE_BINDING_IDS, binding_ids, check_keymap
+    from subterminator_tui.tui.actions import binding_ids
+    from subterminator_tui.tui.keymap import check_keymap
     from subterminator_tui.tui.operator_console import OperatorConsole, run_console
-    from subterminator_tui.tui.run import BINDING_OWNERS
 
     try:
         options = http_options(args, (args.tokens or default_tokens_file()).expanduser())
         config = serve_config(args)
-        check_keymap(config.settings.keymap, binding_ids(BINDING_OWNERS) | CONSOLE_BINDING_IDS)
+        check_keymap(config.settings.keymap, binding_ids())
         console = OperatorConsole(
             config,
             lambda announce: http_transport(options, announce),

@@ -29,6 +29,8 @@ class TerminalGate:
     async def approve(self, request: CheckpointRequest) -> Decision:
         """Seed 000 §2.5.4: show the action, URL and screenshot, then ``Approve? [y/N]``."""
         self._say(f"⚠️  Human approval required for: {request.action}")
+        # The turn line above names the step; it has not run: it waits for this answer.
+        self._say("    Not done yet: it runs only if you approve.")
         self._say(f"    Why: {request.why}")
         self._say(f"    URL: {request.url}")
         if request.screenshot_path:
@@ -39,7 +41,10 @@ class TerminalGate:
             else "Approve? [y/N]: "
         )
         answer = await read_line(prompt, out=self.out)
-        choice = (answer or "").strip().lower()
+        if answer is None:
+            # The input ended: nobody said no, and nothing runs.
+            return Decision("reject", answered=False)
+        choice = answer.strip().lower()
         if choice in ("y", "yes"):
             return Decision("approve")
         if choice in ("g", "guidance") and not request.takes_guidance:

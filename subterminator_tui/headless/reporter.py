@@ -7,7 +7,7 @@ import sys
 from typing import TextIO
 
 from subterminator_tui.inert_text import inert_text
-from subterminator_tui.orchestrator.ending_words import ending_words
+from subterminator_tui.orchestrator.endings import ending_of
 from subterminator_tui.orchestrator.events import (
     Event,
     NoAction,
@@ -25,11 +25,18 @@ class TerminalReporter:
     """Prints a run as it happens."""
 
     def __init__(
-        self, out: TextIO | None = None, err: TextIO | None = None, *, verbose: bool = False
+        self,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+        *,
+        verbose: bool = False,
+        command: str = "",
     ) -> None:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.verbose = verbose
+        #: What to type to run it again, for the next step after a failure.
+        self.command = command
         self.service_name = ""
 
     def emit(self, event: Event) -> None:
@@ -52,6 +59,9 @@ class TerminalReporter:
         elif isinstance(event, TurnFinished):
             if event.outcome not in ("ok", "done"):
                 self._out(f"    -> {event.outcome}: {event.message}")
+            elif event.human_seconds > 0:
+                # The turn line above was printed before the question: say it ran after it.
+                self._out("    -> done after your approval")
         elif isinstance(event, NoAction):
             self._err(f"[Turn {event.turn}] no tool call ({event.count} in a row)")
         elif isinstance(event, Notice):
@@ -77,33 +87,17 @@ class TerminalReporter:
         return call.name
 
     def _finished(self, event: RunFinished) -> None:
-        result = event.result
+        ending = ending_of(event.result, self.service_name, self.command)
         self._out("")
-        words = ending_words(result, self.service_name)
-        if words is not None:
-            self._out(f"{words[0]}: {words[1]}" if words[1] else words[0])
-        elif result.reason == "dry_run":
-            self._out(f"Dry run: proposed {result.message}. Nothing was done: no action ran.")
-        elif result.ending is not None:
+        self._out(("✓ " if ending.success else "✗ ") + ending.happened)
+        self._out("  " + ending.next_step)
+        result = event.result
+        if result.ending is not None:
             # No click can finish it here: who to go to, or how to reach the service.
-            self._out(f"! {self.service_name}: {result.ending.message(self.service_name)}")
             for label, value in result.ending.rows():
                 self._out(f"  {label}: {_inline(value)}")
             if result.ending.letter:
                 self._out("\nA letter you can send:\n\n" + result.ending.letter)
-        elif result.success:
-            # Generic rules are weaker evidence than a service's own: the line says which held.
-            how = " by generic rules" if result.verified_by == "generic" else ""
-            self._out(
-                f"✓ {self.service_name} cancellation completed and verified{how} "
-                f"({result.turns} turns)"
-            )
-        else:
-            detail = result.message or result.error or ""
-            self._out(
-                f"✗ {self.service_name}: not cancelled ({result.reason})"
-                + (f": {detail}" if detail else "")
-            )
 
     def _out(self, text: str) -> None:
         # The last pass before the terminal: page text never writes an escape sequence.

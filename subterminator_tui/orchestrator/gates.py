@@ -45,6 +45,8 @@ class Decision:
 
     verdict: Literal["approve", "reject", "guidance"]
     guidance: str = ""
+    #: False when no answer came at all (the input ended): not run, but not "you rejected".
+    answered: bool = True
 
 
 @dataclass(frozen=True)

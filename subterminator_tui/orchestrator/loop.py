@@ -271,6 +271,8 @@ class Orchestrator:
             why, action = prepared.checkpoint.why, prepared.action
             decision = await self._ask("rule", why, action, snapshot, call)
             self.calls.decide(step, decision.verdict)
+            if decision.verdict == "reject" and not decision.answered:
+                raise RunEnded("no_answer", f"{action} was not run")
             if decision.verdict == "reject":
                 raise RunEnded("human_rejected", f"You rejected: {action}")
             if decision.verdict == "guidance":
@@ -383,6 +385,8 @@ class Orchestrator:
         why = str(call.arguments.get("reason", ""))
         action = str(call.arguments.get("action", ""))
         decision = await self._ask("model_request", why, action, snapshot, None)
+        if decision.verdict == "reject" and not decision.answered:
+            raise RunEnded("no_answer", f"{action} was not run")
         if decision.verdict == "reject":
             raise RunEnded("human_rejected", f"You rejected: {action}")
         status: dict[str, Any] = {"approved": decision.verdict == "approve"}

@@ -12,6 +12,7 @@ TaskReason = Literal[
     "completed",  # verified success
     "task_failed",  # the pilot called complete_task(failed): trusted, nothing irreversible sent
     "human_rejected",  # the human rejected a checkpoint or cancelled a hand-off
+    "no_answer",  # the input ended (EOF) before the human answered a checkpoint
     "max_turns_exceeded",
     "llm_no_action",  # three replies in a row without a tool call
     "llm_error",  # the model API failed after retries

@@ -11,14 +11,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import ClassVar
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
@@ -26,6 +27,7 @@ from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import FAILURE, INTERRUPTED, TERMINATED
+from subterminator_tui.orchestrator.endings import Ending, ending_of
 from subterminator_tui.orchestrator.events import (
     NoAction,
     Notice,
@@ -41,12 +43,14 @@ from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.plurals import plural
 from subterminator_tui.resources import styles_dir
 from subterminator_tui.session.run import RunSession
+from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.bridge import AppGate, AppReporter
 from subterminator_tui.tui.messages import RunEvent
 from subterminator_tui.tui.plain import escaped
 from subterminator_tui.tui.questions import Question, QuestionDesk, is_early_key
 from subterminator_tui.tui.screens.end import EndScreen
 from subterminator_tui.tui.screens.error import ErrorScreen
+from subterminator_tui.tui.screens.help import HelpScreen, help_rows
 from subterminator_tui.tui.screens.quit import QuitScreen
 from subterminator_tui.tui.widgets.arguments import ArgumentsPane
 from subterminator_tui.tui.widgets.live_page import LivePage
@@ -63,30 +67,7 @@ class SubTerminatorApp(App[int]):
     #: Under 30 rows the screen gets the class -short: dialogs keep their keys, details shrink.
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 (Textual's own type)
     CSS_PATH = str(styles_dir() / "app.tcss")
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "ctrl+c",
-            "request_quit",
-            "Quit",
-            priority=True,
-            id="app.quit",
-            tooltip="Stop the run (asks first), close the browser and exit",
-        ),
-        Binding("q", "request_quit", "Quit", id="app.quit-q", tooltip="Stop the run and exit"),
-        Binding("slash", "search", "Search page", id="app.search", tooltip="Find an element"),
-        Binding("f", "follow_live", "Follow live", id="app.follow", tooltip="Show the live page"),
-        Binding(
-            "x", "toggle_tree", "Expand/collapse", id="app.toggle-tree", tooltip="The whole tree"
-        ),
-        Binding(
-            "escape",
-            "close_search",
-            "Close search",
-            show=False,
-            id="app.close-search",
-            tooltip="Close the search box",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("app")  # type: ignore[assignment]
 
     def __init__(
         self,
@@ -94,9 +75,21 @@ class SubTerminatorApp(App[int]):
         *,
         image_previews: bool = True,
         keymap: dict[str, str] | None = None,
+        command: str = "",
+        theme: str | None = None,
+        save_theme: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__()
+        self._saved_theme = theme
+        self._save_theme = save_theme
         self.session = session
+        #: What to type to run it again, named in an ending's next step.
+        self.command = command
+        self.service_name = ""
+        #: How the run ended, in words (None until it has); printed after the app closes.
+        self.ending: Ending | None = None
+        #: The error that ended the run, in words, when it could not go on.
+        self.failure: str | None = None
         self.image_previews = image_previews
         self._user_keymap = keymap or {}
         self.result: TaskResult | None = None
@@ -140,6 +133,10 @@ class SubTerminatorApp(App[int]):
         """Apply the user's keymap, catch SIGTERM and SIGHUP, start the run."""
         if self._user_keymap:
             self.set_keymap(self._user_keymap)
+        if self._saved_theme in self.available_themes:
+            self.theme = self._saved_theme
+        # The theme chosen in the palette is the next run's theme too.
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.query_one("#search", Input).display = False
         # Nobody is there to ask: SIGTERM (a supervisor) and SIGHUP (the terminal window
         # closed) stop the run as a confirmed quit does, the browser closed first.
@@ -149,6 +146,11 @@ class SubTerminatorApp(App[int]):
             loop.add_signal_handler(signal.SIGHUP, self._stop_run, INTERRUPTED)
         self.query_one(RunHeader).start_clock()
         self._run = self.run_session()
+
+    def _theme_changed(self, theme: Theme) -> None:
+        if self._save_theme is not None and theme.name != self._saved_theme:
+            self._saved_theme = theme.name
+            self._save_theme(theme.name)
 
     def on_unmount(self) -> None:
         """The signals go back to their defaults when the app is gone."""
@@ -175,7 +177,7 @@ class SubTerminatorApp(App[int]):
         event = message.event
         header = self.query_one(RunHeader)
         if isinstance(event, RunStarted):
-            header.service = event.service_name
+            header.service = self.service_name = event.service_name
             header.driver = f"model {event.model}" if event.model else f"{event.pilot} pilot"
             header.max_turns = event.max_turns
             header.state = "running" if event.checkpoints else "running, CHECKPOINTS OFF"
@@ -216,7 +218,7 @@ class SubTerminatorApp(App[int]):
             header.tokens = event.result.input_tokens + event.result.output_tokens
             header.cached_tokens = event.result.cache_read_tokens
             header.cost = event.result.cost
-            header.state = event.result.reason
+            header.state = ending_of(event.result, self.service_name, self.command).status
 
     @work(exclusive=True, group="live-view", exit_on_error=False)
     async def _frame_after_action(self) -> None:
@@ -281,11 +283,13 @@ class SubTerminatorApp(App[int]):
             result = event.worker.result
             assert result is not None
             self.result = result
-            self.questions.ask(lambda: EndScreen(result), self._after_summary)
+            ending = self.ending = ending_of(result, self.service_name, self.command)
+            self.questions.ask(lambda: EndScreen(result, ending), self._after_summary)
         elif event.state == WorkerState.ERROR:
             error = event.worker.error
             code = error.exit_code if isinstance(error, SubTerminatorError) else FAILURE
             message = str(error) if isinstance(error, SubTerminatorError) else repr(error)
+            self.failure = message
             self.questions.ask(lambda: ErrorScreen(message, code), self._after_summary)
 
     def _after_summary(self, code: int | None) -> None:
@@ -331,6 +335,13 @@ class SubTerminatorApp(App[int]):
             self.exit(return_code=code)
 
     # --- page tools ---------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        """The keys of the screen in front of you (``?`` or F1)."""
+        if isinstance(self.screen, HelpScreen):
+            return
+        title = getattr(self.screen, "HELP_TITLE", "the run")
+        self.push_screen(HelpScreen(title, help_rows(self, self.screen)))
 
     def action_search(self) -> None:
         """Open the search box over the snapshot."""
@@ -380,4 +391,4 @@ class SubTerminatorApp(App[int]):
         from subterminator_tui.tui.commands import app_commands
 
         yield from super().get_system_commands(screen)
-        yield from app_commands(self)
+        yield from app_commands(self, screen)

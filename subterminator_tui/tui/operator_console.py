@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from mcp.server.auth.provider import TokenVerifier
 from textual import events, on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
@@ -38,9 +38,11 @@ from subterminator_tui.serve.live_view import frames
 from subterminator_tui.serve.runner import ServerParts, Transport, server_parts
 from subterminator_tui.serve.session import BrowserSession
 from subterminator_tui.serve.sign_ins import load_session_sign_in, save_session_sign_in
+from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.plain import escaped, plain
 from subterminator_tui.tui.questions import Question, QuestionDesk, is_early_key
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
+from subterminator_tui.tui.screens.help import HelpScreen, help_rows
 from subterminator_tui.tui.screens.quit import QuitScreen
 from subterminator_tui.tui.screens.sign_in_path import SignInPathScreen
 from subterminator_tui.tui.widgets.live_page import LivePage
@@ -60,33 +62,7 @@ class OperatorConsole(App[int]):
     ]
     #: Under 30 rows the screen gets the class -short: dialogs keep their keys, details shrink.
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 (Textual's own type)
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "q", "quit_console", "Quit", id="console.quit", tooltip="Close every session and exit"
-        ),
-        Binding(
-            "ctrl+c",
-            "quit_console",
-            "Quit",
-            priority=True,
-            id="console.quit-ctrl-c",
-            tooltip="Close every session and exit",
-        ),
-        Binding(
-            "s",
-            "save_sign_in",
-            "Save sign-in",
-            id="console.save-sign-in",
-            tooltip="Save the selected session's sign-in (its service's cookies) to a file",
-        ),
-        Binding(
-            "l",
-            "load_sign_in",
-            "Load sign-in",
-            id="console.load-sign-in",
-            tooltip="Load a saved sign-in into the selected session",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("console")  # type: ignore[assignment]
 
     def __init__(
         self,
@@ -196,6 +172,13 @@ class OperatorConsole(App[int]):
             )
             self.questions.ask(partial(self._checkpoint, request), self._decided)
         self._status()
+
+    def action_help(self) -> None:
+        """The keys of the screen in front of you (``?`` or F1)."""
+        if isinstance(self.screen, HelpScreen):
+            return
+        title = getattr(self.screen, "HELP_TITLE", "the operator console")
+        self.push_screen(HelpScreen(title, help_rows(self, self.screen)))
 
     def _checkpoint(self, request: CheckpointRequest) -> CheckpointScreen:
         return CheckpointScreen(request, preview=self.image_previews)

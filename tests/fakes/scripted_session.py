@@ -182,6 +182,8 @@ class ScriptedSession:
     #: The first page, instead of the captured account page (e.g. ``long_snapshot()``).
     start_page: NormalizedSnapshot | None = None
     max_turns: int = 20
+    #: The model that drives (None: the playbook, as a first run without a key shows it).
+    model: str | None = MODEL
     decisions: list[Decision] = field(default_factory=list)
     answers: list[HandoffAnswer] = field(default_factory=list)
     approvals: list[CheckpointRequest] = field(default_factory=list)
@@ -214,7 +216,13 @@ class _Run:
     async def play(self) -> TaskResult:
         session = self.session
         self.reporter.emit(
-            RunStarted(SERVICE_NAME, "ai", MODEL, session.max_turns, session.checkpoints)
+            RunStarted(
+                SERVICE_NAME,
+                "ai" if session.model else "playbook",
+                session.model,
+                session.max_turns,
+                session.checkpoints,
+            )
         )
         for request in session.handoffs:
             # The page asking for the person comes first, as the orchestrator reports it.
@@ -281,6 +289,8 @@ class _Run:
     ) -> None:
         # Token counts grow with the conversation, as a real model's do.
         input_tokens, output_tokens = 2_400 + 350 * self.turn, 60 + 4 * self.turn
+        if self.session.model is None:
+            input_tokens = output_tokens = 0  # a playbook asks no model
         self.input_tokens += input_tokens
         self.output_tokens += output_tokens
         latency = LATENCIES[(self.turn - 1) % len(LATENCIES)]
@@ -314,6 +324,7 @@ class _Run:
             screenshot_path=self.session.screenshot_path,
             call=call,
             target=target,
+            takes_guidance=self.session.model is not None,
         )
         self.session.approvals.append(request)
         decision = await self.gate.approve(request)

@@ -47,6 +47,18 @@ def test_demo_cancels_after_approval(browser_cli: Cli) -> None:
     assert "Human approval required for: Click button 'Finish cancellation'" in run.stdout
     assert PROMPT + "y" in run.stdout
     assert "✓ Demoflix (practice) cancellation completed and verified" in run.stdout
+    assert "this run's record: subterminator show" in run.stdout
+
+
+def test_the_held_steps_turn_line_does_not_read_as_done(browser_cli: Cli) -> None:
+    """The checkpoint's turn line is followed by "not done yet"; after `y`, by "done"."""
+    run = browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"y\n")
+    lines = run.stdout.splitlines()
+    held = next(i for i, line in enumerate(lines) if "Finish cancellation" in line)
+    assert lines[held].startswith("[Turn 5]")
+    following = "\n".join(lines[held + 1 : held + 8])
+    assert "Not done yet" in following
+    assert "-> done after your approval" in run.stdout
 
 
 def test_demo_screenshot_shown_at_the_checkpoint_exists(browser_cli: Cli) -> None:
@@ -61,20 +73,25 @@ def test_demo_screenshot_shown_at_the_checkpoint_exists(browser_cli: Cli) -> Non
 
 
 def test_answering_no_rejects_and_exits_1(browser_cli: Cli) -> None:
-    """`n` at the checkpoint ends the run as human_rejected with exit 1."""
+    """`n` at the checkpoint: exit 1, and the ending says so in words, then what next."""
     run = browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"n\n")
     assert run.code == 1
     assert PROMPT + "n" in run.stdout
-    assert "not cancelled (human_rejected)" in run.stdout
+    assert (
+        "✗ Nothing was cancelled: you said no to Click button 'Finish cancellation'." in run.stdout
+    )
+    assert "run subterminator cancel demoflix again" in run.stdout
+    assert "human_rejected" not in run.stdout
     assert "completed and verified" not in run.stdout
 
 
 def test_end_of_input_at_the_checkpoint_means_no(browser_cli: Cli) -> None:
-    """Empty stdin (immediate end of input) is a no: human_rejected, exit 1."""
+    """Empty stdin: nothing runs (exit 1); the ending says the input ended, not "you said no"."""
     run = browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"")
     assert run.code == 1
     assert PROMPT in run.stdout
-    assert "not cancelled (human_rejected)" in run.stdout
+    assert "the input ended before an answer came" in run.stdout
+    assert "said no" not in run.stdout and "You rejected" not in run.stdout
 
 
 def test_json_prints_only_the_result_on_stdout(browser_cli: Cli) -> None:
@@ -93,7 +110,7 @@ def test_dry_run_proposes_and_does_nothing(browser_cli: Cli) -> None:
     """--dry-run exits 0, names the proposed click and says nothing was done."""
     run = browser_cli.run(browser_cli.cancel_args("demoflix", "--dry-run"))
     assert run.code == 0, run.stderr
-    assert "Dry run: proposed Click button 'Cancel membership'" in run.stdout
+    assert "Dry run: the first step would be Click button 'Cancel membership'" in run.stdout
     assert "Nothing was done" in run.stdout
     assert PROMPT not in run.stdout
 

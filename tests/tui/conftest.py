@@ -325,13 +325,48 @@ MODAL_SCENES: dict[str, Callable[[], Scene]] = {
     "error": error_scene,
 }
 
-#: The screenshots ``scripts/screenshots.py`` writes, by file name.
+
+def first_run(make: Callable[[ScriptedSession], Scene]) -> Callable[[], Scene]:
+    """A scene as a first run shows it: `make demo`, the playbook driving, no model."""
+    return lambda: make(ScriptedSession(model=None))
+
+
+def _first_main(session: ScriptedSession) -> Scene:
+    session.hold_at_turn = 4
+    return _scene(session, _until(_rows(4), "turn 4 in the log"))
+
+
+def _first_checkpoint(session: ScriptedSession) -> Scene:
+    return _scene(session, _until(_on_screen(CheckpointScreen), "the checkpoint"))
+
+
+def _first_end(session: ScriptedSession) -> Scene:
+    return _scene(
+        session,
+        _until(_on_screen(CheckpointScreen), "the checkpoint"),
+        _press("y"),
+        _until(_on_screen(EndScreen), "the end screen"),
+    )
+
+
+def _first_handoff(session: ScriptedSession) -> Scene:
+    session.handoffs = (login_handoff(headed=True, hint=practice_hint()),)
+    return _scene(
+        session,
+        _until(_on_screen(HandoffScreen), "the hand-off"),
+        _press(*"demo", "enter", *"hunter22"),
+    )
+
+
+#: The screenshots ``scripts/screenshots.py`` writes, by file name: a first run of the demo.
 SCREENSHOT_SCENES: dict[str, Callable[[], Scene]] = {
-    "main": mid_run_scene,
-    "checkpoint": checkpoint_scene,
-    "handoff": handoff_scene,
-    "end": end_scene,
+    "main": first_run(_first_main),
+    "checkpoint": first_run(_first_checkpoint),
+    "handoff": first_run(_first_handoff),
+    "end": first_run(_first_end),
 }
+#: The size the screenshots are taken at: the smallest terminal the app serves whole.
+SCREENSHOT_SIZE = (100, 30)
 
 
 async def stop_console(pilot: Pilot[int], app: OperatorConsole) -> None:

@@ -104,7 +104,7 @@ class TestCheckpointWithThePlaybook:
             assert run.state.cancel_requests == 0
             await pilot.press("y")
             await wait_until(pilot, lambda: at_end(app), "the end screen")
-            assert "Cancelled and verified" in screen_text(app)
+            assert "cancellation completed and verified" in screen_text(app)
             assert run.state.cancel_requests == 1
 
     async def test_q_on_the_success_screen_exits_0(self, tmp_path: Path) -> None:
@@ -128,7 +128,7 @@ class TestCheckpointWithThePlaybook:
             await pilot.press("n")
             await wait_until(pilot, lambda: at_end(app), "the end screen")
             assert app.result is not None and app.result.reason == "human_rejected"
-            assert "Not cancelled" in screen_text(app)
+            assert "Nothing was cancelled" in screen_text(app)
             await pilot.press("q")
             await wait_until(pilot, lambda: exited(app), "the app to exit")
         assert run.state.cancel_requests == 0
@@ -462,6 +462,7 @@ async def test_any_site_by_url_ends_verified_by_generic_rules(
             await pilot.press("y")
             await wait_until(pilot, lambda: at_end(app), "the end screen")
             text = screen_text(app)
-        assert "Cancelled and verified by generic rules" in text
-        assert "yes (generic rules)" in text
+        assert app.result is not None, "no result"
+        assert "completed and verified by generic rules only" in text, app.result
+        assert "look at the account page yourself" in text
         assert site.state.cancel_requests == 1

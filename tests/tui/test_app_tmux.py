@@ -110,7 +110,7 @@ class TestRealTerminal:
             pane.start()
             pane.wait_for("Approval required", "Finish cancellation")
             pane.send("y")
-            pane.wait_for("Cancelled and verified")
+            pane.wait_for("completed and verified")
             pane.send("q")
             pane.wait_for("EXIT=")
             shown = pane.text()

@@ -7,11 +7,12 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Label, Static
 
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
+from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.plain import labelled, plain
 from subterminator_tui.tui.screens.question import QuestionScreen
 from subterminator_tui.tui.widgets.key_hints import KeyHints
@@ -29,20 +30,10 @@ class CheckpointScreen(QuestionScreen[Decision]):
     # Nothing is focused at first: y, n and g must be keys, not letters in the guidance box.
     AUTO_FOCUS = ""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "approve", "Approve", id="checkpoint.approve", tooltip="Run this step"),
-        Binding(
-            "n", "reject", "Reject", id="checkpoint.reject", tooltip="End the run; nothing runs"
-        ),
-        Binding("escape", "reject", "Reject", show=False, id="checkpoint.escape", tooltip="Reject"),
-        Binding(
-            "g",
-            "guidance",
-            "Guidance",
-            id="checkpoint.guidance",
-            tooltip="Tell the pilot what to do instead",
-        ),
-    ]
+    #: What the help screen calls this screen.
+    HELP_TITLE = "an irreversible step"
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("checkpoint")  # type: ignore[assignment]
 
     def __init__(
         self, request: CheckpointRequest, *, preview: bool = True, guidance: bool = True

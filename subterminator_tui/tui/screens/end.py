@@ -6,77 +6,67 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.binding import BindingType
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
-from subterminator_tui.orchestrator.ending_words import ending_words
+from subterminator_tui.orchestrator.endings import Ending
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.providers.pricing import describe_tokens
-from subterminator_tui.tui.plain import labelled
+from subterminator_tui.tui.actions import bindings
+from subterminator_tui.tui.plain import labelled, plain
 from subterminator_tui.tui.screens.question import QuestionScreen
 from subterminator_tui.tui.widgets.key_hints import KeyHints
 
 
 class EndScreen(QuestionScreen[int]):
-    """Shows the TaskResult; ``q`` quits with its exit code."""
+    """What happened and what next, in words; ``q`` quits with the run's exit code."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit_run", "Quit", id="end.quit", tooltip="Leave with this exit code"),
-        Binding("escape", "look", "Look around", id="end.look", tooltip="Back to the run"),
-    ]
+    #: What the help screen calls this screen.
+    HELP_TITLE = "the end of the run"
 
-    def __init__(self, result: TaskResult) -> None:
+    BINDINGS: ClassVar[list[BindingType]] = bindings("end")  # type: ignore[assignment]
+
+    def __init__(self, result: TaskResult, ending: Ending) -> None:
         super().__init__()
         self.result = result
+        self.ending = ending
 
     def compose(self) -> ComposeResult:
-        """The summary."""
-        result = self.result
-        generic = result.verified_by == "generic"
-        verdict = "Cancelled and verified" if result.success else "Not cancelled"
-        if result.success and generic:
-            verdict += " by generic rules"
-        headline = ("✓ " if result.success else "✗ ") + verdict
-        words = ending_words(result, "")
-        if words is not None:
-            # Sent-but-unverified and already-cancelled are neither a success nor "not cancelled".
-            headline = words[0].replace(" : ", " ", 1)
-        elif result.ending is not None and result.ending.biller:
-            headline = f"✗ Not cancelled here: cancel with {result.ending.biller}"
-        elif result.ending is not None:
-            headline = "✗ Not cancelled here: only by phone, chat or letter"
-        with Vertical(id="end-dialog", classes="dialog " + ("good" if result.success else "bad")):
-            yield Label(headline, classes="title", markup=False)
-            rows = [
-                ("Success", "yes" if result.success else "no"),
-                ("Verified", ("yes" if result.verified else "no") + " (generic rules)" * generic),
-                ("Reason", result.reason),
-                ("Turns", str(result.turns)),
-                ("Model calls", str(result.model_calls)),
-                (
-                    "Tokens",
-                    describe_tokens(
-                        result.input_tokens,
-                        result.output_tokens,
-                        result.cache_read_tokens,
-                        result.cache_write_tokens,
-                        result.cost,
-                    ),
-                ),
-                ("Final URL", result.final_url or "-"),
-                ("Exit code", str(result.exit_code)),
-            ]
-            if result.message or result.error:
-                rows.insert(3, ("Detail", result.message or result.error or ""))
-            if result.ending is not None:
-                # Where to cancel instead, or how to reach the service: page text, escaped below.
-                rows[4:4] = result.ending.rows()
-            for name, value in rows:
-                yield Static(labelled(f"{name}:", value, "bold"), classes="row")
-            if result.ending is not None and result.ending.letter:
-                yield Static(Text(result.ending.letter), classes="row letter")
+        """The sentence of what happened, what to do next, the keys; the figures below."""
+        result, ending = self.result, self.ending
+        with Vertical(id="end-dialog", classes="dialog " + ("good" if ending.success else "bad")):
+            # The run's own message may quote the page: shown as plain text, never markup.
+            yield Label(
+                plain(("✓ " if ending.success else "✗ ") + ending.happened),
+                id="end-happened",
+                classes="title",
+            )
+            yield Static(plain(ending.next_step), id="end-next", classes="hint")
             yield KeyHints({"quit_run": "quit", "look": "look at the run"}, classes="keys")
+            with VerticalScroll(classes="details"):
+                # Where to cancel instead, or how to reach the service (page text): first.
+                rows = list(result.ending.rows()) if result.ending is not None else []
+                rows += [
+                    ("Turns", str(result.turns)),
+                    ("Model calls", str(result.model_calls)),
+                    (
+                        "Tokens",
+                        describe_tokens(
+                            result.input_tokens,
+                            result.output_tokens,
+                            result.cache_read_tokens,
+                            result.cache_write_tokens,
+                            result.cost,
+                        ),
+                    ),
+                    ("Final URL", result.final_url or "-"),
+                    ("Exit code", str(result.exit_code)),
+                ]
+                for name, value in rows:
+                    yield Static(labelled(f"{name}:", value, "bold"), classes="row")
+                if result.ending is not None and result.ending.letter:
+                    yield Static(Text(result.ending.letter), classes="row letter")
 
     def action_quit_run(self) -> None:
         """Quit with the run's exit code."""

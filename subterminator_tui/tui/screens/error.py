@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import Label, Static
 
+from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.plain import plain_block
 from subterminator_tui.tui.screens.question import QuestionScreen
 from subterminator_tui.tui.widgets.key_hints import KeyHints
@@ -17,9 +18,10 @@ from subterminator_tui.tui.widgets.key_hints import KeyHints
 class ErrorScreen(QuestionScreen[int]):
     """What went wrong and what to do; ``q`` quits with the exit code."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q,escape", "quit_run", "Quit", id="error.quit", tooltip="Leave")
-    ]
+    #: What the help screen calls this screen.
+    HELP_TITLE = "the run could not go on"
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("error")  # type: ignore[assignment]
 
     def __init__(self, message: str, exit_code: int) -> None:
         super().__init__()

@@ -10,11 +10,12 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from subterminator_tui.orchestrator.gates import HANDOFF_TITLES, HandoffAnswer, HandoffRequest
+from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.plain import labelled, plain
 from subterminator_tui.tui.screens.question import QuestionScreen
 
@@ -22,9 +23,10 @@ from subterminator_tui.tui.screens.question import QuestionScreen
 class HandoffScreen(QuestionScreen[HandoffAnswer]):
     """Inputs for the page's fields (masked for secrets), or "I finished in the browser"."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel run", id="handoff.cancel", tooltip="End the run"),
-    ]
+    #: What the help screen calls this screen.
+    HELP_TITLE = "the page needs you"
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("handoff")  # type: ignore[assignment]
 
     def __init__(self, request: HandoffRequest) -> None:
         super().__init__()

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import Label, Static
 
+from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.screens.question import QuestionScreen
 from subterminator_tui.tui.widgets.key_hints import KeyHints
 
@@ -23,10 +24,10 @@ class QuitScreen(QuestionScreen[bool]):
     an answer meant for one question can never answer the other.
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("s", "stop", "Stop", id="quit.yes", tooltip="Stop the run and close the browser"),
-        Binding("n,escape", "stay", "Back", id="quit.no", tooltip="Keep running"),
-    ]
+    #: What the help screen calls this screen.
+    HELP_TITLE = "stop?"
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings("quit")  # type: ignore[assignment]
 
     def __init__(self, title: str = RUN_STOP[0], detail: str = RUN_STOP[1]) -> None:
         super().__init__()
