@@ -27,7 +27,7 @@ def service() -> ServiceConfig:
             "source": Path("services.toml"),
             "name": "Svc",
             "start_url": f"{SITE}/account",
-            "allowed_domains": ["127.0.0.1"],
+            "allowed_domains": [SITE],
             "goal": "Cancel Svc.",
         }
     )
