@@ -77,10 +77,11 @@ class TerminalOperator:
 
     async def _ask(self, question: str) -> str:
         """Show ``question`` on a clean input queue and read the line typed after it."""
+        # Dropped right before the question is written: anything read after it was typed
+        # once it was on its way to the screen (a second flush after writing would race a
+        # quick answer, and a person cannot answer faster than the write).
         self._flush_input()
         self._say(question)
-        # Keys that arrived while the question was being written were typed blind.
-        self._flush_input()
         return await self._read_line()
 
     async def _decide(self, approval: Approval) -> tuple[bool, str]:
