@@ -14,16 +14,17 @@ import contextlib
 import signal
 import sys
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from mcp.server.auth.provider import TokenVerifier
 from textual import events, on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
@@ -39,6 +40,7 @@ from subterminator_tui.serve.runner import ServerParts, Transport, server_parts
 from subterminator_tui.serve.session import BrowserSession
 from subterminator_tui.serve.sign_ins import load_session_sign_in, save_session_sign_in
 from subterminator_tui.tui.actions import bindings
+from subterminator_tui.tui.commands import question_commands
 from subterminator_tui.tui.plain import escaped, plain
 from subterminator_tui.tui.questions import Question, QuestionDesk, is_early_key
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
@@ -179,6 +181,15 @@ class OperatorConsole(App[int]):
             return
         title = getattr(self.screen, "HELP_TITLE", "the operator console")
         self.push_screen(HelpScreen(title, help_rows(self, self.screen)))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's commands, the question's answers while it is asked, help and stop."""
+        yield from super().get_system_commands(screen)
+        yield from question_commands(screen)
+        yield SystemCommand("Help: keys", "The keys of the screen in front", self.action_help)
+        yield SystemCommand(
+            "Stop the server", "Asks first, then closes every session", self.action_quit_console
+        )
 
     def _checkpoint(self, request: CheckpointRequest) -> CheckpointScreen:
         return CheckpointScreen(request, preview=self.image_previews)
