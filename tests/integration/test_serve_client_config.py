@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,17 @@ def block_after(marker: str) -> str:
     text = DOC.read_text(encoding="utf-8")
     found = re.search(rf"<!-- serve-clients:{marker} -->\s*```\w*\n(.*?)```", text, re.DOTALL)
     assert found is not None, f"no {marker} block in {DOC}"
-    return re.sub(r"^ {3}", "", found.group(1), flags=re.MULTILINE)
+    # A block inside a numbered step is indented with it; the JSON inside keeps its own.
+    return textwrap.dedent(found.group(1))
+
+
+def test_the_readme_shows_the_tested_blocks() -> None:
+    """The README's client set-up is the doc's, block for block: what it shows is tested."""
+    readme = (DOC.parents[1] / "README.md").read_text(encoding="utf-8")
+    for marker in ("stdio", "http", "http-client"):
+        found = re.search(rf"<!-- serve-clients:{marker} -->\s*```\w*\n(.*?)```", readme, re.DOTALL)
+        assert found is not None, f"no {marker} block in the README"
+        assert textwrap.dedent(found.group(1)) == block_after(marker), marker
 
 
 def environment(tmp_path: Path) -> dict[str, str]:
