@@ -36,6 +36,7 @@ from subterminator_tui.resources import styles_dir
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.live_view import frames
+from subterminator_tui.serve.operator import approval_code
 from subterminator_tui.serve.runner import ServerParts, Transport, server_parts
 from subterminator_tui.serve.session import BrowserSession
 from subterminator_tui.serve.sign_ins import load_session_sign_in, save_session_sign_in
@@ -172,7 +173,8 @@ class OperatorConsole(App[int]):
                 url=approval.url,
                 screenshot_path=approval.screenshot_path,
             )
-            self.questions.ask(partial(self._checkpoint, request), self._decided)
+            code = approval_code(approval.id)
+            self.questions.ask(partial(self._checkpoint, request, code), self._decided)
         self._status()
 
     def action_help(self) -> None:
@@ -191,8 +193,9 @@ class OperatorConsole(App[int]):
             "Stop the server", "Asks first, then closes every session", self.action_quit_console
         )
 
-    def _checkpoint(self, request: CheckpointRequest) -> CheckpointScreen:
-        return CheckpointScreen(request, preview=self.image_previews)
+    def _checkpoint(self, request: CheckpointRequest, code: str) -> CheckpointScreen:
+        # Calls from agents: approving takes y and the approval's code, as on a plain terminal.
+        return CheckpointScreen(request, preview=self.image_previews, approval_code=code)
 
     def _decided(self, decision: Decision | None) -> None:
         approval, self._asking = self._asking, None

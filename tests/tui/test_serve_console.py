@@ -15,6 +15,7 @@ from textual.app import App
 from subterminator_tui.exit_codes import INTERRUPTED
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.operator import approval_code
 from subterminator_tui.serve.runner import Transport
 from subterminator_tui.settings import load_settings
 from subterminator_tui.tui.keymap import CONSOLE_BINDING_IDS, binding_ids
@@ -24,6 +25,13 @@ from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import ref_in, text_of
 from tests.integration.serve_parts import WALK_TO_FINISH, wait_until_none_under
 from tests.tui.conftest import SIZE, console_over_http, screen_text, stop_console, wait_until
+
+
+async def approve_with_code(pilot: Any, approval_id: str) -> None:
+    """What the operator does to approve in the console: y, then the approval's code, Enter."""
+    await pilot.press("y")
+    await pilot.press(*approval_code(approval_id), "enter")
+    await pilot.pause()
 
 
 def idle_transport(announce: Callable[[str], None]) -> Transport:
@@ -47,7 +55,8 @@ def console(tmp_path: Path) -> OperatorConsole:
 
 
 async def test_held_calls_are_asked_in_order_and_decided_by_keys(tmp_path: Path) -> None:
-    """Two held calls come up one after the other; y approves the first, n rejects the second."""
+    """Two held calls come up one after the other; y and the code approve the first, n rejects
+    the second."""
     app = console(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.parts is not None, "the server parts")
@@ -66,7 +75,7 @@ async def test_held_calls_are_asked_in_order_and_decided_by_keys(tmp_path: Path)
         await wait_until(pilot, lambda: isinstance(app.screen, CheckpointScreen), "the modal")
         assert "Finish cancellation" in screen_text(app)
         assert "alice/main" in screen_text(app)
-        await pilot.press("y")
+        await approve_with_code(pilot, first.id)
         assert first.decision == "approved" and second.decision == "pending"
         await wait_until(
             pilot,
@@ -108,7 +117,7 @@ async def test_an_agent_waits_for_the_console_operator_over_http(tmp_path: Path)
                 )
                 assert site.state.cancel_requests == 0
                 assert "Finish cancellation" in screen_text(app)
-                await pilot.press("y")
+                await approve_with_code(pilot, approval_id)
                 done = await client.call_tool(
                     "approval_wait", {"approval_id": approval_id, "timeout_seconds": 60}
                 )
@@ -123,3 +132,27 @@ async def test_an_agent_waits_for_the_console_operator_over_http(tmp_path: Path)
 def test_the_keymap_knows_the_consoles_binding_ids() -> None:
     """The app checks keymaps against the console's ids without importing it: they agree."""
     assert binding_ids([OperatorConsole]) - binding_ids([App]) == CONSOLE_BINDING_IDS
+
+
+async def test_a_stray_y_never_approves_a_strangers_call(tmp_path: Path) -> None:
+    """Key repeat or a paste of y's, a wrong code: still pending; n then rejects it."""
+    app = console(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.parts is not None, "the server parts")
+        assert app.parts is not None
+        app.parts.registry.open("alice", "main", "demoflix")
+        held = app.desk.submit(
+            "alice", "main", action="Click button 'Finish cancellation'", why="w", url="http://x"
+        )
+        await wait_until(pilot, lambda: isinstance(app.screen, CheckpointScreen), "the modal")
+        assert approval_code(held.id) in screen_text(app)
+        await pilot.press("y", "y", "y", "enter", "y", "enter")
+        await pilot.pause()
+        assert held.decision == "pending"
+        wrong = "0000" if approval_code(held.id) != "0000" else "1111"
+        await pilot.press(*wrong, "enter")
+        await pilot.pause()
+        assert held.decision == "pending"
+        await pilot.press("escape", "n")
+        await wait_until(pilot, lambda: held.decision == "rejected", "the rejection")
+        await stop_console(pilot, app)

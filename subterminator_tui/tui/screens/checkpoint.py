@@ -36,13 +36,21 @@ class CheckpointScreen(QuestionScreen[Decision]):
     BINDINGS: ClassVar[list[BindingType]] = bindings("checkpoint")  # type: ignore[assignment]
 
     def __init__(
-        self, request: CheckpointRequest, *, preview: bool = True, guidance: bool = True
+        self,
+        request: CheckpointRequest,
+        *,
+        preview: bool = True,
+        guidance: bool = True,
+        approval_code: str | None = None,
     ) -> None:
         super().__init__()
         self.request = request
         self.preview = preview
         #: Guidance is offered only when a model will read it (a playbook cannot).
         self.guidance = guidance
+        #: Set where calls from strangers wait (serve's console): approving then takes
+        #: typing this code after y, so a key repeat or a paste never approves alone.
+        self.approval_code = approval_code
 
     def compose(self) -> ComposeResult:
         """The question and its keys first; the details, then the preview, below them.
@@ -55,6 +63,17 @@ class CheckpointScreen(QuestionScreen[Decision]):
             yield Static(plain(request.action), id="checkpoint-action", classes="action")
             with Horizontal(classes="keys"):
                 yield KeyHints({"approve": "approve", "reject": "reject", "guidance": "guidance"})
+            if self.approval_code is not None:
+                yield Static(
+                    f"To approve: y, then type {self.approval_code} and Enter.",
+                    id="checkpoint-code-hint",
+                    classes="hint",
+                )
+                yield Input(
+                    placeholder=f"Type {self.approval_code} and Enter to approve",
+                    id="checkpoint-code",
+                    classes="hidden",
+                )
             yield Input(
                 placeholder="Guidance for the pilot, then Enter",
                 id="checkpoint-guidance",
@@ -72,15 +91,31 @@ class CheckpointScreen(QuestionScreen[Decision]):
                         yield screenshot_preview(Path(request.screenshot_path))
 
     def action_approve(self) -> None:
-        """Run the step."""
-        self.dismiss(Decision("approve"))
+        """Run the step (where a code is asked for, open the box to type it first)."""
+        if self.approval_code is None:
+            self.dismiss(Decision("approve"))
+            return
+        code = self.query_one("#checkpoint-code", Input)
+        code.remove_class("hidden")
+        code.focus()
+
+    @on(Input.Submitted, "#checkpoint-code")
+    def _approve_with_code(self, event: Input.Submitted) -> None:
+        if self.approval_code is not None and event.value.strip().lower() == (
+            self.approval_code.lower()
+        ):
+            self.dismiss(Decision("approve"))
+            return
+        # A wrong code approves nothing; the box stays for another try, n or Esc rejects.
+        event.input.value = ""
+        self.notify(f"To approve, type {self.approval_code}.", severity="warning")
 
     def action_reject(self) -> None:
         """End the run; nothing is dispatched."""
-        guidance = self.query_one("#checkpoint-guidance", Input)
-        if not guidance.has_class("hidden"):
-            guidance.add_class("hidden")
-            return
+        for box in self.query("#checkpoint-guidance, #checkpoint-code").results(Input):
+            if not box.has_class("hidden"):
+                box.add_class("hidden")
+                return
         self.dismiss(Decision("reject"))
 
     def action_guidance(self) -> None:
@@ -93,8 +128,8 @@ class CheckpointScreen(QuestionScreen[Decision]):
         """While typing guidance, y/n/g are letters, not commands; no model, no guidance."""
         if action == "guidance" and not self.guidance:
             return False
-        guidance = self.query_one("#checkpoint-guidance", Input)
-        typing = guidance.has_focus and not guidance.has_class("hidden")
+        boxes = self.query("#checkpoint-guidance, #checkpoint-code").results(Input)
+        typing = any(box.has_focus and not box.has_class("hidden") for box in boxes)
         return not (typing and action in ("approve", "guidance"))
 
     @on(Input.Submitted, "#checkpoint-guidance")
