@@ -188,6 +188,7 @@ class BrowserGateway(PlaywrightMCPProcess):
         when there is one) or MCPConnectionError (the server cannot be kept alive).
         """
         args = self.checked_arguments(name, arguments)
+        await self.watch_requests()
         result = await self._dispatch_with_restart(name, args)
         text = text_of(result)
         if result.is_error:
@@ -378,6 +379,7 @@ class BrowserGateway(PlaywrightMCPProcess):
         await self._stop_server()
         ensure_profile_free(self.plan.profile_dir)
         await self._start_server()
+        await self.watch_requests()
         await self._restore_sign_in()
         last_url = self.last_snapshot.url if self.last_snapshot else None
         if last_url and last_url != "about:blank":
