@@ -204,6 +204,7 @@ class BrowserGateway(PlaywrightMCPProcess):
         """
         args = self.checked_arguments(name, arguments)
         self._refuse_past_open_dialog(name)
+        await self.watch_requests()
         result, acknowledged = await self._dispatch_past_alerts(name, args)
         text = text_of(result)
         sections = split_sections(text)
@@ -438,6 +439,7 @@ class BrowserGateway(PlaywrightMCPProcess):
         await self._stop_server()
         ensure_profile_free(self.plan.profile_dir)
         await self._start_server()
+        await self.watch_requests()
         await self._restore_sign_in()
         last_url = self.last_snapshot.url if self.last_snapshot else None
         if last_url and last_url != "about:blank":

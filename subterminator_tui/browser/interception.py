@@ -48,11 +48,11 @@ _DOM_READ_SECONDS = 1.0
 #: Network events are not read: no body is kept for them.
 _QUIET_NETWORK = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0}
 _AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
-#: What every new target gets before it may run: every request paused; a socket's frames,
-#: which cannot be paused, reported as they go; its own children attached the same way.
+#: What every new target gets before it may run: every request paused, its own children
+#: attached the same way. (A socket's frames, which cannot be paused, are reported through
+#: the Network domain, enabled once it runs.)
 _TARGET_SETUP: tuple[tuple[str, dict[str, Any]], ...] = (
     ("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}),
-    ("Network.enable", _QUIET_NETWORK),
     ("Target.setAutoAttach", _AUTO_ATTACH),
 )
 
@@ -230,6 +230,10 @@ class RequestWatch:
                     logger.debug("%s failed in %s target %s: %s", method, kind, session, error)
         with contextlib.suppress(Exception):
             await client.send_raw("Runtime.runIfWaitingForDebugger", session_id=session)
+        if kind in _WATCHED_TYPES:
+            # Only once it runs: a popup waiting for the debugger never answers Network.enable.
+            with contextlib.suppress(Exception):
+                await client.send_raw("Network.enable", _QUIET_NETWORK, session_id=session)
 
     def _on_socket(self, event: Any, session: str | None) -> None:
         self._sockets[f"{session}:{event.get('requestId')}"] = str(event.get("url", ""))

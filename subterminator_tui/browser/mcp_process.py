@@ -120,11 +120,15 @@ class PlaywrightMCPProcess:
             )
         self.node_pid = self._find_node_pid()
         self._watchdog = asyncio.create_task(self._watch_node(), name="playwright-mcp-watchdog")
-        if self.plan.remote is None:
-            await self._watch_requests()
 
-    async def _watch_requests(self) -> None:
-        """Start the browser now and attach our DevTools session before any page loads."""
+    async def watch_requests(self) -> None:
+        """Before the first page loads: start the browser and attach our DevTools session.
+
+        Called by the first call that may load a page, not at start: a browser that hangs
+        while starting then hangs in a call the person can interrupt, as it always did.
+        """
+        if self.plan.remote is not None or self.requests.attached:
+            return
         # The process's own call (not the guarded page's): it only makes Playwright launch.
         await PlaywrightMCPProcess._dispatch(self, "browser_tabs", {"action": "list"})
         endpoint = await wait_for_endpoint(self.plan.profile_dir, self.connect_timeout)

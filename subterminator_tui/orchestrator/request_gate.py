@@ -301,7 +301,7 @@ class RequestGate:
 def watch_for(browser: object) -> RequestWatch | None:
     """The browser's request watch, when it has one (a real gateway on a local browser)."""
     watch = getattr(browser, "requests", None)
-    return watch if isinstance(watch, RequestWatch) and watch.attached else None
+    return watch if isinstance(watch, RequestWatch) else None
 
 
 def gate_for_run(
