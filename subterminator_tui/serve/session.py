@@ -408,7 +408,11 @@ class BrowserSession:
         self._seen = None
         result = await self.lazy.open()
         # The guard judges by the service as the browser runs it (a practice port pinned).
-        self.guard.service = self.lazy.running.service if self.lazy.running else self.service
+        running = self.lazy.running
+        self.guard.service = running.service if running else self.service
+        if running is not None and running.reach is not None:
+            # One answer to "reachable now" for the guard, the request gate and the filter.
+            self.guard.reach = running.reach
         try:
             await self._settle(result.snapshot)
         except BaseException:
