@@ -8,6 +8,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from rich.text import Text
@@ -291,13 +292,16 @@ def console_scene(tmp_path: Path, *, held: bool) -> Scene:
         assert app.parts is not None
         app.parts.registry.open("alice", "main", "demoflix")
         if held:
-            app.desk.submit(
-                "alice",
-                "main",
-                action="Click button 'Finish cancellation'",
-                why="Finishing the cancellation is irreversible",
-                url="http://127.0.0.1:8000/cancel/confirm",
-            )
+            # A fixed approval id: the question shows its code, and a snapshot must not move.
+            with mock.patch("subterminator_tui.serve.approvals.secrets.token_hex") as token:
+                token.return_value = "5ca1ab1e0ddba11c"
+                app.desk.submit(
+                    "alice",
+                    "main",
+                    action="Click button 'Finish cancellation'",
+                    why="Finishing the cancellation is irreversible",
+                    url="http://127.0.0.1:8000/cancel/confirm",
+                )
             await wait_until(
                 pilot, lambda: isinstance(app.screen, CheckpointScreen), "the held call", 10
             )
