@@ -44,6 +44,11 @@ def add_egress_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         metavar="HOST:PORT",
         help="where to listen (default 127.0.0.1 on a free port; in a pod, 127.0.0.1:3128)",
     )
+    egress.add_argument(
+        "--practice-url",
+        metavar="URL",
+        help="a practice service's site running here: its address means that origin (port)",
+    )
     add_services_option(egress)
 
 
@@ -53,9 +58,15 @@ def run_egress(args: argparse.Namespace) -> int:
     # Imported here: the parser (built for every command) stays light.
     from subterminator_tui.browser.egress import EgressPolicy, EgressProxy
     from subterminator_tui.rules import load_services
+    from subterminator_tui.rules.domains import pinned_to_site
+    from subterminator_tui.session.request import check_practice_service
 
     async def serve() -> int:
         service = load_services(args.services).get(args.service)
+        if args.practice_url is not None:
+            # A loopback address means one origin: the practice site's, on its port today.
+            check_practice_service(args.practice_url, service)
+            service = pinned_to_site(service, args.practice_url)
         proxy = EgressProxy(
             EgressPolicy.for_domains(service.allowed_domains), listen=parse_listen(args.listen)
         )

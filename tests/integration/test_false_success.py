@@ -231,7 +231,8 @@ def service(url: str) -> ServiceConfig:
             "source": "test",
             "name": "Liar",
             "start_url": f"{url}/account",
-            "allowed_domains": ["127.0.0.1"],
+            # The site's origin: a loopback address means that address and port only.
+            "allowed_domains": [url],
             "goal": "Cancel.",
             "checkpoint": [{"why": "Finishing is irreversible", "target_any": ["finish"]}],
             "success": [{"why": "The end date", "text_any": ["membership ends on"]}],

@@ -73,9 +73,17 @@ def wait_until_none_mention(text: str, timeout: float = 10.0) -> list[str]:
 
 
 @pytest.fixture
-def egress(browser_cli: Cli) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """``subterminator egress demoflix`` on a free loopback port, and its proxy URL."""
-    child = browser_cli.start(["egress", "demoflix"])
+def site() -> Iterator[DemoflixServer]:
+    """The practice site the remote browser is sent to (already signed in)."""
+    with DemoflixServer(variants=("remembered",)) as running:
+        yield running
+
+
+@pytest.fixture
+def egress(browser_cli: Cli, site: DemoflixServer) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``subterminator egress demoflix`` on a free loopback port, and its proxy URL; the
+    site's address means its own port only, as for a local run."""
+    child = browser_cli.start(["egress", "demoflix", "--practice-url", site.base_url])
     line = read_until(child, "\n", timeout=30)
     match = re.search(r"on (http://127\.0\.0\.1:\d+)", line)
     assert match is not None, line
@@ -129,24 +137,27 @@ def cancellations(site: DemoflixServer) -> int:
 
 
 def cancel_demoflix_remotely(
-    browser_cli: Cli, egress: tuple[subprocess.Popen[bytes], str], backend: str, endpoint: str
+    browser_cli: Cli,
+    egress: tuple[subprocess.Popen[bytes], str],
+    site: DemoflixServer,
+    backend: str,
+    endpoint: str,
 ) -> None:
     """The playbook through a remote browser: one cancellation, traffic through the filter
     beside that browser, no Playwright MCP of the run left; the filter stopped after."""
     egress_child, egress_url = egress
-    with DemoflixServer(variants=("remembered",)) as site:
-        env = browser_cli.env(
-            SUBTERMINATOR_BROWSER_BACKEND=backend,
-            SUBTERMINATOR_BROWSER_ENDPOINT=endpoint,
-            SUBTERMINATOR_REMOTE_EGRESS=egress_url,
-        )
-        args = browser_cli.cancel_args(
-            "demoflix", "--no-tui", "--pilot", "playbook", "--practice-url", site.base_url
-        )
-        run = browser_cli.run(args, stdin=b"y\n", env=env)
-        assert run.code == 0, run.stdout + run.stderr
-        assert "completed and verified" in run.stdout
-        assert cancellations(site) == 1
+    env = browser_cli.env(
+        SUBTERMINATOR_BROWSER_BACKEND=backend,
+        SUBTERMINATOR_BROWSER_ENDPOINT=endpoint,
+        SUBTERMINATOR_REMOTE_EGRESS=egress_url,
+    )
+    args = browser_cli.cancel_args(
+        "demoflix", "--no-tui", "--pilot", "playbook", "--practice-url", site.base_url
+    )
+    run = browser_cli.run(args, stdin=b"y\n", env=env)
+    assert run.code == 0, run.stdout + run.stderr
+    assert "completed and verified" in run.stdout
+    assert cancellations(site) == 1
     # No Playwright MCP of the run is left (its command line names the isolated home).
     home = str(browser_cli.home)
     left = [
@@ -164,11 +175,12 @@ def cancel_demoflix_remotely(
 def test_demoflix_through_a_cdp_endpoint_cancels_once_and_leaves_nothing(
     browser_cli: Cli,
     egress: tuple[subprocess.Popen[bytes], str],
+    site: DemoflixServer,
     remote_chromium: tuple[subprocess.Popen[bytes], str],
 ) -> None:
     """The playbook over CDP: one cancellation, traffic through the filter, nothing left."""
     browser, endpoint = remote_chromium
-    cancel_demoflix_remotely(browser_cli, egress, "cdp", endpoint)
+    cancel_demoflix_remotely(browser_cli, egress, site, "cdp", endpoint)
     # Only the run's context closed: the remote browser is the pod's, and still runs.
     assert browser.poll() is None
 
@@ -253,12 +265,13 @@ def playwright_server(
 def test_demoflix_through_a_playwright_browser_server_cancels_once_and_leaves_nothing(
     browser_cli: Cli,
     egress: tuple[subprocess.Popen[bytes], str],
+    site: DemoflixServer,
     playwright_server: tuple[subprocess.Popen[bytes], str],
 ) -> None:
     """The playbook over ``--endpoint``: one cancellation, traffic through the filter beside
     the remote browser, the server still running after the run, no Playwright MCP left."""
     server, endpoint = playwright_server
-    cancel_demoflix_remotely(browser_cli, egress, "endpoint", endpoint)
+    cancel_demoflix_remotely(browser_cli, egress, site, "endpoint", endpoint)
     # Only the run's context closed: the browser server and its Chromium still run.
     assert server.poll() is None and descendants(server.pid)
 

@@ -14,6 +14,7 @@ from textual.app import App, ComposeResult
 from textual.markup import MarkupError
 
 from subterminator_tui.exit_codes import SUCCESS
+from subterminator_tui.orchestrator.endings import ending_of
 from subterminator_tui.orchestrator.gates import CheckpointRequest
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.tui.operator_console import run_console
@@ -43,11 +44,15 @@ async def test_the_end_and_error_screens_show_page_text_plainly() -> None:
     """A final URL or message holding markup is shown as written."""
     app: App[None] = App()
     async with app.run_test(size=SIZE) as pilot:
-        result = TaskResult(False, False, "task_failed", 3, f"http://x.test/{HOSTILE}")
-        await app.push_screen(EndScreen(result))
+        result = TaskResult(
+            False, False, "task_failed", 3, f"http://x.test/{HOSTILE}", message=HOSTILE
+        )
+        await app.push_screen(EndScreen(result, ending_of(result, "Svc")))
         await pilot.pause()
         rows = [plain(row) for row in app.screen.query(".row")]
         assert f"Final URL: http://x.test/{SHOWN}" in rows
+        # The run's own message may quote the page: the headline shows it as written.
+        assert SHOWN in plain(app.screen.query_one("#end-happened"))
         await app.push_screen(ErrorScreen(HOSTILE, 3))
         await pilot.pause()
         assert plain(app.screen.query_one("#error-message")) == SHOWN

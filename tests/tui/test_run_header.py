@@ -14,7 +14,8 @@ class _HeaderOnly(App[None]):
 
 async def test_the_header_shows_the_cached_share_and_the_cost_once_known() -> None:
     """Tokens, the part read from the cache, and the run's cost when it has a price."""
-    async with _HeaderOnly().run_test() as pilot:
+    # Wide enough for every field: a narrow header drops tokens first (status stays).
+    async with _HeaderOnly().run_test(size=(160, 10)) as pilot:
         header = pilot.app.query_one(RunHeader)
         header.tokens, header.cached_tokens, header.cost = 2_000, 1_500, 0.0123
         assert "2,000 tokens (75% cached)  $0.0123" in header.render()
