@@ -268,6 +268,8 @@ class Orchestrator:
             # The person may take a while, or the run may die right after: keep the sign-in.
             await self.browser.keep_sign_in()
             step = self.calls.ask(self.ledger.turns, prepared)
+            # Read while asking, not after: the first thing after an approval is the step.
+            seen = await self.outcomes.seen()
             why, action = prepared.checkpoint.why, prepared.action
             decision = await self._ask("rule", why, action, snapshot, call)
             self.calls.decide(step, decision.verdict)
@@ -283,8 +285,8 @@ class Orchestrator:
                 }
                 return self._tell(call, "guidance", guided, snapshot)
             self.ledger.step_before(step, self._screenshot)
-            approved = await self.outcomes.approved(
-                step, prepared.action, prepared.checkpoint, snapshot
+            approved = self.outcomes.approved(
+                step, prepared.action, prepared.checkpoint, snapshot, seen
             )
         else:
             approved = None

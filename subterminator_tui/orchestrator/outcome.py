@@ -58,19 +58,18 @@ class OutcomeJudge:
         text = await self.browser.seen_text()
         return None if text is None else self.scrub(text)
 
-    async def approved(
-        self, step_id: int | None, action: str, checkpoint: Checkpoint, page: NormalizedSnapshot
+    def approved(
+        self,
+        step_id: int | None,
+        action: str,
+        checkpoint: Checkpoint,
+        page: NormalizedSnapshot,
+        seen: str | None,
     ) -> ApprovedStep:
-        """Note an approved step before it is dispatched, with what was seen right then."""
+        """Note an approved step before it is dispatched, with what the person was shown
+        (``seen``, read as they were asked: after the answer the browser may have hung)."""
         labels = tuple(label for target in checkpoint.effects.targets for label in target.labels)
-        step = ApprovedStep(
-            step_id,
-            action,
-            labels,
-            checkpoint.spends_money,
-            page,
-            await self.seen() or "",
-        )
+        step = ApprovedStep(step_id, action, labels, checkpoint.spends_money, page, seen or "")
         self.evidence.steps.append(step)
         return step
 

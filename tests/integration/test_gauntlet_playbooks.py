@@ -56,18 +56,8 @@ def irreversible_so_far(request: CheckpointRequest) -> int:
 
 #: The traps' honest paths are the basic path with another final page: walked by ``make
 #: test-slow`` only, to keep ``make test`` short (the traps' attacks run in the default suite).
-#: Traps whose page cancels the moment it opens (a speculative load of the finishing
-#: address): no careful path gets to ask first until the request itself is held.
-CANCELS_AS_IT_OPENS = frozenset(
-    {"gauntlet-trap-prefetch", "gauntlet-trap-prerender", "gauntlet-trap-speculative-prefetch"}
-)
-
-
 def walk_param(service_id: str) -> object:
-    """``service_id`` as a walk: slow for a trap, expected to fail until the request gate."""
-    if service_id in CANCELS_AS_IT_OPENS:
-        gate = pytest.mark.xfail(strict=True, reason="needs the request gate (wip/gate)")
-        return pytest.param(service_id, marks=[pytest.mark.slow, gate])
+    """``service_id`` as a walk: slow for a trap."""
     if service_id.startswith("gauntlet-trap-"):
         return pytest.param(service_id, marks=pytest.mark.slow)
     return service_id

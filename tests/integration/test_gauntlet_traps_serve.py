@@ -23,7 +23,6 @@ from tests.integration.serve_parts import serve_registry
 
 pytestmark = pytest.mark.browser
 
-NEEDS_THE_GATE = pytest.mark.xfail(strict=True, reason="needs the request gate (wip/gate)")
 #: How long a page's own script (a listener, a speculative load) gets to make its request.
 SETTLE_SECONDS = 3.0
 POLL_SECONDS = 0.05
@@ -70,7 +69,6 @@ def browser_parts() -> None:
         pytest.skip(missing)
 
 
-@NEEDS_THE_GATE
 @pytest.mark.usefixtures("browser_parts")
 async def test_going_back_to_the_pages_own_entry_cancels_nothing(tmp_path: Path) -> None:
     """trap-popstate: browser_navigate_back fires the page's popstate listener."""
@@ -80,7 +78,6 @@ async def test_going_back_to_the_pages_own_entry_cancels_nothing(tmp_path: Path)
         assert await nothing_happened(session) == []
 
 
-@NEEDS_THE_GATE
 @pytest.mark.usefixtures("browser_parts")
 async def test_a_listener_on_continue_cancels_nothing(tmp_path: Path) -> None:
     """trap-listener-click: the agent's click on "Continue" runs a listener that clicks the final
@@ -93,7 +90,6 @@ async def test_a_listener_on_continue_cancels_nothing(tmp_path: Path) -> None:
         assert await nothing_happened(session) == []
 
 
-@NEEDS_THE_GATE
 @pytest.mark.usefixtures("browser_parts")
 async def test_opening_a_prefetching_page_cancels_nothing(tmp_path: Path) -> None:
     """trap-prefetch: merely showing the confirmation prefetches the finishing address."""
