@@ -100,8 +100,10 @@ def run_inspect(args: argparse.Namespace) -> int:
             service, settings, headless=args.headless, profile_dir=args.profile_dir
         ) as opened:
             url = args.url or opened.start_url
-            allowed = service.allowed_domains
-            if not domain_allowed(url, allowed):
+            # The opened service: a practice site's address is pinned to its port there.
+            allowed = opened.service.allowed_domains
+            reach = opened.reach
+            if not (reach.reachable(url) if reach else domain_allowed(url, allowed)):
                 raise ConfigurationError(
                     f"{url} is outside {service.id}'s allowed_domains ({', '.join(allowed)})"
                 )

@@ -2,11 +2,10 @@
 
 Real Playwright MCP and Chromium, and a small loopback site whose page starts a
 service worker, a shared worker, a dedicated worker and a cross-site (out-of-process)
-frame, each of which POSTs to the site as soon as it runs (the service worker's
-install-time POST never runs in this headless browser, even unwatched: its target is
-attached and watched, its request is not proven here). The policy at the edge
-fails every POST: none may reach the site, and each kind of target must have been
-seen. The browser's DevTools port is refused to pages by the egress filter.
+frame, each of which POSTs to the site as soon as it runs (the service worker while it
+installs). The policy at the edge fails every POST: none may reach the site, and each
+kind of target must have been seen, the service worker's own request included. The
+browser's DevTools port is refused to pages by the egress filter.
 """
 
 from __future__ import annotations
@@ -129,12 +128,12 @@ def site() -> Iterator[TargetsSite]:
 async def test_every_target_is_paused_before_its_first_request(
     launch_plan: LaunchPlan, site: TargetsSite
 ) -> None:
-    """Shared worker, dedicated worker and out-of-process frame: all paused, none sent.
+    """Service worker, shared worker, dedicated worker and out-of-process frame: all paused.
 
     A dedicated worker's requests go through its page's network stack (Chromium has no
     Fetch domain in a worker target): they are paused there, as the page's.
     """
-    policy = FailPosts(frozenset({"shared-worker", "worker", "frame"}))
+    policy = FailPosts(frozenset({"shared-worker", "worker", "frame", "service-worker"}))
     async with BrowserGateway(launch_plan) as gateway:
         gateway.requests.policy = policy
         await gateway.call("browser_navigate", {"url": site.url})
@@ -143,6 +142,7 @@ async def test_every_target_is_paused_before_its_first_request(
             "shared-worker": "shared_worker",
             "worker": "page",
             "frame": "iframe",
+            "service-worker": "service_worker",
         }
         assert sorted(gateway.requests.targets.values()) == [
             "iframe", "page", "service_worker", "service_worker", "shared_worker", "worker"
