@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
 from subterminator_tui.practice.demoflix import DemoflixState
 from subterminator_tui.practice.sites import practice_hint
@@ -308,8 +308,10 @@ def console_scene(tmp_path: Path, *, held: bool) -> Scene:
         waiting = "1 waiting" if held else "0 waiting"
 
         def settled() -> bool:
-            shown = screen_text(app)
-            return "alice/main" in shown and f"1 session · {waiting}" in shown
+            # The table itself: the held call's question names alice/main too.
+            table = app.screen_stack[0].query_one("#sessions", DataTable)
+            listed = table.row_count == 1 and "alice/main" in str(table.get_row_at(0))
+            return listed and f"1 session · {waiting}" in screen_text(app)
 
         # The table and status line are redrawn on a timer: wait for the settled picture.
         await wait_until(pilot, settled, "the session in the table and status line", 10)
