@@ -102,6 +102,11 @@ class MCPToolError(SubTerminatorError):
         self.snapshot = snapshot
 
 
+class CallNotSentError(MCPToolError):
+    """The browser was found stopped before the call went out and was restarted instead:
+    the call did not run (an approved step stays unsent, and is asked again if tried)."""
+
+
 class OutcomeUnknownError(MCPToolError):
     """A call was sent and no answer came (the server hung or died): it may have run.
 

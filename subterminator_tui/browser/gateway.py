@@ -61,6 +61,7 @@ from subterminator_tui.browser.tools import (
     with_schema_defaults,
 )
 from subterminator_tui.errors import (
+    CallNotSentError,
     MCPConnectionError,
     MCPToolError,
     OutcomeUnknownError,
@@ -403,7 +404,7 @@ class BrowserGateway(PlaywrightMCPProcess):
         if self._server_died or (self._owner is not None and self._owner.done()):
             reopened = await self._restart(f"a call ({name}) found its Playwright MCP dead")
             if name not in _REPEATABLE:
-                raise MCPToolError(restart_message(reopened), snapshot=self.last_snapshot)
+                raise CallNotSentError(restart_message(reopened), snapshot=self.last_snapshot)
         try:
             return await self._dispatch(name, args)
         except ServerStopped:

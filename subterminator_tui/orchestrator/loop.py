@@ -17,6 +17,7 @@ from typing import Any
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import (
+    CallNotSentError,
     JournalWriteError,
     MCPConnectionError,
     MCPToolError,
@@ -311,7 +312,9 @@ class Orchestrator:
             # An approved irreversible step may have run: look, never repeat it.
             return await self._after_lost_answer(call, snapshot, str(sent.error), step)
         if isinstance(sent, Failed):
-            self.outcomes.went(approved, "failed")
+            if not isinstance(sent.error, CallNotSentError):
+                # Refused by the browser after it may have acted: counted as sent.
+                self.outcomes.went(approved, "failed")
             return self._tell_error(call, sent.error, snapshot)
         self.outcomes.went(approved, "done")
         if step is not None:

@@ -13,6 +13,7 @@ import pytest
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
 from subterminator_tui.errors import (
+    CallNotSentError,
     JournalWriteError,
     MCPConnectionError,
     MCPToolError,
@@ -240,6 +241,33 @@ async def test_a_lost_answer_that_the_page_cannot_settle_is_outcome_unknown(
     assert result.message is not None and "may have gone through" in result.message
     assert lost.browser.dispatched().count("browser_click") == 1
     assert len(run.human.approvals) == 1
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        # Found stopped and restarted before the click went out: nothing was sent.
+        (CallNotSentError("The browser stopped and was restarted"), "llm_no_action"),
+        # Refused by the browser: it may have acted first, so the words say "sent".
+        (MCPToolError("Element is not attached to the DOM"), "sent_not_verified"),
+    ],
+)
+async def test_an_approved_step_that_never_went_out_is_not_reported_as_sent(
+    tmp_path: Path, error: Exception, reason: str
+) -> None:
+    """Only a call that may have reached the page makes the ending "sent, not verified"."""
+
+    def refuse(name: str, _args: dict[str, Any]) -> NormalizedSnapshot:
+        if name == "browser_click":
+            raise error
+        return page("confirm")
+
+    pilot = ScriptedPilot([finish_click(), silence(), silence(), silence()])
+    run = LoopRun(tmp_path, pilot, FakeBrowser(page("confirm"), answer=refuse))
+    run.human.decisions = [Decision("approve")]
+    result = await run.result()
+    assert result.reason == reason
+    assert (result.exit_code == 4) is (reason == "sent_not_verified")
 
 
 async def test_a_lost_answer_on_an_ordinary_step_goes_back_to_the_pilot(tmp_path: Path) -> None:
