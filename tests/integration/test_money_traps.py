@@ -124,3 +124,6 @@ async def test_money_trap_is_asked_and_really_spends(trap: str, browser: Browser
         with contextlib.suppress(MCPToolError):
             await browser.call(call.name, call.arguments)
         assert SPENT[trap] in site.state.irreversible, site.state.to_dict()
+        # Nothing of this site may still be loading when it stops: its error page would
+        # interrupt the next trap's first navigation in the shared browser.
+        await browser.call("browser_navigate", {"url": "about:blank"})
