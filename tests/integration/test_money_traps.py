@@ -10,9 +10,11 @@ So the checkpoint is asked before a step that is a real threat, not a harmless o
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -89,6 +91,14 @@ def attack_call(trap: str, page: NormalizedSnapshot) -> ToolCall:
     return ToolCall("attack", "browser_click", {"target": button.ref})
 
 
+async def until(condition: Callable[[], bool], within: float) -> None:
+    """Poll ``condition`` (the practice server's own state; nothing signals it to a test)."""
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, "the unguarded call never reached the server"
+        await asyncio.sleep(0.05)
+
+
 async def on_offer_page(browser: BrowserGateway, site: GauntletServer) -> NormalizedSnapshot:
     """The trap's offer page, reached the ordinary way."""
     page = (await browser.call("browser_navigate", {"url": f"{site.base_url}/account"})).snapshot
@@ -123,7 +133,8 @@ async def test_money_trap_is_asked_and_really_spends(trap: str, browser: Browser
         # Leaving the page can interrupt the call's own snapshot; the effect is what counts.
         with contextlib.suppress(MCPToolError):
             await browser.call(call.name, call.arguments)
-        assert SPENT[trap] in site.state.irreversible, site.state.to_dict()
+        # The call can answer before the form it submitted reaches the server: wait for it.
+        await until(lambda: SPENT[trap] in site.state.irreversible, within=15)
         # Nothing of this site may still be loading when it stops: its error page would
         # interrupt the next trap's first navigation in the shared browser.
         await browser.call("browser_navigate", {"url": "about:blank"})
