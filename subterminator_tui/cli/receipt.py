@@ -21,7 +21,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from subterminator_tui.cli.journal_views import outcome_words
+from subterminator_tui.cli.journal_views import ending_rows, outcome_words
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal, RunRow, StepEvidenceRow, StepRow, TurnRow
@@ -158,6 +158,12 @@ def receipt_html(journal: Journal, run: RunRow, *, now: float | None = None) -> 
         ("last page", _e(run.final_url)),
         ("driven by", _e(driven)),
     )
+    # A run that ended without a click (billed elsewhere, offline only): where to go next.
+    ending = [
+        (_e(label), f"<pre>{_e(value.strip())}</pre>" if label == "Letter" else _e(value))
+        for label, value in ending_rows(run.ending)
+    ]
+    ending_html = f"<h2>Where to cancel</h2>\n{_table(*ending)}" if ending else ""
     written = _when(now if now is not None else datetime.datetime.now(tz=datetime.UTC).timestamp())
     title = f"SubTerminator receipt: run {run.id}, {run.service}"
     return f"""<!doctype html>
@@ -167,6 +173,7 @@ def receipt_html(journal: Journal, run: RunRow, *, now: float | None = None) -> 
 <body>
 <h1>{_e(title)}</h1>
 {summary}
+{ending_html}
 <h2>Approved steps</h2>
 {steps_html}
 <h2>The journal's record</h2>

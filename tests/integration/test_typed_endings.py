@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui import exit_codes
+from subterminator_tui.cli.receipt import receipt_html
 from subterminator_tui.headless.reporter import TerminalReporter
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import RunFinished
@@ -44,6 +45,10 @@ async def test_a_plan_billed_by_apple_ends_billed_elsewhere_naming_apple(tmp_pat
     with Journal(run.journal_path) as journal:
         row = journal.run(result.run_id or 0)
     assert row is not None and row.ending is not None and row.ending["biller"] == "Apple"
+    with Journal(run.journal_path) as journal:
+        receipt = receipt_html(journal, row)
+    assert "Billed by</th><td>Apple" in receipt
+    assert "https://support.apple.com/en-us/118428" in receipt
 
 
 async def test_a_phone_only_plan_ends_offline_only_with_contacts_and_a_letter(
@@ -60,6 +65,11 @@ async def test_a_phone_only_plan_ends_offline_only_with_contacts_and_a_letter(
     assert any("100 Example Street" in contact for contact in result.ending.contacts)
     assert result.ending.letter is not None and "PP-2026-0042" in result.ending.letter
     assert "Practice Portal" in result.ending.letter
+    with Journal(run.journal_path) as journal:
+        row = journal.run(result.run_id or 0)
+        assert row is not None
+        receipt = receipt_html(journal, row)
+    assert "+1 800 555 0199" in receipt and "PP-2026-0042" in receipt, "contacts and the letter"
 
 
 async def test_a_plan_already_cancelled_says_so_at_once(tmp_path: Path) -> None:
