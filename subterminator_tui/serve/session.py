@@ -36,7 +36,8 @@ from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, 
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
-from subterminator_tui.rules import ServiceConfig, verify_completion
+from subterminator_tui.rules import ServiceConfig
+from subterminator_tui.rules.evidence import ApprovedStep
 from subterminator_tui.serve.answers import Answer, judged_by
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
@@ -49,6 +50,7 @@ from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.page_changes import PageChanges
 from subterminator_tui.serve.records import CallRecorder
 from subterminator_tui.serve.restarts import RestartGate
+from subterminator_tui.serve.verification import SessionVerification
 from subterminator_tui.session.browser import ServiceBrowser
 
 #: The Playwright tools the server's own tools map onto; nothing else is ever sent.
@@ -108,6 +110,10 @@ class BrowserSession:
             key, self.guard, self.records, journal, desk, self.lazy
         )
         self.calls = CallPipeline(self.guard, self.records, self.scrubber.snapshot, self.requests)
+        #: The approved steps and the service's answers: what ``verified`` rests on.
+        self.evidence = SessionVerification(
+            service, self.lazy, self.records.typed.text, journal, self.run_id
+        )
         #: The call being answered, Playwright's text for it and the page's console listing.
         self._call: tuple[str, dict[str, Any]] = ("", {})
         self._result_text: str | None = None
@@ -180,7 +186,7 @@ class BrowserSession:
         self._claim(tool)
         held = False
         try:
-            answer = judged_by(self.service, await self._run(tool, arguments))
+            answer = await self._judged(await self._run(tool, arguments))
             held = answer.status == "approval_pending"
             if answer.status == "error" and not self._browser_alive():
                 await self.close_browser()
@@ -192,6 +198,10 @@ class BrowserSession:
         finally:
             if not held:
                 self._release()
+
+    async def _judged(self, answer: Answer) -> Answer:
+        """``answer`` with its page judged: verified on this session's evidence, or not."""
+        return judged_by(self.service, answer, await self.evidence.verified(answer.page))
 
     def _browser_alive(self) -> bool:
         """Whether the browser runs, or a call may still restart it (not when degraded)."""
@@ -245,6 +255,8 @@ class BrowserSession:
         with contextlib.suppress(MCPToolError):
             screenshot = str(await self._gateway().screenshot())
         step = self.calls.ask(self.turns, held)
+        # What the operator is shown now: a confirmation already there is no evidence later.
+        seen = await self.evidence.seen()
         why = held.checkpoint.why
         approval = self.desk.submit(
             self.key.principal,
@@ -256,7 +268,7 @@ class BrowserSession:
         )
         self.pending = approval
         task = asyncio.create_task(
-            self._send_when_decided(approval, call, held, step, row, started),
+            self._send_when_decided(approval, call, held, (step, seen), row, started),
             name=f"approval-{approval.id}",
         )
         self._held.add(task)
@@ -274,10 +286,11 @@ class BrowserSession:
         approval: Approval,
         call: ToolCall,
         held: Held,
-        step: int | None,
+        asked: tuple[int | None, str | None],
         row: int | None,
         started: float,
     ) -> None:
+        step = asked[0]
         answer = Answer("error", "The session closed before the call was sent.", held.page)
         try:
             verdict = await approval.decided()
@@ -301,8 +314,8 @@ class BrowserSession:
                 said = f" The operator says: {approval.note}" if approval.note else ""
                 answer = Answer("rejected", rejected + said, self._seen)
             else:
-                sent = await self._send_approved(call, held, step)
-                answer = judged_by(self.service, self._record(row, started, sent))
+                sent = await self._send_approved(call, held, asked)
+                answer = await self._judged(self._record(row, started, sent))
         except BrowserUnavailableError as down:
             answer = Answer("error", str(down), self._seen, unavailable=down.facts())
         except (MCPToolError, MCPConnectionError, JournalWriteError) as error:
@@ -314,19 +327,35 @@ class BrowserSession:
             self._release()
             self.desk.finish(approval, answer)
 
-    async def _send_approved(self, call: ToolCall, held: Held, step: int | None) -> Answer:
+    async def _send_approved(
+        self, call: ToolCall, held: Held, asked: tuple[int | None, str | None]
+    ) -> Answer:
+        step, seen = asked
         # The operator took time; the page may have moved. Only the approved element is clicked.
         changed = await self.calls.still_approved(call, held, self._gateway(), step)
         if changed is not None:
             self._seen = changed.page
             return Answer("refused", changed.message, changed.page)
-        return await self._dispatch(call, held.page, step)
+        approved = self.evidence.approved(step, held, seen)
+        return await self._dispatch(call, held.page, step, approved)
 
     async def _dispatch(
-        self, call: ToolCall, seen: NormalizedSnapshot, step: int | None = None
+        self,
+        call: ToolCall,
+        seen: NormalizedSnapshot,
+        step: int | None = None,
+        approved: ApprovedStep | None = None,
     ) -> Answer:
         sent = await self.calls.send(
             call, self._gateway(), step, turn=self.turns, approved=step is not None
+        )
+        self.evidence.went(
+            approved,
+            "unknown"
+            if isinstance(sent, Lost)
+            else "failed"
+            if isinstance(sent, Failed)
+            else "done",
         )
         if isinstance(sent, Lost):
             lost = sent.error
@@ -436,7 +465,8 @@ class BrowserSession:
             await asyncio.gather(*self._held, return_exceptions=True)
         page = self._seen
         await self.close_browser()
-        verified = verify_completion(self.service, page) if page is not None else None
+        # The judgement of the last page the agent was answered with, on evidence.
+        verified = self.evidence.last if page is not None else None
         if verified is not None and verified.verified:
             result = TaskResult(
                 True,
