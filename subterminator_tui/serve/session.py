@@ -96,6 +96,8 @@ class BrowserSession:
         #: The page the agent was last given: its refs are the ones it may use.
         self._seen: NormalizedSnapshot | None = None
         self._held: set[asyncio.Task[None]] = set()
+        #: The run folders of every browser this session started (Playwright MCP's files).
+        self._run_dirs: set[Path] = set()
         self._pilot = f"mcp:{key.principal}"
         #: Bumped after every call: the live view sends a frame then.
         self.changes = PageChanges()
@@ -196,6 +198,9 @@ class BrowserSession:
             await self.close_browser()
             raise
         finally:
+            if isinstance(arguments.get("text"), str):
+                # The page may have logged what was just typed into a file already.
+                await self._scrub_files()
             if not held:
                 self._release()
 
@@ -436,6 +441,7 @@ class BrowserSession:
             return gateway
         self._seen = None
         result = await self.lazy.open()
+        self._run_dirs.add(self._gateway().plan.run_dir)
         # The guard judges by the service as the browser runs it (a practice port pinned).
         running = self.lazy.running
         self.guard.service = running.service if running else self.service
@@ -457,6 +463,13 @@ class BrowserSession:
         """Close the browser (idle or closing); the profile and the last URL stay."""
         self._seen = None
         await self.lazy.close()
+        await self._scrub_files()
+
+    async def _scrub_files(self) -> None:
+        """Playwright MCP writes the page's console log (and any file it saves) under the
+        browser's run folder: nothing typed in this session stays in them."""
+        for run_dir in sorted(self._run_dirs):
+            await asyncio.to_thread(self.records.typed.files, run_dir)
 
     async def close(self, why: str = "the session closed") -> None:
         """End unsent what waits for the operator (``why``), close the browser, end the run."""
