@@ -32,6 +32,7 @@ from subterminator_tui.errors import (
 from subterminator_tui.journal.call_records import CallRecordStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.orchestrator.outcome import sent_not_verified_message
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
@@ -488,6 +489,18 @@ class BrowserSession:
                 self.turns,
                 page.url if page else None,
                 message=verified.message,
+                run_id=self.run_id,
+            )
+        elif self.evidence.judge.sent_anything():
+            # An approved step went out and nothing verified it: never "nothing happened".
+            account = urljoin(page.url if page else "", self.service.start_url)
+            result = TaskResult(
+                False,
+                False,
+                "sent_not_verified",
+                self.turns,
+                page.url if page else None,
+                message=sent_not_verified_message(account, "the agent's session closing."),
                 run_id=self.run_id,
             )
         else:

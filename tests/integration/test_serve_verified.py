@@ -15,7 +15,8 @@ happened, not what the page prints:
 - ``honest``: the finish cancels and the confirmation is in plain sight: verified.
 
 Each attack makes the success rules hold on the accessibility tree, which is what the
-flag was computed on before: the tests fail there.
+flag was computed on before: the tests fail there. A session whose approved step went
+out unverified ends "sent, not verified" in the journal, never as if nothing was sent.
 """
 
 from __future__ import annotations
@@ -181,6 +182,8 @@ async def ended(registry: SessionRegistry, session: BrowserSession) -> tuple[str
     await registry.close("agent", session.key.name)
     run = registry.journal.run(run_id)
     assert run is not None
+    if run.reason == "sent_not_verified":
+        assert "Sent, not verified: check http://127.0.0.1:" in (run.message or ""), run.message
     return run.reason, bool(run.verified)
 
 
@@ -197,7 +200,7 @@ async def test_confirmation_text_nobody_can_see_is_not_verified(
         assert answer.status == "ok" and answer.page is not None
         assert ENDS in answer.page.content, "the tree carries the hidden sentence"
         assert answer.verified is False and answer.structured()["verified"] is False
-        assert await ended(registry, session) == ("interrupted", False)
+        assert await ended(registry, session) == ("sent_not_verified", False)
     assert site.cancelled == 0
 
 
@@ -217,7 +220,7 @@ async def test_confirmation_text_shown_before_the_step_is_not_verified(
         assert answer.status == "ok" and answer.page is not None
         assert ENDS in answer.page.content
         assert answer.verified is False
-        assert await ended(registry, session) == ("interrupted", False)
+        assert await ended(registry, session) == ("sent_not_verified", False)
     assert site.cancelled == 0
 
 
@@ -238,7 +241,7 @@ async def test_a_step_the_service_answered_with_an_error_is_not_verified(
         assert [(r.kind, r.status) for r in finishes] == [("gated", 500)], finishes
         assert finishes[0].step_id is not None
         assert answer.verified is False
-        assert await ended(registry, session) == ("interrupted", False)
+        assert await ended(registry, session) == ("sent_not_verified", False)
     assert site.cancelled == 0
 
 
