@@ -18,6 +18,7 @@ from subterminator_tui.browser.inspection import NO_FACTS, PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
 from subterminator_tui.browser.tools import ALLOWED_TOOLS
 from subterminator_tui.orchestrator.browser import Browser
+from subterminator_tui.orchestrator.secrets import TYPING_TOOLS, password_field_refusal
 from subterminator_tui.rules import CheckpointRule, ServiceConfig, domain_allowed
 from subterminator_tui.rules.defaults import checkpoints_for
 from subterminator_tui.rules.effects import READ_ONLY_TOOLS, Effects, RunMemory, resolve_effects
@@ -176,10 +177,14 @@ class Guard:
             return BeforeDispatch()
         fresh = scrub(await browser.snapshot())
         changed = self.relabelled(call, seen, fresh)
-        if changed is not None or not self.checkpoints:
+        if changed is not None or (not self.checkpoints and call.name not in TYPING_TOOLS):
             return BeforeDispatch(fresh, refusal=changed)
         refs = call.target_refs()
         facts = await browser.inspect(refs[0] if refs else None)
+        # Checkpoints or not: a password is typed by the person alone.
+        password = await password_field_refusal(call, facts, browser)
+        if password is not None or not self.checkpoints:
+            return BeforeDispatch(fresh, refusal=Refusal(password) if password else None)
         self.learn(fresh, facts)
         return BeforeDispatch(fresh, checkpoint=self.judge(call, fresh, facts))
 

@@ -11,9 +11,9 @@ was sent.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.orchestrator.browser import Browser
 from subterminator_tui.orchestrator.guard import Checkpoint
 from subterminator_tui.orchestrator.result import TaskReason
 from subterminator_tui.rules import ServiceConfig
@@ -34,13 +34,29 @@ _KEEP_REASON: frozenset[TaskReason] = frozenset(
 )
 
 
+class SeesText(Protocol):
+    """What the judge needs of a browser: the text a person sees on its page.
+
+    A run's browser is one; a served session's browser comes and goes (idle, restarts),
+    so serve hands the judge whichever of its browsers runs now.
+    """
+
+    async def seen_text(self) -> str | None:
+        """The text a person can see on the page, or None when it cannot be read."""
+        ...
+
+
 class OutcomeJudge:
-    """One run's evidence, its verification, and the honest name of its ending."""
+    """One run's evidence, its verification, and the honest name of its ending.
+
+    The cancel loop and serve's sessions both judge through it: serve's ``verified``
+    flag rests on the same evidence as a run's success.
+    """
 
     def __init__(
         self,
         service: ServiceConfig,
-        browser: Browser,
+        browser: SeesText,
         scrub: Callable[[str], str],
         requests: RequestEvidence | None = None,
     ) -> None:

@@ -8,6 +8,10 @@ form-encoded (``+`` for spaces, ``%26``), a page shows a code grouped
 HTML-escapes it. Every snapshot, URL, title, console message and file the run
 passes on is scrubbed of every such shape first, so neither the model, the
 journal, the log, the screen nor Playwright MCP's output files keep them.
+
+A password field is known by what it is, an ``<input type=password>`` read from the
+page itself, never by its label: "Passwort", "パスワード" or no label at all. No model
+or calling agent types into one; only the person does.
 """
 
 from __future__ import annotations
@@ -20,9 +24,15 @@ import re
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.inspection import PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.orchestrator.browser import Browser
 
 REDACTED = "[typed by you]"
+
+#: Tools that put text into fields the call names by ref.
+TYPING_TOOLS = frozenset({"browser_type", "browser_fill_form"})
 
 
 class SecretScrubber:
@@ -133,3 +143,21 @@ def _base64_forms(data: bytes) -> set[str]:
             if len(inner) >= 6:
                 forms.add(inner)
     return forms
+
+
+async def password_field_refusal(call: ToolCall, facts: PageFacts, browser: Browser) -> str | None:
+    """Why ``call`` may not type: one of its fields is a password input; None otherwise.
+
+    ``facts`` were read for the call's first target; any other field it fills is read too.
+    """
+    if call.name not in TYPING_TOOLS:
+        return None
+    for index, ref in enumerate(call.target_refs()):
+        target = facts.target if index == 0 else (await browser.inspect(ref)).target
+        if target is not None and target.tag == "input" and target.type.lower() == "password":
+            return (
+                f"Refused: {ref} is a password field (an input of type password). Passwords "
+                "are the person's: only they type one, in the browser or at a sign-in "
+                "hand-off. Nothing was sent; ask the person to sign in."
+            )
+    return None

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.pilots.page_view import PageView, page_for_model
-from subterminator_tui.rules import ServiceConfig, detect_handoff, verify_completion
+from subterminator_tui.rules import ServiceConfig, detect_handoff
 
 #: ``ok``: done; ``approval_pending``: held for the operator; ``rejected``: the operator
 #: said no; ``refused``: the guard stopped it; ``error``: the browser failed it.
@@ -36,7 +36,7 @@ class Answer:
     ref_id: str | None = None
     #: The full tree instead of the compact one (snapshot with ``full``).
     full: bool = False
-    #: The service's success rules confirm the page (None: not judged).
+    #: A cancellation is verified on evidence (serve/verification.py; None: not judged).
     verified: bool | None = None
     #: The session cannot run calls now: ``error`` (degraded, restarting), ``retry_after``
     #: (whole seconds) and ``session``, for programs (BrowserUnavailableError.facts).
@@ -87,11 +87,12 @@ class Answer:
 _NEEDS = {"login": "a sign-in", "two_factor": "a verification code", "captcha": "a CAPTCHA"}
 
 
-def judged_by(service: ServiceConfig, answer: Answer) -> Answer:
-    """``answer`` with what the service's rules say of its page: done, or needs the person.
+def judged_by(service: ServiceConfig, answer: Answer, verified: bool | None = False) -> Answer:
+    """``answer`` with what is known of its page: verified or not, or needs the person.
 
-    ``verified`` comes from the success rules, never from the agent; a page that needs
-    a sign-in, a code or a CAPTCHA says so, since agents never do those here.
+    ``verified`` is the session's judgement on evidence (serve/verification.py), never
+    the agent's word nor a sentence on the page alone; a page that needs a sign-in, a
+    code or a CAPTCHA says so, since agents never do those here.
     """
     page = answer.page
     if page is None:
@@ -104,5 +105,4 @@ def judged_by(service: ServiceConfig, answer: Answer) -> Answer:
             f"This page needs {need} ({handoff.rule.why}). Agents never sign in or solve "
             "checks here: ask the person to do it in the browser, then call snapshot."
         )
-    verified = verify_completion(service, page).verified
-    return dataclasses.replace(answer, message=message, verified=verified)
+    return dataclasses.replace(answer, message=message, verified=bool(verified))

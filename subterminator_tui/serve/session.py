@@ -32,11 +32,13 @@ from subterminator_tui.errors import (
 from subterminator_tui.journal.call_records import CallRecordStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.orchestrator.outcome import sent_not_verified_message
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
 from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
-from subterminator_tui.rules import ServiceConfig, verify_completion
+from subterminator_tui.rules import ServiceConfig
+from subterminator_tui.rules.evidence import ApprovedStep
 from subterminator_tui.serve.answers import Answer, judged_by
 from subterminator_tui.serve.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
@@ -49,6 +51,7 @@ from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.page_changes import PageChanges
 from subterminator_tui.serve.records import CallRecorder
 from subterminator_tui.serve.restarts import RestartGate
+from subterminator_tui.serve.verification import SessionVerification
 from subterminator_tui.session.browser import ServiceBrowser
 
 #: The Playwright tools the server's own tools map onto; nothing else is ever sent.
@@ -94,6 +97,8 @@ class BrowserSession:
         #: The page the agent was last given: its refs are the ones it may use.
         self._seen: NormalizedSnapshot | None = None
         self._held: set[asyncio.Task[None]] = set()
+        #: The run folders of every browser this session started (Playwright MCP's files).
+        self._run_dirs: set[Path] = set()
         self._pilot = f"mcp:{key.principal}"
         #: Bumped after every call: the live view sends a frame then.
         self.changes = PageChanges()
@@ -108,6 +113,10 @@ class BrowserSession:
             key, self.guard, self.records, journal, desk, self.lazy
         )
         self.calls = CallPipeline(self.guard, self.records, self.scrubber.snapshot, self.requests)
+        #: The approved steps and the service's answers: what ``verified`` rests on.
+        self.evidence = SessionVerification(
+            service, self.lazy, self.records.typed.text, journal, self.run_id
+        )
         #: The call being answered, Playwright's text for it and the page's console listing.
         self._call: tuple[str, dict[str, Any]] = ("", {})
         self._result_text: str | None = None
@@ -180,7 +189,7 @@ class BrowserSession:
         self._claim(tool)
         held = False
         try:
-            answer = judged_by(self.service, await self._run(tool, arguments))
+            answer = await self._judged(await self._run(tool, arguments))
             held = answer.status == "approval_pending"
             if answer.status == "error" and not self._browser_alive():
                 await self.close_browser()
@@ -190,8 +199,15 @@ class BrowserSession:
             await self.close_browser()
             raise
         finally:
+            if isinstance(arguments.get("text"), str):
+                # The page may have logged what was just typed into a file already.
+                await self._scrub_files()
             if not held:
                 self._release()
+
+    async def _judged(self, answer: Answer) -> Answer:
+        """``answer`` with its page judged: verified on this session's evidence, or not."""
+        return judged_by(self.service, answer, await self.evidence.verified(answer.page))
 
     def _browser_alive(self) -> bool:
         """Whether the browser runs, or a call may still restart it (not when degraded)."""
@@ -245,6 +261,8 @@ class BrowserSession:
         with contextlib.suppress(MCPToolError):
             screenshot = str(await self._gateway().screenshot())
         step = self.calls.ask(self.turns, held)
+        # What the operator is shown now: a confirmation already there is no evidence later.
+        seen = await self.evidence.seen()
         why = held.checkpoint.why
         approval = self.desk.submit(
             self.key.principal,
@@ -256,7 +274,7 @@ class BrowserSession:
         )
         self.pending = approval
         task = asyncio.create_task(
-            self._send_when_decided(approval, call, held, step, row, started),
+            self._send_when_decided(approval, call, held, (step, seen), row, started),
             name=f"approval-{approval.id}",
         )
         self._held.add(task)
@@ -274,10 +292,11 @@ class BrowserSession:
         approval: Approval,
         call: ToolCall,
         held: Held,
-        step: int | None,
+        asked: tuple[int | None, str | None],
         row: int | None,
         started: float,
     ) -> None:
+        step = asked[0]
         answer = Answer("error", "The session closed before the call was sent.", held.page)
         try:
             verdict = await approval.decided()
@@ -301,8 +320,8 @@ class BrowserSession:
                 said = f" The operator says: {approval.note}" if approval.note else ""
                 answer = Answer("rejected", rejected + said, self._seen)
             else:
-                sent = await self._send_approved(call, held, step)
-                answer = judged_by(self.service, self._record(row, started, sent))
+                sent = await self._send_approved(call, held, asked)
+                answer = await self._judged(self._record(row, started, sent))
         except BrowserUnavailableError as down:
             answer = Answer("error", str(down), self._seen, unavailable=down.facts())
         except (MCPToolError, MCPConnectionError, JournalWriteError) as error:
@@ -314,19 +333,35 @@ class BrowserSession:
             self._release()
             self.desk.finish(approval, answer)
 
-    async def _send_approved(self, call: ToolCall, held: Held, step: int | None) -> Answer:
+    async def _send_approved(
+        self, call: ToolCall, held: Held, asked: tuple[int | None, str | None]
+    ) -> Answer:
+        step, seen = asked
         # The operator took time; the page may have moved. Only the approved element is clicked.
         changed = await self.calls.still_approved(call, held, self._gateway(), step)
         if changed is not None:
             self._seen = changed.page
             return Answer("refused", changed.message, changed.page)
-        return await self._dispatch(call, held.page, step)
+        approved = self.evidence.approved(step, held, seen)
+        return await self._dispatch(call, held.page, step, approved)
 
     async def _dispatch(
-        self, call: ToolCall, seen: NormalizedSnapshot, step: int | None = None
+        self,
+        call: ToolCall,
+        seen: NormalizedSnapshot,
+        step: int | None = None,
+        approved: ApprovedStep | None = None,
     ) -> Answer:
         sent = await self.calls.send(
             call, self._gateway(), step, turn=self.turns, approved=step is not None
+        )
+        self.evidence.went(
+            approved,
+            "unknown"
+            if isinstance(sent, Lost)
+            else "failed"
+            if isinstance(sent, Failed)
+            else "done",
         )
         if isinstance(sent, Lost):
             lost = sent.error
@@ -407,6 +442,7 @@ class BrowserSession:
             return gateway
         self._seen = None
         result = await self.lazy.open()
+        self._run_dirs.add(self._gateway().plan.run_dir)
         # The guard judges by the service as the browser runs it (a practice port pinned).
         running = self.lazy.running
         self.guard.service = running.service if running else self.service
@@ -428,6 +464,13 @@ class BrowserSession:
         """Close the browser (idle or closing); the profile and the last URL stay."""
         self._seen = None
         await self.lazy.close()
+        await self._scrub_files()
+
+    async def _scrub_files(self) -> None:
+        """Playwright MCP writes the page's console log (and any file it saves) under the
+        browser's run folder: nothing typed in this session stays in them."""
+        for run_dir in sorted(self._run_dirs):
+            await asyncio.to_thread(self.records.typed.files, run_dir)
 
     async def close(self, why: str = "the session closed") -> None:
         """End unsent what waits for the operator (``why``), close the browser, end the run."""
@@ -436,7 +479,8 @@ class BrowserSession:
             await asyncio.gather(*self._held, return_exceptions=True)
         page = self._seen
         await self.close_browser()
-        verified = verify_completion(self.service, page) if page is not None else None
+        # The judgement of the last page the agent was answered with, on evidence.
+        verified = self.evidence.last if page is not None else None
         if verified is not None and verified.verified:
             result = TaskResult(
                 True,
@@ -445,6 +489,18 @@ class BrowserSession:
                 self.turns,
                 page.url if page else None,
                 message=verified.message,
+                run_id=self.run_id,
+            )
+        elif self.evidence.judge.sent_anything():
+            # An approved step went out and nothing verified it: never "nothing happened".
+            account = urljoin(page.url if page else "", self.service.start_url)
+            result = TaskResult(
+                False,
+                False,
+                "sent_not_verified",
+                self.turns,
+                page.url if page else None,
+                message=sent_not_verified_message(account, "the agent's session closing."),
                 run_id=self.run_id,
             )
         else:

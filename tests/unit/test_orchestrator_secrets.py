@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.inspection import ControlFacts, PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, normalize_snapshot
-from subterminator_tui.orchestrator.secrets import REDACTED, SecretScrubber
+from subterminator_tui.orchestrator.secrets import (
+    REDACTED,
+    SecretScrubber,
+    password_field_refusal,
+)
 from tests.fixtures.pages import SNAPSHOTS, page
 
 SECRET = "hunter2-secret"
@@ -191,3 +197,39 @@ def test_every_hand_off_field_is_masked_whatever_its_label_says() -> None:
         ),
     )
     assert [field.secret for field in fields_on(login, "login")] == [True, True]
+
+
+class _FieldTypes:
+    """A browser whose fields are inputs of the given types, by ref (inspect only)."""
+
+    def __init__(self, types: dict[str, str]) -> None:
+        self.types = types
+        self.read: list[str | None] = []
+
+    async def inspect(self, ref: str | None = None) -> PageFacts:
+        """The field ``ref`` as the DOM has it."""
+        self.read.append(ref)
+        kind = self.types.get(ref or "")
+        return PageFacts(target=ControlFacts("input", type=kind) if kind is not None else None)
+
+
+async def test_a_password_field_is_refused_by_its_type_in_any_case_and_form() -> None:
+    """browser_type into type=PASSWORD, and a fill_form whose second field is a password, are
+    refused; a text field is not, whatever it is called."""
+    browser = _FieldTypes({"e1": "text", "e2": "PASSWORD", "e3": "email"})
+    for call in (
+        ToolCall("c", "browser_type", {"target": "e2", "text": "x"}),
+        ToolCall(
+            "c",
+            "browser_fill_form",
+            {"fields": [{"target": "e1", "value": "a"}, {"target": "e2", "value": "b"}]},
+        ),
+    ):
+        first = await browser.inspect(call.target_refs()[0])
+        refused = await password_field_refusal(call, first, browser)  # type: ignore[arg-type]
+        assert refused is not None and "e2 is a password field" in refused
+    typed = ToolCall("c", "browser_type", {"target": "e3", "text": "Passwort"})
+    facts = await browser.inspect("e3")
+    assert await password_field_refusal(typed, facts, browser) is None  # type: ignore[arg-type]
+    click = ToolCall("c", "browser_click", {"target": "e2"})
+    assert await password_field_refusal(click, await browser.inspect("e2"), browser) is None  # type: ignore[arg-type]

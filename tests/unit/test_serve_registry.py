@@ -139,10 +139,12 @@ def test_a_bare_address_needs_the_operators_any_site(tmp_path: Path) -> None:
 def test_answers_say_when_the_rules_verify_and_when_the_person_is_needed(
     registry: SessionRegistry,
 ) -> None:
-    """The confirmation page is verified by the service's rules; the sign-in page asks for
-    the person; neither is the agent's word."""
+    """A confirmation page alone verifies nothing: the session's evidence decides
+    (serve/verification.py); the sign-in page asks for the person; neither is the agent's word."""
     service = registry.service_for("demoflix", None)
-    done = judged_by(service, Answer("ok", "", page("done")))
+    said = judged_by(service, Answer("ok", "", page("done")))
+    assert said.verified is False and said.structured()["verified"] is False
+    done = judged_by(service, Answer("ok", "", page("done")), verified=True)
     assert done.verified is True and done.structured()["verified"] is True
     login = judged_by(service, Answer("ok", "", page("login")))
     assert login.verified is False
