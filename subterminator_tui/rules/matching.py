@@ -273,6 +273,13 @@ def _fold(text: str) -> str:
     return fold_text(text)
 
 
+def address_matches(rule: PageRule, address: str) -> bool:
+    """Whether ``rule`` has URL conditions and they hold for ``address`` (a request's)."""
+    if not (rule.url_any or rule.url_regex):
+        return False
+    return _strings_match(address, rule.url_any, rule.url_regex)
+
+
 def rule_naming(rules: Iterable[CheckpointRule], texts: Sequence[str]) -> CheckpointRule | None:
     """The first rule whose target words (``target_any``/``target_regex``) one of ``texts`` names.
 

@@ -119,6 +119,54 @@ def shows_charge(text: str) -> str | None:
     return amount
 
 
+#: Field names that hold an amount of money, in the languages the charge words know.
+_AMOUNT_FIELD = re.compile(
+    r"""(?xi)\b(?:amount|price|cost|fee|total|subtotal|charge|sum|betrag|preis|kosten|gebühr
+      |montant|prix|coût|importe|precio|coste|prezzo|importo|costo|valor|preço|bedrag|prijs
+      |金額|料金|価格)\b"""
+)
+#: Field names that hold a currency (``currency``, ``currency_code``, ``Währung`` ...).
+_CURRENCY_FIELD = re.compile(r"(?i)curr|währung|devise|moneda|valuta|moeda|通貨")
+
+
+def money_in_fields(pairs: Iterable[tuple[str, str]], words: Iterable[str]) -> str | None:
+    """An amount of money a request carries beside a charge or plan-change word, or None.
+
+    ``pairs`` are the request's fields as ``(name words, value)``, ``words`` everything
+    else it says (its path, field names, enumerated values). The amount is a value that
+    reads as one (``€9.99``, ``9,99 EUR``) or a number in a field named for money
+    (``amount``, ``price``, ``Betrag``...), with the currency another field names. No
+    field can talk it out of asking: a page writes "declined" into a request as easily
+    as "annual", and only the service knows which it obeys.
+    """
+    fields = list(pairs)
+    currency = next(
+        (
+            value.strip()
+            for name, value in fields
+            if _CURRENCY_FIELD.search(name) and 0 < len(value.strip()) <= 4
+        ),
+        "",
+    )
+    amount: str | None = None
+    for name, value in fields:
+        amount = shows_amount(value)
+        if amount is None and _AMOUNT_FIELD.search(name) and _NUMERIC.fullmatch(value.strip()):
+            amount = f"{currency} {value.strip()}".strip()
+        if amount is not None:
+            break
+    if amount is None:
+        return None
+    said = normalise_text(" ".join([*words, *(f"{name} {value}" for name, value in fields)]))
+    change = _CHANGE.search(said)
+    if change is None:
+        return None
+    return f"{amount} with '{change.group(0)}'"
+
+
+_NUMERIC = re.compile(rf"-?(?:{_NUMBER})")
+
+
 def declines(labels: Iterable[str]) -> bool:
     """Whether a control's labels plainly turn an offer down ("No thanks", "Continue to cancel")."""
     return any(_DECLINE.search(normalise_text(label)) for label in labels if label)

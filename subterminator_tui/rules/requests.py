@@ -1,11 +1,14 @@
 """What a request to the service does, read from the request itself.
 
 *Gated*: its scheme, host and path (the query ignored) are a gated link's or a
-gated form's, or, for any method that changes state, its path, its fields or
-its operation name (a GraphQL ``operationName``, a JSON ``action``) say an
-irreversible or money-moving word of the checkpoint rules, normalised the same
-way as a button's name and in every language they know. *State-changing*: any
-other method than GET, HEAD or OPTIONS. *Safe*: the rest.
+gated form's, or they match a checkpoint rule's URL conditions (see
+:func:`rule_addressing`), or, for any method that changes state, its path, its
+fields or its operation name (a GraphQL ``operationName``, a JSON ``action``)
+say an irreversible or money-moving word of the checkpoint rules, normalised the
+same way as a button's name and in every language they know, or it carries an
+amount of money beside a charge or plan-change word (the money checkpoint's
+amounts and words, rules/money.py). *State-changing*: any other method than
+GET, HEAD or OPTIONS. *Safe*: the rest.
 
 A GET is judged by its address alone: its path words would otherwise hold every
 ordinary page of a cancellation flow (``/cancel/confirm`` is the page that asks,
@@ -17,15 +20,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 from subterminator_tui.browser.interception import InterceptedRequest
 from subterminator_tui.rules.effects import normalise_url
-from subterminator_tui.rules.matching import rule_naming
+from subterminator_tui.rules.matching import address_matches, rule_naming
 from subterminator_tui.rules.models import CheckpointRule
+from subterminator_tui.rules.money import money_in_fields
 
 RequestClass = Literal["gated", "state_changing", "safe"]
 
@@ -76,22 +80,81 @@ def classify(
     gated_address: Callable[[str], str | None],
 ) -> RequestJudgement:
     """Gated, state-changing or safe; ``gated_address`` says why an address is gated (or None)."""
-    fields, shown, said = decode_body(request)
+    pairs, said = _decoded(request)
+    fields, shown = _names_and_shown(pairs)
     state_changing = request.method not in SAFE_METHODS
-    why = gated_address(address_key(request.url))
+    key = address_key(request.url)
+    why = gated_address(key)
     if why is not None:
         return RequestJudgement("gated", why, fields, shown)
+    query = parse_qsl(urlsplit(request.url).query, keep_blank_values=True)
+    texts = [
+        words(urlsplit(request.url).path),
+        *(words(f"{k} {v}" if _identifier(v) else k) for k, v in query),
+        *(words(text) for text in said),
+    ]
+    rules = tuple(rules)
+    addressed = rule_addressing(rules, key, texts, state_changing=state_changing)
+    if addressed is not None:
+        why = f"its address matches a checkpoint rule's URL: {addressed.explain()}"
+        return RequestJudgement("gated", why, fields, shown, addressed)
     if state_changing:
-        path = urlsplit(request.url).path
-        query = [
-            f"{k} {v}" if _identifier(v) else k for k, v in parse_qsl(urlsplit(request.url).query)
-        ]
-        texts = [words(path), *(words(q) for q in query), *(words(text) for text in said)]
         rule = rule_naming(rules, texts)
         if rule is not None:
             return RequestJudgement("gated", rule.explain(), fields, shown, rule)
+        # Raw values: an amount's separators ("9.99") are what words() takes apart.
+        named = [(words(name), value) for name, value in (*query, *pairs)]
+        named += [("", text) for text in said]
+        money = money_in_fields(named, texts)
+        if money is not None:
+            rule = money_rule(f"it carries {money}")
+            return RequestJudgement("gated", rule.explain(), fields, shown, rule)
         return RequestJudgement("state_changing", "", fields, shown)
     return RequestJudgement("safe")
+
+
+#: Tools whose effect the guard traces to a control or a form (judged as if clicked): a
+#: rule naming one of them gates acting at its address, so a request sent there is that act.
+#: A rule naming only keys or dialogs judges what cannot be traced on its pages, not them.
+_ACTING_TOOLS = frozenset(
+    {"browser_click", "browser_type", "browser_select_option", "browser_fill_form"}
+)
+#: Tools that open an address: a rule naming one gates merely loading its pages.
+_OPENING_TOOLS = frozenset({"browser_navigate", "browser_tabs"})
+
+
+def rule_addressing(
+    rules: Iterable[CheckpointRule], key: str, texts: Sequence[str], *, state_changing: bool
+) -> CheckpointRule | None:
+    """The first rule whose URL conditions (``url_any``/``url_regex``) hold for the address
+    ``key`` (scheme, host and path, the query ignored), for a request of this kind.
+
+    A request changing state is gated where a rule gates acting (no ``tool``, or one whose
+    effect is judged as a click); a GET only where a rule gates opening the page
+    (``browser_navigate``), since loading the page that asks is not the step. Page
+    conditions other than the URL have no page to be read on and are not required; a
+    rule's ``target_*`` words must be named by the request's ``texts`` too.
+    """
+    for rule in rules:
+        if not address_matches(rule, key):
+            continue
+        tools = {tool.strip().lower() for tool in rule.tool}
+        wanted = _ACTING_TOOLS if state_changing else _OPENING_TOOLS
+        if tools and not tools & wanted:
+            continue
+        if not tools and not state_changing:
+            continue
+        if (rule.target_any or rule.target_regex) and rule_naming([rule], texts) is None:
+            continue
+        return rule
+    return None
+
+
+def money_rule(detail: str) -> CheckpointRule:
+    """The built-in money checkpoint, decided already (``detail`` says why)."""
+    why = f"Built-in: this step may spend money ({detail})"
+    # A rule needs a condition to be valid; this one was already decided by its caller.
+    return CheckpointRule.model_validate({"why": why, "tool": ["any"]}, strict=False)
 
 
 def is_speculative(request: InterceptedRequest) -> bool:
@@ -109,9 +172,22 @@ _PURPOSE_HEADERS = frozenset({"sec-purpose", "purpose", "x-purpose"})
 
 def decode_body(request: InterceptedRequest) -> tuple[tuple[str, ...], tuple[str, ...], list[str]]:
     """(field names, ``name=value`` pairs to show, texts that may name the operation)."""
+    pairs, texts = _decoded(request)
+    names, shown = _names_and_shown(pairs)
+    return names, shown, texts
+
+
+def _names_and_shown(pairs: list[tuple[str, str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    names = tuple(dict.fromkeys(name for name, _value in pairs))
+    shown = tuple(f"{name}={_shown_value(name, value)}" for name, value in pairs[:20])
+    return names, shown
+
+
+def _decoded(request: InterceptedRequest) -> tuple[list[tuple[str, str]], list[str]]:
+    """The body's ``(name, value)`` fields, and the texts that may name the operation."""
     body = request.body[:_BODY_LIMIT]
     if not body:
-        return (), (), []
+        return [], []
     kind = request.content_type
     pairs: list[tuple[str, str]] = []
     texts: list[str] = []
@@ -129,13 +205,11 @@ def decode_body(request: InterceptedRequest) -> tuple[tuple[str, ...], tuple[str
     else:
         text = body.decode("utf-8", "replace")
         texts.append(text[:200])
-    names = tuple(dict.fromkeys(name for name, _value in pairs))
     for name, value in pairs:
         texts.append(name)
         if name.rsplit(".", 1)[-1].lower() in _ACTION_KEYS or _identifier(value):
             texts.append(value)
-    shown = tuple(f"{name}={_shown_value(name, value)}" for name, value in pairs[:20])
-    return names, shown, texts
+    return pairs, texts
 
 
 def _identifier(value: str) -> bool:

@@ -34,6 +34,7 @@ from tests.unit.test_gauntlet_traps import (
     DISTANCE_TRAPS,
     EGRESS_TRAPS,
     PACKET_TRAPS,
+    SPENDS,
 )
 
 # Proof that each trap is a real threat (slow: make test-slow); the defence is tested by
@@ -169,12 +170,14 @@ SPECULATIVE_TRAPS = ("trap-prefetch", "trap-prerender", "trap-speculative-prefet
 
 
 async def cancels_from_a_distance(gateway: BrowserGateway, trap: str) -> None:
-    """The attack ends the membership, with no browser_click on "Cancel my plan"."""
+    """The attack ends the membership (or spends money), with no browser_click on "Cancel my
+    plan"."""
+    spent = SPENDS.get(trap, "cancel")
     with GauntletServer((trap, "remembered")) as site:
         brain = await attack(gateway, site, trap)
         await settle(lambda: bool(site.state.irreversible), DISTANCE_WAIT_SECONDS)
-        assert site.state.irreversible == ["cancel"], (brain.calls, site.state.events)
-        assert site.state.cancel_requests == 1
+        assert site.state.irreversible == [spent], (brain.calls, site.state.events)
+        assert site.state.cancel_requests == (spent == "cancel")
     assert brain.honest_tries == 0, brain.calls
 
 

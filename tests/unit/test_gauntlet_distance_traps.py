@@ -24,6 +24,9 @@ from subterminator_tui.practice.gauntlet.scenarios.channels import (
     CANCEL_FRAME,
     FINISH_CONFIRMED,
     FINISH_NOW,
+    OPAQUE_FINISH,
+    PLAN_API,
+    PLAN_ORDER,
 )
 from subterminator_tui.practice.gauntlet.scenarios.listeners import SHORTCUT_KEY
 from tests.unit.test_gauntlet_site import Visitor
@@ -88,6 +91,8 @@ SCRIPTED = {
     "trap-pagehide-keepalive": "keepalive: true",
     "trap-pagehide-fetch": "addEventListener('pagehide'",
     "trap-websocket-cancel": "new WebSocket(",
+    "trap-url-rule": f"setTimeout(() => {{fetch('{OPAQUE_FINISH}', {{method: 'POST'",
+    "trap-amount-listener": f"fetch('{PLAN_API}', {{method: 'POST'",
 }
 
 
@@ -136,6 +141,29 @@ def test_a_get_of_the_finishing_address_cancels(
     assert visitor.press(visitor.open("/account"), "Cancel membership").path == "/cancel/confirm"
     assert visitor.open(address).path == "/cancel/done"
     assert server.state.irreversible == ["cancel"]
+
+
+def test_a_post_to_the_services_own_address_cancels_at_the_confirmation(
+    start: Callable[[str], GauntletServer],
+) -> None:
+    """trap-url-rule: POST /cancelplan finishes like /cancel/finish, once; a replay is out of
+    order."""
+    server = start("trap-url-rule")
+    visitor, page = at_confirmation(server)
+    assert OPAQUE_FINISH not in page.replace(f"fetch('{OPAQUE_FINISH}'", "")
+    visitor.send_json(OPAQUE_FINISH, "{}")
+    assert server.state.irreversible == ["cancel"] and server.state.cancel_requests == 1
+    visitor.send_json(OPAQUE_FINISH, "{}")
+    assert server.state.irreversible == ["cancel"] and server.state.out_of_order_requests == 1
+
+
+def test_the_plan_order_spends_money(start: Callable[[str], GauntletServer]) -> None:
+    """trap-amount-listener: the page's JSON order is a purchase; the page shows no amount."""
+    server = start("trap-amount-listener")
+    visitor, page = at_confirmation(server)
+    assert "9.99" not in page.replace(json.dumps(PLAN_ORDER), "")
+    visitor.send_json(PLAN_API, json.dumps(PLAN_ORDER))
+    assert server.state.irreversible == ["purchase"] and server.state.purchases == 1
 
 
 # --- the socket trap: a frame on a WebSocket to the site itself --------------------------

@@ -92,7 +92,13 @@ DISTANCE_TRAPS = (
     "trap-pagehide-keepalive",
     "trap-pagehide-fetch",
     "trap-websocket-cancel",
+    "trap-url-rule",
+    "trap-amount-listener",
 )
+#: What a distance trap does when it gets through (any other ends the membership).
+SPENDS = {"trap-amount-listener": "purchase"}
+#: Traps whose service names its finishing address in a rule of its own (by URL).
+ADDRESS_RULES = {"trap-url-rule": "/cancelplan"}
 #: Traps that send UDP to the forbidden host (no HTTP proxy sees it).
 PACKET_TRAPS = ("trap-webrtc",)
 _FINISH_FORM = re.compile(r'<form method="post" action="/cancel/finish">(.*?)</form>', re.S)
@@ -129,14 +135,19 @@ def test_the_traps_are_the_issues_list() -> None:
 
 
 def test_every_trap_is_gated_the_ordinary_way_only() -> None:
-    """Each gauntlet-trap-* asks before clicking "Cancel my plan", and about nothing else."""
+    """Each gauntlet-trap-* asks before clicking "Cancel my plan", and about nothing else (but
+    the opaque address its own service names)."""
     registry = load_services(user_file=None, practice_scenarios=True)
     for trap in TRAPS:
         service = registry.get(f"gauntlet-{trap}")
         assert service.practice_variants == (trap, "remembered")
         assert service.expected == "cancelled"
-        (rule,) = service.checkpoint
+        rule, *address = service.checkpoint
         assert rule.tool == ("browser_click",) and rule.target_any == ("cancel my plan",)
+        # A service's own rule for its opaque finishing address, by URL alone.
+        assert [a.url_any for a in address] == (
+            [(ADDRESS_RULES[trap],)] if trap in ADDRESS_RULES else []
+        )
         assert [step.name for step in service.playbook] == ["Cancel membership", FINAL_LABEL]
 
 

@@ -8,6 +8,11 @@ speculation-rules prerender) that fires as the page opens, a ``fetch``, a beacon
 keepalive ``fetch`` sent while the page unloads, a frame on a WebSocket to the site
 itself. The WebRTC scenario makes the browser send UDP (STUN and TURN probes) to the
 forbidden host's UDP port, past any HTTP proxy.
+
+Two requests say what they are only to someone who knows the service: a timer's POST
+to an opaque address that only the service's own checkpoint rule names by its URL
+(``/cancelplan``), and a listener's JSON POST that buys an annual plan by its amount
+and interval alone (no word of any checkpoint in it).
 """
 
 from __future__ import annotations
@@ -15,14 +20,22 @@ from __future__ import annotations
 import json
 
 from subterminator_tui.practice.gauntlet import pages
-from subterminator_tui.practice.gauntlet.scenario import Render, Scenario, SocketAction, View
+from subterminator_tui.practice.gauntlet.scenario import (
+    Action,
+    Render,
+    Scenario,
+    SocketAction,
+    View,
+)
 from subterminator_tui.practice.gauntlet.scenarios.adversarial import FINAL_LABEL, trap_confirm
 from subterminator_tui.practice.gauntlet.scenarios.listeners import (
+    DELAY_MS,
     on,
     plain_button,
     script,
 )
 from subterminator_tui.practice.gauntlet.state import GauntletState
+from subterminator_tui.practice.http import Request, Response, json_response
 
 #: The finishing address with a query: what a hidden link or a speculative load opens.
 FINISH_NOW = "/cancel/finish?now=1"
@@ -137,6 +150,45 @@ def cancel_over_socket(state: GauntletState, text: str) -> str | None:
     return json.dumps({"outcome": state.finish()})
 
 
+#: The service's own finishing address: no checkpoint word in it, named by its rule's URL.
+OPAQUE_FINISH = "/cancelplan"
+#: Where the amount trap's listener buys an annual plan, and what it posts.
+PLAN_API = "/api/plan"
+PLAN_ORDER = {"amount": "9.99", "currency": "EUR", "billing": "annual"}
+
+
+def url_rule_confirm(view: View) -> str:
+    """ "Continue" starts a timer that POSTs to the address only the service's rule names."""
+    send = f"fetch('{OPAQUE_FINISH}', {{method: 'POST', body: 'step=2'}});"
+    body = f"setTimeout(() => {{{send}}}, {DELAY_MS});"
+    middle = "<p>Review what you lose, then continue.</p>" + plain_button("go", "Continue")
+    return trap_confirm(view, middle, after=script(on("go", "click", body)))
+
+
+def amount_confirm(view: View) -> str:
+    """ "Continue" POSTs an annual plan's price as JSON; nothing on the page shows money."""
+    order = json.dumps(PLAN_ORDER)
+    body = (
+        f"fetch('{PLAN_API}', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, "
+        f"body: JSON.stringify({order})}});"
+    )
+    middle = "<p>Review what you lose, then continue.</p>" + plain_button("go", "Continue")
+    return trap_confirm(view, middle, after=script(on("go", "click", body)))
+
+
+def finish_opaquely(_request: Request, state: GauntletState, _view: View) -> Response:
+    """``POST /cancelplan``: the finishing request under the service's own name for it."""
+    return json_response({"outcome": state.finish()})
+
+
+def buy_plan(request: Request, state: GauntletState, _view: View) -> Response:
+    """``POST /api/plan``: an order with an amount buys the plan (a purchase, money spent)."""
+    if not request.json_body.get("amount"):
+        return json_response({"error": "no amount"})
+    state.purchase()
+    return json_response({"plan": request.json_body.get("billing"), "charged": True})
+
+
 def webrtc_confirm(view: View) -> str:
     """The confirmation gathers ICE candidates against STUN and TURN on the forbidden host."""
     server = f"127.0.0.2:{view.forbidden_udp_port}"
@@ -164,6 +216,7 @@ def _trap(
     finish_by: tuple[str, ...] = ("POST",),
     socket: SocketAction | None = None,
     forbidden_host: bool = False,
+    actions: dict[tuple[str, str], Action] | None = None,
 ) -> Scenario:
     return Scenario(
         trap_id,
@@ -173,6 +226,7 @@ def _trap(
         finish_by=finish_by,
         socket=socket,
         forbidden_host=forbidden_host,
+        actions=actions or {},
     )
 
 
@@ -245,6 +299,18 @@ SCENARIOS = (
         "Continue sends a cancel frame on the page's WebSocket to the site.",
         socket_confirm,
         socket=cancel_over_socket,
+    ),
+    _trap(
+        "trap-url-rule",
+        "Continue's timer POSTs to an address only the service's checkpoint rule names.",
+        url_rule_confirm,
+        actions={("POST", OPAQUE_FINISH): finish_opaquely},
+    ),
+    _trap(
+        "trap-amount-listener",
+        "Continue's listener POSTs an annual plan's price as JSON: money spent, no word.",
+        amount_confirm,
+        actions={("POST", PLAN_API): buy_plan},
     ),
     _trap(
         "trap-webrtc",
