@@ -65,8 +65,13 @@ from subterminator_tui.orchestrator.turns import (
     reason_for,
     unverified_message,
 )
-from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK, REQUEST_HUMAN_APPROVAL
+from subterminator_tui.orchestrator.virtual_tools import (
+    COMPLETE_TASK,
+    REQUEST_HUMAN_APPROVAL,
+    SHOW_REGION,
+)
 from subterminator_tui.pilots.base import Pilot
+from subterminator_tui.pilots.regions import region_text
 from subterminator_tui.rules import ServiceConfig, verify_completion
 from subterminator_tui.rules.effects import READ_ONLY_TOOLS
 from subterminator_tui.rules.typed_endings import detect_ending
@@ -252,6 +257,8 @@ class Orchestrator:
             return await self._complete(call)
         if call.name == REQUEST_HUMAN_APPROVAL:
             return await self._model_asks(call, snapshot)
+        if call.name == SHOW_REGION:
+            return self._show_region(call, snapshot)
         try:
             prepared = await self.calls.prepare(call, snapshot, self.browser)
         except MCPToolError as unread:
@@ -317,6 +324,13 @@ class Orchestrator:
         if step is not None:
             await self._after_step(step)
         page, note = await self._settle(sent.result.snapshot)
+        if isinstance(prepared, Held):
+            # The approved step's page proves the cancellation on evidence: the run is done.
+            # The pilot's own claim would add nothing the rules have not checked; asking
+            # for it costs a model call and offers the page's "rejoin" one more turn.
+            verification = await self.outcomes.verify(page)
+            if verification.verified:
+                return TurnOutcome.verified_on(page, verification)
         self._end_without_a_click(page)
         status: dict[str, Any] = {"error": False}
         if note:
@@ -382,6 +396,14 @@ class Orchestrator:
             raise RunEnded("verification_failed", verification.message)
         message = unverified_message(page.url)
         return self._tell(call, "unverified", {"error": True, "message": message}, page)
+
+    def _show_region(self, call: ToolCall, snapshot: NormalizedSnapshot) -> TurnOutcome:
+        """What a ref of the page the pilot was last sent holds, in full; nothing is sent."""
+        try:
+            region = region_text(snapshot, str(call.arguments.get("target", "")))
+        except ValueError as unknown:
+            return self._tell(call, "error", {"error": True, "message": str(unknown)}, None)
+        return self._tell(call, "ok", {"region": region}, None)
 
     async def _model_asks(self, call: ToolCall, snapshot: NormalizedSnapshot) -> TurnOutcome:
         why = str(call.arguments.get("reason", ""))
