@@ -11,6 +11,7 @@ in a TaskResult, a finished journal row and a RunFinished event.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from typing import Any
 
@@ -243,7 +244,7 @@ class Orchestrator:
                     human_seconds=self.gate.seconds - human_before,
                 )
             )
-            if step.outcome == "done":
+            if step.outcome == "done" or step.verified:
                 return self.ledger.result(
                     "completed" if step.verified else "task_failed",
                     success=step.verified,
@@ -330,7 +331,10 @@ class Orchestrator:
             # for it costs a model call and offers the page's "rejoin" one more turn.
             verification = await self.outcomes.verify(page)
             if verification.verified:
-                return TurnOutcome.verified_on(page, verification)
+                # The step itself went as any other ("ok": a recording replays it); its
+                # verification is what ends the run.
+                ended = TurnOutcome.verified_on(page, verification)
+                return dataclasses.replace(ended, outcome="ok")
         self._end_without_a_click(page)
         status: dict[str, Any] = {"error": False}
         if note:
