@@ -66,6 +66,24 @@ LANGUAGES = (
 _SCRIPT = re.compile(rb"<script\b.*?</script\s*>", re.IGNORECASE | re.DOTALL)
 _SPOTS = re.compile(rb"<(?:p|div|li|section|article|span|h[1-6]|ul|table)\b", re.IGNORECASE)
 _BODY = re.compile(rb"<body\b[^>]*>", re.IGNORECASE)
+#: A page's own controls: a control planted inside one is not where it seems. HTML's
+#: parser closes an open <button> before a planted one (and the hidden <div> around
+#: it with it), so a control meant to be hidden would really be on screen.
+_CONTROL_TAG = re.compile(rb"<(/?)(?:button|a|select|label|textarea)\b", re.IGNORECASE)
+
+
+def _spots(page: bytes, start: int) -> list[int]:
+    """Tag starts after ``start`` where a control can go: outside the page's own controls."""
+    events = [(m.start(), 0, m) for m in _SPOTS.finditer(page, start)]
+    events += [(m.start(), 1, m) for m in _CONTROL_TAG.finditer(page, start)]
+    depth = 0
+    found: list[int] = []
+    for position, kind, match in sorted(events, key=lambda event: event[:2]):
+        if kind == 1:
+            depth = max(0, depth - 1) if match[1] else depth + 1
+        elif depth == 0:
+            found.append(position)
+    return found
 
 
 @dataclass
@@ -121,7 +139,7 @@ def plant(page: bytes, rng: random.Random, number: int) -> tuple[bytes, list[Pla
     ]
     body = _BODY.search(page)
     start = body.end() if body else 0
-    spots = [match.start() for match in _SPOTS.finditer(page, start)] or [start]
+    spots = _spots(page, start) or [start]
     placed = sorted(((rng.choice(spots), snippet) for snippet, _ in controls), reverse=True)
     for position, snippet in placed:
         page = page[:position] + snippet.encode() + page[position:]

@@ -11,6 +11,7 @@ in a TaskResult, a finished journal row and a RunFinished event.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from typing import Any
 
@@ -66,8 +67,13 @@ from subterminator_tui.orchestrator.turns import (
     reason_for,
     unverified_message,
 )
-from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK, REQUEST_HUMAN_APPROVAL
+from subterminator_tui.orchestrator.virtual_tools import (
+    COMPLETE_TASK,
+    REQUEST_HUMAN_APPROVAL,
+    SHOW_REGION,
+)
 from subterminator_tui.pilots.base import Pilot
+from subterminator_tui.pilots.regions import region_text
 from subterminator_tui.rules import ServiceConfig, verify_completion
 from subterminator_tui.rules.effects import READ_ONLY_TOOLS
 from subterminator_tui.rules.typed_endings import detect_ending
@@ -239,7 +245,7 @@ class Orchestrator:
                     human_seconds=self.gate.seconds - human_before,
                 )
             )
-            if step.outcome == "done":
+            if step.outcome == "done" or step.verified:
                 return self.ledger.result(
                     "completed" if step.verified else "task_failed",
                     success=step.verified,
@@ -253,6 +259,8 @@ class Orchestrator:
             return await self._complete(call)
         if call.name == REQUEST_HUMAN_APPROVAL:
             return await self._model_asks(call, snapshot)
+        if call.name == SHOW_REGION:
+            return self._show_region(call, snapshot)
         try:
             prepared = await self.calls.prepare(call, snapshot, self.browser)
         except MCPToolError as unread:
@@ -320,6 +328,16 @@ class Orchestrator:
         if step is not None:
             await self._after_step(step)
         page, note = await self._settle(sent.result.snapshot)
+        if isinstance(prepared, Held):
+            # The approved step's page proves the cancellation on evidence: the run is done.
+            # The pilot's own claim would add nothing the rules have not checked; asking
+            # for it costs a model call and offers the page's "rejoin" one more turn.
+            verification = await self.outcomes.verify(page)
+            if verification.verified:
+                # The step itself went as any other ("ok": a recording replays it); its
+                # verification is what ends the run.
+                ended = TurnOutcome.verified_on(page, verification)
+                return dataclasses.replace(ended, outcome="ok")
         self._end_without_a_click(page)
         status: dict[str, Any] = {"error": False}
         if note:
@@ -385,6 +403,14 @@ class Orchestrator:
             raise RunEnded("verification_failed", verification.message)
         message = unverified_message(page.url)
         return self._tell(call, "unverified", {"error": True, "message": message}, page)
+
+    def _show_region(self, call: ToolCall, snapshot: NormalizedSnapshot) -> TurnOutcome:
+        """What a ref of the page the pilot was last sent holds, in full; nothing is sent."""
+        try:
+            region = region_text(snapshot, str(call.arguments.get("target", "")))
+        except ValueError as unknown:
+            return self._tell(call, "error", {"error": True, "message": str(unknown)}, None)
+        return self._tell(call, "ok", {"region": region}, None)
 
     async def _model_asks(self, call: ToolCall, snapshot: NormalizedSnapshot) -> TurnOutcome:
         why = str(call.arguments.get("reason", ""))

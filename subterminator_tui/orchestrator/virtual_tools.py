@@ -1,12 +1,14 @@
-"""The two tools the orchestrator answers itself (seed 000 §2.3)."""
+"""The tools the orchestrator answers itself, never the browser (seed 000 §2.3)."""
 
 from __future__ import annotations
 
+from subterminator_tui.browser.tools import REF_PATTERN
 from subterminator_tui.providers.base import ToolSpec
 
 COMPLETE_TASK = "complete_task"
 REQUEST_HUMAN_APPROVAL = "request_human_approval"
-VIRTUAL_TOOLS = frozenset({COMPLETE_TASK, REQUEST_HUMAN_APPROVAL})
+SHOW_REGION = "show_region"
+VIRTUAL_TOOLS = frozenset({COMPLETE_TASK, REQUEST_HUMAN_APPROVAL, SHOW_REGION})
 
 COMPLETE_TASK_SPEC = ToolSpec(
     COMPLETE_TASK,
@@ -33,4 +35,16 @@ REQUEST_HUMAN_APPROVAL_SPEC = ToolSpec(
     },
 )
 
-VIRTUAL_TOOL_SPECS = (COMPLETE_TASK_SPEC, REQUEST_HUMAN_APPROVAL_SPEC)
+#: Reads the page the pilot was last sent, so it needs no browser call and changes nothing.
+SHOW_REGION_SPEC = ToolSpec(
+    SHOW_REGION,
+    "List what a ref holds in full. WHEN TO USE: its line says 'not shown'. WHAT HAPPENS: "
+    "its elements with refs; the page is unchanged. ERRORS: unknown ref.",
+    {
+        "type": "object",
+        "properties": {"target": {"type": "string", "pattern": REF_PATTERN}},
+        "required": ["target"],
+    },
+)
+
+VIRTUAL_TOOL_SPECS = (COMPLETE_TASK_SPEC, REQUEST_HUMAN_APPROVAL_SPEC, SHOW_REGION_SPEC)

@@ -36,6 +36,7 @@ its real ref, so a ref the model picks is checked by the guard as before.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
@@ -45,6 +46,7 @@ from subterminator_tui.pilots.control_words import (
     FORM_ROLES,
     KEYWORDS,
 )
+from subterminator_tui.pilots.landmarks import fold_repeated_landmarks
 
 INTERACTIVE_ROLES = frozenset(
     {
@@ -100,16 +102,41 @@ class _Line:
     kind: str = "element"
     #: For a line that already counts left-out lines: what it counts.
     counts: tuple[tuple[str, int], ...] = ()
+    #: A landmark's ref and its own words (``navigation 'Footer'``), for its summary.
+    ref: str = ""
+    label: str = ""
+
+
+#: A line of the compact tree, for the passes that fold what a page repeats (landmarks.py).
+CompactLine = _Line
 
 
 def compact_snapshot(snapshot: NormalizedSnapshot, budget_tokens: int = DEFAULT_BUDGET) -> str:
     """The page's elements that matter, one per line, within ``budget_tokens`` where possible."""
-    lines = _select(snapshot.elements)
+    return compact_page(snapshot, budget_tokens).text
+
+
+@dataclass(frozen=True)
+class CompactPage:
+    """A compact tree, and what its landmarks held (to fold them on the next page)."""
+
+    text: str
+    landmarks: frozenset[str]
+
+
+def compact_page(
+    snapshot: NormalizedSnapshot,
+    budget_tokens: int = DEFAULT_BUDGET,
+    seen_landmarks: Collection[str] = (),
+) -> CompactPage:
+    """The compact tree; a landmark that holds the same as one of ``seen_landmarks`` (the
+    last page's) and nothing that is always kept is one line, its ref opening it."""
+    lines, landmarks = fold_repeated_landmarks(_select(snapshot.elements), seen_landmarks)
     for drop_from in (3, 2, 1):
         if estimate_tokens(_render(lines)) <= budget_tokens:
             break
         lines = _collapse(lines, drop_from)
-    return _render(lines)
+    return CompactPage(_render(lines), landmarks)
 
 
 def _render(lines: list[_Line]) -> str:
@@ -182,14 +209,16 @@ def _select(elements: tuple[SnapshotElement, ...]) -> list[_Line]:
         in_dialog = stack[-1][3] if stack else False
         run_end, siblings = _run_end(elements, index)
         if siblings > RUN_LIMIT and peripheral is None and not in_dialog:
-            lines.extend(_shorten_run(elements[index:run_end], out_depth))
+            holder = _parent_ref(elements, index)
+            lines.extend(_shorten_run(elements[index:run_end], out_depth, holder))
             index = run_end
             continue
         if element.role in _PERIPHERAL and not in_dialog:
             label = (
                 f"{element.role} '{_bounded(element.name, 40)}'" if element.name else element.role
             )
-            lines.append(_Line(out_depth, label, 2, element.role))
+            ref = element.ref or ""
+            lines.append(_Line(out_depth, label, 2, element.role, ref=ref, label=label))
             summaries[len(lines) - 1] = []
             stack.append((element.depth, out_depth, len(lines) - 1, in_dialog))
         elif element.role in _CONTAINER_ROLES or element.role == "heading":
@@ -249,12 +278,16 @@ def _with_summaries(lines: list[_Line], summaries: dict[int, list[str]]) -> list
                 f"{n} {role}{'s' if n > 1 else ''}" for role, n in Counter(roles).items()
             )
             line = result[position]
+            # The landmark's ref opens what it left out (show_region).
+            ref = f" [ref={line.ref}]" if line.ref else ""
             result[position] = _Line(
                 line.depth,
-                f"{line.text} ({hidden} not shown)",
+                f"{line.text}{ref} ({hidden} not shown)",
                 line.priority,
                 line.kind,
                 tuple(Counter([line.kind, *roles]).items()),
+                line.ref,
+                line.label,
             )
     # A landmark with nothing kept and nothing hidden says nothing.
     return [line for position, line in enumerate(result) if position not in empty]
@@ -284,8 +317,18 @@ def _run_end(elements: tuple[SnapshotElement, ...], start: int) -> tuple[int, in
     return end, siblings
 
 
-def _shorten_run(run: tuple[SnapshotElement, ...], depth: int) -> list[_Line]:
-    """The first few items of a long run, the ones that matter, and a count of the rest."""
+def _parent_ref(elements: tuple[SnapshotElement, ...], index: int) -> str:
+    """The ref of the element holding ``elements[index]`` ("" when none)."""
+    depth = elements[index].depth
+    for position in range(index - 1, -1, -1):
+        if elements[position].depth < depth:
+            return elements[position].ref or ""
+    return ""
+
+
+def _shorten_run(run: tuple[SnapshotElement, ...], depth: int, parent_ref: str = "") -> list[_Line]:
+    """The first few items of a long run, the ones that matter, and a count of the rest
+    (with the ref of what holds them, which the pilot's show_region opens)."""
     top = run[0].depth
     items: list[list[SnapshotElement]] = []
     for element in run:
@@ -334,9 +377,9 @@ def _shorten_run(run: tuple[SnapshotElement, ...], depth: int) -> list[_Line]:
             kept.append(_Line(depth, line, priority, kind))
     if hidden:
         role = run[0].role
-        kept.append(
-            _Line(depth, f"... {hidden} more {role} items not shown", 2, role, ((role, hidden),))
-        )
+        where = f" (in ref {parent_ref})" if parent_ref else ""
+        summary = f"... {hidden} more {role} items not shown{where}"
+        kept.append(_Line(depth, summary, 2, role, ((role, hidden),)))
     return kept
 
 
@@ -353,6 +396,13 @@ def _keywords(label: str) -> frozenset[str]:
     return frozenset(match.casefold() for match in KEYWORDS.findall(label))
 
 
+def describe_element(element: SnapshotElement) -> str:
+    """One element as a compact line shows it: role, name, state, ref, value, link target."""
+    if element.role in _TEXT_ROLES and not element.name and element.text:
+        return f"text: {_bounded(element.text, NAME_CHARS)}"
+    return _describe(element)
+
+
 def _describe(element: SnapshotElement) -> str:
     parts = [element.role]
     if element.label:
@@ -362,7 +412,8 @@ def _describe(element: SnapshotElement) -> str:
     for state in _STATE_ORDER:
         if state in element.states:
             parts.append(f"[{state}]")
-    if element.ref:
+    # A heading is read, not acted on: its ref would only cost tokens on every page.
+    if element.ref and element.role != "heading":
         parts.append(f"[ref={element.ref}]")
     if element.name and element.text and element.role in ("textbox", "searchbox", "combobox"):
         parts.append(f'value="{_bounded(element.text, VALUE_CHARS)}"')

@@ -8,10 +8,11 @@ stub so the context does not grow with every page.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.pilots.compaction import DEFAULT_BUDGET, compact_snapshot
+from subterminator_tui.pilots.compaction import DEFAULT_BUDGET, CompactPage, compact_page
 
 #: Bounds of the page's own texts in the compact view: a page's title, address or a
 #: dialog's message can be any length (a 200,000-character title has been seen).
@@ -53,10 +54,20 @@ NAIVE_VIEW = PageView(compact=False, stub_history=False, page_tools=False)
 
 def page_for_model(snapshot: NormalizedSnapshot, view: PageView = COMPACT_VIEW) -> str:
     """The fresh page as the model reads it."""
+    return page_after(snapshot, view).text
+
+
+def page_after(
+    snapshot: NormalizedSnapshot,
+    view: PageView = COMPACT_VIEW,
+    seen_landmarks: Collection[str] = (),
+) -> CompactPage:
+    """The fresh page as the model reads it after a page whose landmarks were
+    ``seen_landmarks`` (those it repeats are folded), and this page's landmarks."""
     if not view.compact:
         lines = [f"URL: {snapshot.url}", f"Title: {snapshot.title}"]
         lines += [f"{name}:\n{body}" for name, body in snapshot.notes.items()]
-        return "\n".join([*lines, "Snapshot:", snapshot.content])
+        return CompactPage("\n".join([*lines, "Snapshot:", snapshot.content]), frozenset())
     lines = [
         f"URL: {bounded(snapshot.url, URL_CHARS)}",
         f"Title: {bounded(snapshot.title, TITLE_CHARS)}",
@@ -64,11 +75,11 @@ def page_for_model(snapshot: NormalizedSnapshot, view: PageView = COMPACT_VIEW) 
     for name, body in snapshot.notes.items():
         lines.append(f"{bounded(name, 60)}:\n{bounded(body, NOTE_CHARS)}")
     lines.append("Snapshot:")
-    compact = compact_snapshot(snapshot, view.budget_tokens)
-    lines.append(compact)
-    if view.collapsed_hint and "not shown" in compact:
+    compact = compact_page(snapshot, view.budget_tokens, seen_landmarks)
+    lines.append(compact.text)
+    if view.collapsed_hint and "not shown" in compact.text:
         lines.append(view.collapsed_hint)
-    return "\n".join(lines)
+    return CompactPage("\n".join(lines), compact.landmarks)
 
 
 def page_stub(snapshot: NormalizedSnapshot) -> str:

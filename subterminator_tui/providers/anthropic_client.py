@@ -93,8 +93,10 @@ def _to_blocks(message: ConversationMessage) -> tuple[str, list[ContentBlockPara
             "type": "tool_result",
             "tool_use_id": message.call_id,
             "content": message.content,
-            "is_error": message.is_error,
         }
+        if message.is_error:
+            # Omitted when false (the API's default): every result is resent with each call.
+            result["is_error"] = True
         return "user", [result]
     blocks: list[ContentBlockParam] = []
     if message.text.strip():

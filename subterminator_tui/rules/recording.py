@@ -54,6 +54,7 @@ _SKIPPED_TOOLS = frozenset(
     {
         "complete_task",
         "request_human_approval",
+        "show_region",
         "browser_snapshot",
         "browser_take_screenshot",
         "browser_tabs",

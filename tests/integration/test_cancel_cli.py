@@ -252,9 +252,11 @@ def test_show_prints_each_turn_with_its_tool_and_outcome(browser_cli: Cli) -> No
     assert run.code == 0, run.stderr
     assert "Run 1: demoflix with the playbook pilot" in run.stdout
     assert re.search(r"^\[Turn 1\] browser_click \{.*Cancel membership", run.stdout, re.M)
-    assert re.search(r"^\[Turn 6\] complete_task \{", run.stdout, re.M)
+    # The approved last step's page proves the cancellation, so it is the last turn.
+    assert re.search(r"^\[Turn 5\] browser_click \{.*Finish cancellation", run.stdout, re.M)
+    assert "complete_task" not in run.stdout
     outcomes = re.findall(r"^  outcome: (\S+)", run.stdout, re.M)
-    assert outcomes == ["ok"] * 5 + ["done"]
+    assert outcomes == ["ok"] * 5
 
 
 def test_runs_with_an_empty_journal_says_so(cli: Cli) -> None:

@@ -297,7 +297,8 @@ class TestLookingBack:
             await wait_until(pilot, lambda: f"Turn {older.turn}" in plain(bar), "the older turn")
             assert older.page is not None
             assert older.page.url in plain(bar)
-            assert older.page.url.endswith("/cancel/confirm")
+            # The run ends on the approved Finish, so the turn before it declined the offer.
+            assert older.page.url.endswith("/cancel/offer")
 
 
 class TestSearch:

@@ -117,7 +117,8 @@ def test_a_row_that_differs_from_its_run_is_kept() -> None:
 
 
 def test_runs_inside_navigation_are_counted_not_listed() -> None:
-    """A footer's long link list is a count; the link that matters keeps its ref."""
+    """A footer's long link list is a count under the footer's ref; the link that matters
+    keeps its own ref."""
     lines = ["- contentinfo [ref=e1]:", '  - navigation "Footer" [ref=e2]:', "    - list [ref=e3]:"]
     names = [f"Guide {index}" for index in range(12)] + ["Cookie Preferences"]
     for offset, name in enumerate(names):
@@ -127,7 +128,7 @@ def test_runs_inside_navigation_are_counted_not_listed() -> None:
     content = "\n".join(lines)
     snapshot = tree(content, "https://example.com/", "Home")
     compact = compact_snapshot(snapshot)
-    assert "navigation 'Footer' (12 links not shown)" in compact
+    assert "navigation 'Footer' [ref=e2] (12 links not shown)" in compact
     assert 'link "Cookie Preferences" [ref=e' in compact
     assert "Guide 0" not in compact
 
