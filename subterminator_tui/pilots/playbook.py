@@ -99,6 +99,8 @@ class PlaybookPilot:
         self.index = 0
         self.diverged: str | None = None
         self._ids = itertools.count(1)
+        #: The id of the one wait for a missing step's target (a page still drawing itself).
+        self._waiting: tuple[int, str] | None = None
 
     def begin(self, snapshot: NormalizedSnapshot) -> None:
         """Nothing to prepare: the steps are the plan."""
@@ -116,6 +118,12 @@ class PlaybookPilot:
                 self.index += 1
                 return PilotTurn(call, step.why or describe_step(step))
             if not step.optional:
+                if step.name and step.action in ELEMENT_STEP_TOOLS and not self._waited(self.index):
+                    # A page that draws itself after it loads (a single-page app) gets one
+                    # wait for the target's text; a page without it at all ends the playbook.
+                    wait = ToolCall(self._next_id(), "browser_wait_for", {"text": step.name})
+                    self._waiting = (self.index, wait.id)
+                    return PilotTurn(wait, f"wait for {describe_step(step)} to appear")
                 self.diverged = (
                     f"step {self.index + 1} ({describe_step(step)}) is not on {snapshot.url}"
                 )
@@ -127,6 +135,8 @@ class PlaybookPilot:
         self, call: ToolCall, status: dict[str, Any], snapshot: NormalizedSnapshot | None
     ) -> None:
         """A failed step, or an unverified finish, ends the playbook."""
+        if self._waiting is not None and call.id == self._waiting[1]:
+            return  # the wait timed out or not: the next look at the page decides
         if status.get("error") and not self.diverged:
             message = status.get("message", "it failed")
             self.diverged = f"step {self.index} ({call.name}) failed: {message}"
@@ -136,6 +146,9 @@ class PlaybookPilot:
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+    def _waited(self, index: int) -> bool:
+        return self._waiting is not None and self._waiting[0] == index
 
     def _complete(self, reason: str) -> PilotTurn:
         arguments = {"status": "success", "reason": reason}

@@ -85,7 +85,7 @@ async def test_playbook_walks_the_intended_path(service_id: str, tmp_path: Path)
     if service_id == NOTHING_TO_DO:
         assert (run.result.reason, run.result.exit_code) == ("already_cancelled", 7), run.result
     else:
-        assert run.result.reason == "completed", run.result
+        assert run.result.reason == "completed", (run.result.message, run.result)
         assert run.result.success and run.result.verified
     assert state["cancelled"]
     expected = [] if service_id == NOTHING_TO_DO else ["cancel"]

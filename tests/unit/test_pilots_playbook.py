@@ -115,9 +115,15 @@ async def test_an_optional_missing_step_is_skipped(demoflix: ServiceConfig, tmp_
 async def test_a_missing_required_step_diverges_naming_the_step(
     demoflix: ServiceConfig, tmp_path: Path
 ) -> None:
-    """Step 1 (Cancel membership) is not on the confirm page: the playbook stops and says so."""
+    """Step 1 (Cancel membership) is not on the confirm page: one wait for its text (a page
+    may still be drawing itself), then the playbook stops and says so, a failed wait or not."""
     confirm = page("confirm", tmp_path)
     pilot = PlaybookPilot(demoflix, START_URL)
+    wait = await pilot.next_turn(confirm)
+    assert wait.call is not None and wait.call.name == "browser_wait_for"
+    assert wait.call.arguments == {"text": "Cancel membership"}
+    pilot.observe(wait.call, {"error": True, "message": "Timeout 5000ms exceeded"}, confirm)
+    assert pilot.diverged is None, "a wait that times out is not the divergence"
     turn = await pilot.next_turn(confirm)
     assert turn.call is None
     assert turn.stop == (
@@ -129,10 +135,25 @@ async def test_a_missing_required_step_diverges_naming_the_step(
 async def test_a_diverged_playbook_stays_stopped(demoflix: ServiceConfig, tmp_path: Path) -> None:
     """After diverging, even a page that fits gets the same stop, never a call."""
     pilot = PlaybookPilot(demoflix, START_URL)
+    await pilot.next_turn(page("confirm", tmp_path))  # the one wait for the missing target
     first = await pilot.next_turn(page("confirm", tmp_path))
     again = await pilot.next_turn(page("account", tmp_path))
     assert again.call is None
     assert again.stop == first.stop
+
+
+async def test_a_target_that_appears_while_waited_for_is_clicked(
+    demoflix: ServiceConfig, tmp_path: Path
+) -> None:
+    """A page that draws its button after loading: one wait, then the step, no divergence."""
+    pilot = PlaybookPilot(demoflix, START_URL)
+    wait = await pilot.next_turn(page("confirm", tmp_path))
+    assert wait.call is not None and wait.call.name == "browser_wait_for"
+    account = page("account", tmp_path)
+    turn = await pilot.next_turn(account)
+    assert turn.call is not None and turn.call.name == "browser_click"
+    assert turn.call.arguments["target"] == account.ref_of("button", "Cancel membership")
+    assert pilot.diverged is None
 
 
 async def test_a_page_where_success_holds_completes_immediately(
