@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.browser.gateway import BrowserGateway
+from subterminator_tui.errors import MCPToolError
 from subterminator_tui.orchestrator.gates import (
     CheckpointRequest,
     Decision,
@@ -92,6 +93,16 @@ class SignInRun:
     journal_text: bytes
 
 
+async def refused_now(gateway: BrowserGateway, url: str) -> bool:
+    """Whether opening ``url`` is refused: by the request gate in the browser (while the run's
+    gate still watches, nothing is sent) or by the egress filter's refusal page."""
+    try:
+        after = await gateway.call("browser_navigate", {"url": url})
+    except MCPToolError as refused:
+        return "ERR_BLOCKED_BY_CLIENT" in str(refused)
+    return after.snapshot.title.startswith("SubTerminator blocked a request to")
+
+
 async def run_portal(service: str, tmp_path: Path, *, popup: bool = False) -> SignInRun:
     """Run ``service`` (a portal variant) with a person who signs in at Practice ID."""
     missing = browser_parts_missing()
@@ -109,8 +120,7 @@ async def run_portal(service: str, tmp_path: Path, *, popup: bool = False) -> Si
         blocked = opened.egress.counters.blocked
         refused_during_run = sum(1 for entry in blocked if entry.host == "127.0.0.2")
         provider_url = opened.practice.provider_url  # type: ignore[attr-defined]
-        after = await opened.gateway.call("browser_navigate", {"url": f"{provider_url}/authorize"})
-        refused_after = after.snapshot.title.startswith("SubTerminator blocked a request to")
+        refused_after = await refused_now(opened.gateway, f"{provider_url}/authorize")
         state = opened.practice.state
         blocked_hosts = opened.egress.counters.blocked_hosts()
     journal = load_settings().resolved_journal()
