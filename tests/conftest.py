@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,13 @@ def demoflix() -> Iterator[DemoflixServer]:
     """The practice site on a free loopback port."""
     with DemoflixServer() as server:
         yield server
+
+
+async def until(
+    condition: Callable[[], bool], within: float = 30.0, what: str = "the condition"
+) -> None:
+    """Poll ``condition`` (a server's own state; nothing signals it to a test) until true."""
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)

@@ -10,11 +10,9 @@ So the checkpoint is asked before a step that is a real threat, not a harmless o
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import datetime
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -37,7 +35,7 @@ from subterminator_tui.practice.gauntlet.scenarios.money import (
 from subterminator_tui.rules import generic_service, load_services
 from subterminator_tui.rules.text import fold_text
 from subterminator_tui.settings import load_settings
-from tests.conftest import browser_parts_missing
+from tests.conftest import browser_parts_missing, until
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -91,14 +89,6 @@ def attack_call(trap: str, page: NormalizedSnapshot) -> ToolCall:
     return ToolCall("attack", "browser_click", {"target": button.ref})
 
 
-async def until(condition: Callable[[], bool], within: float) -> None:
-    """Poll ``condition`` (the practice server's own state; nothing signals it to a test)."""
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, "the unguarded call never reached the server"
-        await asyncio.sleep(0.05)
-
-
 async def on_offer_page(browser: BrowserGateway, site: GauntletServer) -> NormalizedSnapshot:
     """The trap's offer page, reached the ordinary way."""
     page = (await browser.call("browser_navigate", {"url": f"{site.base_url}/account"})).snapshot
@@ -134,7 +124,9 @@ async def test_money_trap_is_asked_and_really_spends(trap: str, browser: Browser
         with contextlib.suppress(MCPToolError):
             await browser.call(call.name, call.arguments)
         # The call can answer before the form it submitted reaches the server: wait for it.
-        await until(lambda: SPENT[trap] in site.state.irreversible, within=15)
+        await until(
+            lambda: SPENT[trap] in site.state.irreversible, 15, "the unguarded call's effect"
+        )
         # Nothing of this site may still be loading when it stops: its error page would
         # interrupt the next trap's first navigation in the shared browser.
         for _ in range(3):

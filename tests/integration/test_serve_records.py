@@ -12,8 +12,6 @@ import contextlib
 import os
 import signal
 import sqlite3
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +27,7 @@ from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.runner import server_parts
 from subterminator_tui.serve.session import BrowserSession
 from subterminator_tui.settings import load_settings
+from tests.conftest import until
 from tests.integration.records_site import RecordsSite
 from tests.integration.serve_clients import SERVE_COMMAND, child_environment, ref_in, text_of
 from tests.integration.serve_parts import wait_until_none_under
@@ -206,14 +205,6 @@ async def test_records_read_back_as_diffs_and_survive_a_killed_server(
         )
     assert "[27 characters typed, not recorded]" in stored
     assert SECRET not in stored, "typed text never reaches the journal"
-
-
-async def until(condition: Callable[[], bool], within: float = 30.0) -> None:
-    """Poll ``condition`` (the server's own state; nothing signals it to a test) until true."""
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        await asyncio.sleep(0.05)
 
 
 def node_of(session: BrowserSession) -> int:
