@@ -14,7 +14,12 @@ from typing import Any
 from urllib.parse import urljoin
 
 from subterminator_bench.loopback_model import ModelRequest, ScriptedTurn
-from subterminator_tui.pilots.playbook import describe_step, element_step_call, step_targets
+from subterminator_tui.pilots.playbook import (
+    ELEMENT_STEP_TOOLS,
+    describe_step,
+    element_step_call,
+    step_targets,
+)
 from subterminator_tui.rules import PlaybookStep
 
 _LINE = re.compile(r'^\s*- (?P<role>[a-z]+) "(?P<name>(?:[^"\\]|\\.)*)"(?P<rest>[^\n]*)$', re.M)
@@ -58,6 +63,8 @@ class PlaybookBrain:
     #: Steps the path needed but the page text did not show (what compaction lost).
     lost: list[str] = field(default_factory=list)
     _last_step: int | None = None
+    #: The step already waited for once: a page may draw its controls after it loads.
+    _waited_for: int | None = None
 
     def __call__(self, request: ModelRequest) -> ScriptedTurn:
         text = request.latest_text
@@ -77,6 +84,17 @@ class PlaybookBrain:
                 self._last_step = self.index
                 self.index += 1
                 return turn
+            if (
+                not step.optional
+                and step.name
+                and step.action in ELEMENT_STEP_TOOLS
+                and self._waited_for != self.index
+            ):
+                # As a careful model would, and as the playbook does: wait once for the
+                # control's text before calling it missing.
+                self._waited_for = self.index
+                self._last_step = None
+                return _call("browser_wait_for", {"text": step.name}, "Waiting for the page.")
             if not step.optional:
                 self.lost.append(describe_step(step))
                 return ScriptedTurn(text=f"I cannot find {describe_step(step)} on this page.")

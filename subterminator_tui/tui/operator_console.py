@@ -20,6 +20,7 @@ from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from mcp.server.auth.provider import TokenVerifier
+from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
@@ -53,6 +54,21 @@ from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 
 #: How often the sessions table and the live page are redrawn from the registry.
 REFRESH_SECONDS = 0.5
+#: The sessions table's columns, each also its key.
+COLUMNS = ("principal/session", "service", "browser", "page", "state")
+
+
+def session_cells(session: BrowserSession) -> tuple[Text | str, ...]:
+    """One session's row: every value as inert text, since page URLs are the page's own."""
+    state = "held: waiting for you" if session.pending else (session.in_flight or "idle")
+    page = session.page.url if session.page else "-"
+    return (
+        plain(session.key),
+        plain(session.service.id),
+        "open" if session.browser else "closed",
+        plain(page),
+        plain(state),
+    )
 
 
 class OperatorConsole(App[int]):
@@ -118,7 +134,8 @@ class OperatorConsole(App[int]):
         if self.config.settings.keymap:
             self.set_keymap(dict(self.config.settings.keymap))
         table = self.query_one("#sessions", DataTable)
-        table.add_columns("principal/session", "service", "browser", "page", "state")
+        for label in COLUMNS:
+            table.add_column(label, key=label)
         # Nobody to ask: SIGTERM (a supervisor) and SIGHUP (the terminal window closed)
         # close every session as a confirmed quit does.
         loop = asyncio.get_running_loop()
@@ -212,25 +229,30 @@ class OperatorConsole(App[int]):
         return list(self.parts.registry.sessions.values()) if self.parts else []
 
     def refresh_sessions(self) -> None:
-        """Redraw the table from the registry; show the selected session's latest page."""
+        """Bring the table up to the registry; show the selected session's latest page.
+
+        Rows are updated in place, keyed by session, never cleared and refilled: a
+        refill would reset the cursor and, until the table next measures itself, draw
+        every column at its header's width.
+        """
         table = self.query_one("#sessions", DataTable)
         sessions = self._sessions()
-        selected = table.cursor_row
-        table.clear()
+        keys = {str(session.key) for session in sessions}
+        for row_key in [key for key in table.rows if key.value not in keys]:
+            table.remove_row(row_key)
         for session in sessions:
-            state = "held: waiting for you" if session.pending else (session.in_flight or "idle")
-            page = session.page.url if session.page else "-"
-            table.add_row(
-                plain(session.key),
-                plain(session.service.id),
-                "open" if session.browser else "closed",
-                plain(page),
-                plain(state),
-            )
-        if sessions:
-            table.move_cursor(row=min(max(selected, 0), len(sessions) - 1))
-            self._follow(sessions[table.cursor_row])
-            chosen = sessions[table.cursor_row].page
+            key = str(session.key)
+            cells = dict(zip(COLUMNS, session_cells(session), strict=True))
+            if key not in table.rows:
+                table.add_row(*cells.values(), key=key)
+                continue
+            for column, value in cells.items():
+                if table.get_cell(key, column) != value:
+                    table.update_cell(key, column, value, update_width=True)
+        selected = self._selected()
+        if selected is not None:
+            self._follow(selected)
+            chosen = selected.page
             if chosen is not None and chosen is not self._shown_page:
                 self._shown_page = chosen
                 self.query_one("#snapshot", SnapshotTree).show_snapshot(chosen)
@@ -253,9 +275,11 @@ class OperatorConsole(App[int]):
     # --- sign-ins: the operator's, never an agent's ------------------------------------------
 
     def _selected(self) -> BrowserSession | None:
-        sessions = self._sessions()
-        row = self.query_one("#sessions", DataTable).cursor_row
-        return sessions[row] if 0 <= row < len(sessions) else None
+        table = self.query_one("#sessions", DataTable)
+        if not table.row_count:
+            return None
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        return next((s for s in self._sessions() if str(s.key) == row_key.value), None)
 
     def action_save_sign_in(self) -> None:
         """Ask for a file, then save the selected session's sign-in there (mode 0600)."""

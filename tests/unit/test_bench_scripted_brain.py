@@ -52,3 +52,15 @@ def test_tool_arguments_reads_openai_function_schemas() -> None:
     body = {"tools": [{"type": "function", "function": {"name": "x", "parameters": SERVER_CLICK}}]}
     assert ModelRequest("openai", body, {}).tool_arguments("x") == {"element", "target"}
     assert ModelRequest("openai", body, {}).tool_arguments("y") == set()
+
+
+def test_a_missing_control_is_waited_for_once_then_counted_lost() -> None:
+    """A page still drawing gets one wait for the control's text; still missing, it is lost."""
+    step = PlaybookStep(action="click", role="button", name="Finish cancellation")
+    brain = PlaybookBrain([step])
+    first = brain(request(CLICK.input_schema))
+    assert first.tool_calls == [("browser_wait_for", {"text": "Finish cancellation"})]
+    assert brain.lost == []
+    second = brain(request(CLICK.input_schema))
+    assert second.tool_calls == []
+    assert brain.lost == ["click button 'Finish cancellation'"]
