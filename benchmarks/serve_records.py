@@ -17,7 +17,7 @@
    backoff), the session's Node is SIGKILLed three times; from the kill to a new
    browser on the last page, and the restart alone (browser start to page open).
 
-Goal from issue 12: get_content p99 <= 50 ms; restart <= 3 s plus the backoff.
+Goals: get_content p99 <= 50 ms; restart <= 3 s plus the backoff.
 Other processes on the machine skew every figure: say what else ran.
 """
 

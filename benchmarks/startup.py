@@ -2,8 +2,8 @@
 
     .venv/bin/python benchmarks/startup.py [--runs 5]
 
-Prints, per run and as medians: Playwright MCP connect + tools/list (seed 000
-AC-1.1 asks for under 10 s), cold start to the first snapshot of the practice
+Prints, per run and as medians: Playwright MCP connect + tools/list (a person
+waits for it before the first turn), cold start to the first snapshot of the practice
 site (browser launch included), and close until no process uses the profile.
 """
 

@@ -1,4 +1,4 @@
-"""The error taxonomy (seed 000 §4): every message tells the user what to do next."""
+"""The error taxonomy: every message tells the user what to do next."""
 
 from __future__ import annotations
 

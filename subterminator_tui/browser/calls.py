@@ -11,7 +11,7 @@ _TARGET_KEYS = ("target", "startTarget", "endTarget")
 
 @dataclass(frozen=True)
 class ToolCall:
-    """One tool call as a model (or a playbook) asked for it (seed 000 §5.2)."""
+    """One tool call as a model (or a playbook) asked for it."""
 
     id: str
     name: str

@@ -2,7 +2,7 @@
 
 Only allowlisted tools with valid arguments are sent; every answer comes back
 with the fresh page. When the server dies (mcp_process.py watches it), the next
-call restarts it once and reopens the last URL (seed 000 §3.2); an action that
+call restarts it once and reopens the last URL; an action that
 was cut off is reported as of unknown outcome, never repeated.
 """
 

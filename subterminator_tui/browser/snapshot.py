@@ -66,7 +66,7 @@ class SnapshotElement:
 
 @dataclass(frozen=True)
 class NormalizedSnapshot:
-    """The page as every layer above the gateway sees it (seed 000 §2.5.2)."""
+    """The page as every layer above the gateway sees it."""
 
     url: str
     title: str

@@ -3,8 +3,8 @@
 Two sets. ``ALLOWED_TOOLS`` is everything the gateway forwards; anything else
 (``browser_evaluate``, ``browser_run_code_unsafe``, ``browser_file_upload``,
 tools a page registers) is refused even when a model names it. ``MODEL_TOOLS``
-is the smaller set offered to a model by default (seed 001 FR1/FR5: fewer than
-ten, each saying when to use it, what happens and what can go wrong).
+is the smaller set offered to a model by default: few, since every definition is
+sent each turn, each saying when to use it, what happens and what can go wrong.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ ALLOWED_TOOLS: frozenset[str] = frozenset(
     }
 )
 
-#: AC-1.2: the server must offer at least these.
+#: The loop cannot run without these: a server that lacks one fails the handshake.
 REQUIRED_TOOLS: frozenset[str] = frozenset(
     {"browser_snapshot", "browser_click", "browser_navigate", "browser_type"}
 )
@@ -60,7 +60,7 @@ class ModelTool:
 
 
 # Every definition is sent with every model call, so each word costs a turn's
-# worth of tokens: the descriptions keep FR5's three parts in as few words as
+# worth of tokens: the descriptions keep those three parts in as few words as
 # will do, and the shared rules (one call a turn, refs last one action) live
 # once in the system prompt.
 _REF: dict[str, Any] = {"type": "string", "pattern": REF_PATTERN}

@@ -27,7 +27,7 @@ class TerminalGate:
         print(inert_text(text), file=self.out, flush=True)
 
     async def approve(self, request: CheckpointRequest) -> Decision:
-        """Seed 000 §2.5.4: show the action, URL and screenshot, then ``Approve? [y/N]``."""
+        """Show the action, URL and screenshot, then ``Approve? [y/N]``."""
         self._say(f"⚠️  Human approval required for: {request.action}")
         # The turn line above names the step; it has not run: it waits for this answer.
         self._say("    Not done yet: it runs only if you approve.")

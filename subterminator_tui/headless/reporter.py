@@ -1,4 +1,4 @@
-"""Turn lines as seed 000 §2.8.6 shows them; diagnostics on stderr."""
+"""One line per turn, greppable; diagnostics on stderr."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The guard: rules, not the pilot, decide what may reach the browser (seed 001 FR6).
+"""The guard: rules, not the pilot, decide what may reach the browser.
 
 Before each dispatch a call must be on the offered tool list, every ref it
 targets must exist in the page the pilot saw and still be the same element on

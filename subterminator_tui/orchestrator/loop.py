@@ -1,4 +1,4 @@
-"""The orchestration loop (seed 000 §2.4): one tool call per turn until the task ends.
+"""The orchestration loop: one tool call per turn until the task ends.
 
 Every turn: the pilot proposes a call; the guarded-call pipeline (pipeline.py)
 refuses it, or the human is asked first when a checkpoint rule holds; the
@@ -391,7 +391,7 @@ class Orchestrator:
         status = call.arguments.get("status")
         reason = str(call.arguments.get("reason", ""))
         if status == "failed":
-            # Seed 000 §2.6.3: the pilot's failure determination is trusted.
+            # A pilot giving up is believed: a failure claim cannot cancel anything.
             return TurnOutcome("done", reason, verified=False)
         page = self.scrubber.snapshot(await self.browser.snapshot())
         self.ledger.saw(page)
@@ -434,7 +434,7 @@ class Orchestrator:
         snapshot: NormalizedSnapshot,
         call: ToolCall | None,
     ) -> Decision:
-        # AC-5.4: the person sees a screenshot of exactly what they approve; while a
+        # The person sees a screenshot of exactly what they approve; while a
         # native dialog is open the browser cannot take one, and the dialog is the page.
         try:
             screenshot: str | None = str(await self.browser.screenshot())

@@ -1,4 +1,4 @@
-"""How a run ended (seed 000 §5.1), and the exit code that follows from it."""
+"""How a run ended, and the exit code that follows from it."""
 
 from __future__ import annotations
 

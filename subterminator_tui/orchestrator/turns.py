@@ -23,7 +23,7 @@ NUDGE = "Call a tool or complete_task."
 
 
 def unverified_message(url: str) -> str:
-    """Seed 000 §2.6.3: what the pilot hears when its success claim is not confirmed."""
+    """What the pilot hears when its success claim is not confirmed."""
     return (
         "Cannot verify success. Page does not show expected cancellation confirmation. "
         f"Current URL: {url}. Check page state and retry, or call "

@@ -1,4 +1,4 @@
-"""The tools the orchestrator answers itself, never the browser (seed 000 §2.3)."""
+"""The tools the orchestrator answers itself (ending the run, asking the person)."""
 
 from __future__ import annotations
 

@@ -123,7 +123,7 @@ class AIPilot:
         self._latest_page = (len(self.messages) - 1, snapshot)
 
     async def next_turn(self, snapshot: NormalizedSnapshot) -> PilotTurn:
-        """Ask the model; keep only its first tool call (seed 000 §2.4.2)."""
+        """Ask the model; keep only its first tool call, so one call runs per turn."""
         # The compact view also narrows the tools to the page; the naive one offers all.
         offered = tools_for_page(self.tools, snapshot) if self.view.page_tools else self.tools
         reply = await self.client.complete(self.system, self.messages, offered)

@@ -32,7 +32,7 @@ def bounded(text: str, limit: int) -> str:
 class PageView:
     """How pages reach the model."""
 
-    #: Compact the tree (False: the full tree, boxes and all, as the seeds' origin sent it).
+    #: Compact the tree (False: the full tree, boxes and all, as Playwright MCP sends it).
     compact: bool = True
     #: Token budget of a compact tree.
     budget_tokens: int = DEFAULT_BUDGET

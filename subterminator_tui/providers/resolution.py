@@ -17,8 +17,8 @@ from subterminator_tui.providers.retry import DEFAULT_TIMEOUT, RetryPolicy
 from subterminator_tui.settings import Settings
 
 # The newest Sonnet in the pinned anthropic SDK's model list
-# (anthropic/types/model_param.py in anthropic 2.12); the seed's
-# claude-sonnet-4-20250514 is retired.
+# (anthropic/types/model_param.py in anthropic 2.12); claude-sonnet-4-20250514
+# is retired.
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
 Provider = Literal["anthropic", "openai", "openai-compatible"]

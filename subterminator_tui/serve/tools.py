@@ -5,11 +5,12 @@ is ``snapshot`` with ``image``, and reading an approval's state now is
 ``approval_wait`` with ``timeout_seconds`` 0. ``dialog`` answers a confirm() or
 prompt(), which otherwise blocks every other tool.
 
-Each description says when to use the tool, what happens and what can go wrong
-(seed 001 FR5). Browser tools map onto a fixed set of Playwright MCP tools with
-arguments built here: nothing an agent sends reaches the browser unchecked, and
-no tool evaluates JavaScript, runs code, uploads or writes files. No tool decides
-an approval: only the operator's side of the ApprovalDesk can.
+Each description says when to use the tool, what happens and what can go wrong,
+so an agent picks the right one the first time. Browser tools map onto a fixed
+set of Playwright MCP tools with arguments built here: nothing an agent sends
+reaches the browser unchecked, and no tool evaluates JavaScript, runs code,
+uploads or writes files. No tool decides an approval: only the operator's side
+of the ApprovalDesk can.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from subterminator_tui.serve.record_tools import add_record_tools
 from subterminator_tui.serve.registry import SessionRegistry
 from subterminator_tui.serve.surface import describe_tools
 
-#: JPEG over PNG keeps a viewport well under the 5 MB a client accepts (seed 002 R3).
+#: JPEG over PNG keeps a viewport well under 5 MB, the usual limit on a tool result.
 MAX_SCREENSHOT_BYTES = 5 * 1024 * 1024
 #: A long call reports progress this often, so clients do not time it out.
 PROGRESS_SECONDS = 1.0

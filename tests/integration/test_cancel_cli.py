@@ -62,7 +62,7 @@ def test_the_held_steps_turn_line_does_not_read_as_done(browser_cli: Cli) -> Non
 
 
 def test_demo_screenshot_shown_at_the_checkpoint_exists(browser_cli: Cli) -> None:
-    """AC-5.4: the Screenshot: path printed with the approval request is a PNG on disk."""
+    """The Screenshot: path printed with the approval request is a PNG on disk."""
     run = browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"y\n")
     assert run.code == 0, run.stderr
     match = re.search(r"^    Screenshot: (.+)$", run.stdout, re.MULTILINE)
@@ -164,7 +164,7 @@ def test_bad_services_file_exits_2_naming_file_service_and_key(cli: Cli, tmp_pat
 
 
 def test_ctrl_c_at_the_checkpoint_exits_130_and_closes_the_browser(browser_cli: Cli) -> None:
-    """AC-8.4: SIGINT while the prompt waits exits 130; within 5 s no process uses the profile."""
+    """SIGINT while the prompt waits exits 130; within 5 s no process uses the profile."""
     child = browser_cli.start(browser_cli.cancel_args("demoflix"))
     read_until(child, PROMPT)
     assert processes_using_profile(browser_cli.profile), "the browser should be running"
@@ -213,7 +213,7 @@ def test_ai_pilot_never_shows_or_stores_the_api_key(browser_cli: Cli) -> None:
 
 
 def test_gpt_4o_through_the_openai_sdk_completes(browser_cli: Cli) -> None:
-    """AC-8.2: --model gpt-4o with OPENAI_BASE_URL and a key cancels and exits 0."""
+    """--model gpt-4o, OPENAI_BASE_URL and a key: the run cancels and exits 0."""
     with FakeModelServer(DemoflixBrain()) as server:
         env = browser_cli.env(
             OPENAI_BASE_URL=server.openai_base_url,

@@ -29,7 +29,7 @@ def command_line(pid: int | None) -> list[str]:
 
 
 async def test_connects_and_lists_the_required_tools(gateway: BrowserGateway) -> None:
-    """AC-1.1/1.2: the handshake succeeds and tools/list has the tools the loop needs."""
+    """The handshake succeeds and tools/list has the tools the loop needs."""
     assert gateway.server_tools.keys() >= REQUIRED_TOOLS
     assert gateway.alive
     assert gateway.node_pid is not None
@@ -139,7 +139,7 @@ async def test_screenshot_is_saved_from_image_content(
 async def test_close_leaves_no_browser_process(
     launch_plan: LaunchPlan, demoflix: DemoflixServer
 ) -> None:
-    """AC-1.4: after a normal close no process uses the profile."""
+    """After a normal close no process uses the profile."""
     async with BrowserGateway(launch_plan) as gateway:
         await gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
         assert processes_using_profile(launch_plan.profile_dir)
@@ -149,7 +149,7 @@ async def test_close_leaves_no_browser_process(
 async def test_dead_server_is_restarted_once_and_reopens_the_last_url(
     gateway: BrowserGateway, demoflix: DemoflixServer
 ) -> None:
-    """Seed 000 §3.2: Node killed mid-session -> one restart, same page, then it gives up."""
+    """Node killed mid-session -> one restart, same page, then it gives up."""
     await sign_in(gateway, demoflix)
     assert gateway.node_pid is not None
     first_pid = gateway.node_pid
@@ -177,7 +177,7 @@ async def test_action_on_a_restarted_browser_asks_for_a_fresh_look(
 async def test_unstartable_server_raises_an_actionable_connection_error(
     launch_plan: LaunchPlan, tmp_path: Path
 ) -> None:
-    """AC-1.3: a server that cannot start raises MCPConnectionError naming the fix and the log."""
+    """A server that cannot start raises MCPConnectionError naming the fix and the log."""
     broken = tmp_path / "node"
     broken.write_text("#!/bin/sh\necho 'cannot start: missing module' >&2\nexit 1\n")
     broken.chmod(0o755)

@@ -110,7 +110,7 @@ async def test_tool_call_and_usage_come_back(
     serve: Serve,
     sleep: RecordedSleep,
 ) -> None:
-    """AC-2.1/2.2: a call offering tool schemas returns the model's tool call and its usage."""
+    """A call offering tool schemas returns the model's tool call and its usage."""
     turn = FakeTurn(text="Opening account page", tool_calls=[("browser_click", {"target": "e3"})])
     serve(scripted(turn))
     async with opened(model, RetryPolicy(sleep=sleep)) as client:

@@ -67,7 +67,7 @@ def bodies(server: FakeModelServer) -> list[dict[str, object]]:
 async def test_ai_pilot_cancels_through_the_real_sdk(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
-    """AC-2.1/AC-8.1: a model drives the flow, the human approves, the rules verify."""
+    """A model drives the flow, the human approves, the rules verify."""
     with serving(DemoflixBrain(), anthropic_env) as server:
         run = await run_service(
             RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
@@ -80,7 +80,7 @@ async def test_ai_pilot_cancels_through_the_real_sdk(
     tool_names = FakeRequest(offered.api, offered.body, offered.headers).tool_names
     assert {"complete_task", "request_human_approval", "show_region"} <= set(tool_names)
     # Seven curated browser tools and three virtual ones: expanding a collapsed region by
-    # ref is the tenth (the seed's "fewer than 10" predates it).
+    # ref is the tenth, added for long pages after the budget of fewer than ten was set.
     assert len(tool_names) <= 10
     assert "browser_evaluate" not in tool_names
 
@@ -88,7 +88,7 @@ async def test_ai_pilot_cancels_through_the_real_sdk(
 async def test_only_the_first_tool_call_runs(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
-    """AC-4.1: extra tool calls in a reply are ignored (here one that would end the run)."""
+    """Extra tool calls in a reply are ignored (here one that would end the run)."""
     brain = DemoflixBrain(extra_calls=[("complete_task", {"status": "failed", "reason": "x"})])
     with serving(brain, anthropic_env):
         run = await run_service(
@@ -100,7 +100,7 @@ async def test_only_the_first_tool_call_runs(
 async def test_history_grows_by_two_and_old_pages_become_stubs(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
-    """AC-4.3: two messages a turn; only the newest page is sent in full."""
+    """Two messages a turn; only the newest page is sent in full."""
     with serving(DemoflixBrain(), anthropic_env) as server:
         await run_service(
             RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
@@ -146,7 +146,7 @@ async def test_guidance_goes_back_to_the_model_and_nothing_is_dispatched(
 async def test_unverified_success_claim_is_sent_back(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
-    """AC-6.4: claiming success too early gets the seed's message; the run goes on."""
+    """Claiming success too early is answered that it was not confirmed; the run goes on."""
     brain = DemoflixBrain(premature_claims=1)
     with serving(brain, anthropic_env):
         run = await run_service(
@@ -181,7 +181,7 @@ async def test_navigation_outside_the_domains_is_refused(
 async def test_browser_error_is_reported_as_error_json_and_the_loop_goes_on(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
-    """AC-4.6: a failed action comes back as {"error": true, "message": ...}."""
+    """A failed action comes back as {"error": true, "message": ...}."""
     brain = DemoflixBrain()
     first = [True]
 
@@ -207,7 +207,7 @@ async def test_browser_error_is_reported_as_error_json_and_the_loop_goes_on(
 async def test_three_replies_without_a_tool_end_with_llm_no_action(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
-    """AC-4.5: three text-only replies in a row end the run."""
+    """Three text-only replies in a row end the run."""
     with serving(lambda _request: FakeTurn(text="I would rather chat."), anthropic_env) as server:
         run = await run_service(RunRequest("demoflix", pilot="ai"), ScriptedHuman(), tmp_path)
     assert run.result.reason == "llm_no_action"
@@ -232,7 +232,7 @@ async def test_failed_completion_is_trusted(
 async def test_model_may_ask_for_approval(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
-    """AC-3.3: request_human_approval pauses for the person; the answer is the tool result."""
+    """request_human_approval pauses for the person; the answer is the tool result."""
     brain = DemoflixBrain()
     asked = [False]
 
@@ -255,7 +255,7 @@ async def test_model_may_ask_for_approval(
 async def test_what_the_person_types_never_reaches_the_model(
     tmp_path: Path, anthropic_env: pytest.MonkeyPatch
 ) -> None:
-    """AC-7.2/7.3: after a sign-in hand-off the model hears only that it completed."""
+    """After a sign-in hand-off the model hears only that it completed."""
     human = ScriptedHuman(
         [Decision("approve")],
         handoffs=[{"Username": "demo", "Password": "demo-pass"}] * 2,
@@ -270,7 +270,7 @@ async def test_what_the_person_types_never_reaches_the_model(
 
 
 async def test_openai_models_drive_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """AC-2.2/AC-8.2: --model gpt-4o goes through the OpenAI SDK."""
+    """A --model gpt-4o run goes through the OpenAI SDK."""
     clear_provider_env(monkeypatch)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-test")
     server = FakeModelServer(DemoflixBrain())

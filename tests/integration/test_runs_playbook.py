@@ -36,7 +36,7 @@ async def test_demo_cancels_exactly_once_after_approval(tmp_path: Path) -> None:
 
 
 async def test_checkpoint_is_asked_before_the_action_runs(tmp_path: Path) -> None:
-    """AC-5.1/5.4: the server had no cancel request yet, and the screenshot shown exists."""
+    """The server had no cancel request yet, and the screenshot shown exists."""
     run = await run_service(RunRequest("demoflix"), ScriptedHuman([Decision("approve")]), tmp_path)
     (request,) = run.human.approvals
     assert run.human.seen_at_approval == [0]
@@ -47,7 +47,7 @@ async def test_checkpoint_is_asked_before_the_action_runs(tmp_path: Path) -> Non
 
 
 async def test_rejecting_the_checkpoint_dispatches_nothing(tmp_path: Path) -> None:
-    """AC-5.3: `n` ends the run as human_rejected (exit 1) and nothing is cancelled."""
+    """Answering `n` ends the run as human_rejected (exit 1) and nothing is cancelled."""
     run = await run_service(RunRequest("demoflix"), ScriptedHuman([Decision("reject")]), tmp_path)
     assert run.result.reason == "human_rejected"
     assert run.result.exit_code == 1
@@ -67,7 +67,7 @@ async def test_already_cancelled_account_is_recognised_without_any_action(tmp_pa
 async def test_two_factor_hand_off_types_for_the_person_and_keeps_it_secret(
     tmp_path: Path,
 ) -> None:
-    """AC-7.2/7.3: sign-in and code typed by the program; the values reach no journal or event."""
+    """Sign-in and code typed by the program; the values reach no journal or event."""
     human = ScriptedHuman(
         [Decision("approve")], handoffs=[dict(SIGN_IN), {"Verification code": "246810"}]
     )
@@ -142,7 +142,7 @@ async def test_dry_run_proposes_and_does_nothing(tmp_path: Path) -> None:
 
 
 async def test_max_turns_ends_the_run(tmp_path: Path) -> None:
-    """AC-4.2: the turn budget ends the run with max_turns_exceeded."""
+    """The turn budget ends the run with max_turns_exceeded."""
     run = await run_service(RunRequest("demoflix", max_turns=2), ScriptedHuman(), tmp_path)
     assert run.result.reason == "max_turns_exceeded"
     assert run.result.turns == 2

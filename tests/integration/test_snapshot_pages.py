@@ -1,4 +1,4 @@
-"""AC-5.7: live Playwright MCP answers from every practice page match the captured fixtures.
+"""Live Playwright MCP answers from every practice page match the captured fixtures.
 
 The walker (tests/fixtures/demoflix_walk.py) drives the real gateway over every
 Demoflix page, variants included, once for this module. Each live answer must
@@ -84,7 +84,7 @@ def test_walk_visits_exactly_the_captured_pages(live: tuple[Captured, Path]) -> 
 
 @pytest.mark.parametrize("name", PAGES)
 def test_live_page_has_the_recorded_title(live: tuple[Captured, Path], name: str) -> None:
-    """AC-5.7: each live page normalizes with the title recorded in its .json."""
+    """Each live page normalizes with the title recorded in its .json."""
     pages, _ = live
     assert pages[name][1].title == fixture_meta(name)["title"]
 

@@ -1,4 +1,4 @@
-"""Node.js and the pinned Playwright MCP: versions from the lock file, errors that help (AC-1.5)."""
+"""Node.js and the pinned Playwright MCP: versions from the lock file, errors that help."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def test_node_on_path_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 def test_missing_node_says_how_to_install_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """AC-1.5: no node on PATH -> ConfigurationError with install instructions."""
+    """No node on PATH -> ConfigurationError with install instructions."""
     empty = tmp_path / "empty"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))

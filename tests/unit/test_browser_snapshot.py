@@ -1,4 +1,4 @@
-"""Snapshot normalization (AC-5.5/5.6) judged on REAL Playwright MCP answers from Demoflix.
+"""Snapshot normalization judged on REAL Playwright MCP answers from Demoflix.
 
 Each ``tests/fixtures/snapshots/demoflix/<page>.md`` is the raw ``browser_snapshot``
 answer captured through the gateway (tests/fixtures/demoflix_walk.py), ``<page>.yml``
@@ -56,19 +56,19 @@ def test_every_demoflix_page_was_captured() -> None:
     }
 
 
-# --- AC-5.5: every captured page normalizes -----------------------------------------------
+# --- Every captured page normalizes -----------------------------------------------
 
 
 @pytest.mark.parametrize("name", PAGES)
 def test_captured_page_normalizes_to_its_url_and_title(name: str) -> None:
-    """AC-5.5: the URL and title come out exactly as recorded in the page's .json."""
+    """The URL and title come out exactly as recorded in the page's .json."""
     snapshot = page(name)
     assert (snapshot.url, snapshot.title) == (meta(name)["url"], meta(name)["title"])
 
 
 @pytest.mark.parametrize("name", PAGES)
 def test_captured_page_content_is_its_accessibility_tree(name: str) -> None:
-    """AC-5.5: the content is the non-empty YAML tree, identical to the captured .yml."""
+    """The content is the non-empty YAML tree, identical to the captured .yml."""
     snapshot = page(name)
     assert snapshot.content.strip()
     assert snapshot.content == (SNAPSHOTS / f"{name}.yml").read_text(encoding="utf-8").rstrip("\n")
@@ -272,11 +272,11 @@ def test_element_by_ref_returns_the_element_or_none() -> None:
     assert survey.element_by_ref("e999") is None
 
 
-# --- AC-5.6: missing fields fail loudly -------------------------------------------------------
+# --- Missing fields fail loudly -------------------------------------------------------
 
 
 def test_missing_url_line_is_a_validation_error() -> None:
-    """AC-5.6: a real answer without its URL line names that field."""
+    """A real answer without its URL line names that field."""
     broken = without_line(raw("account"), "- Page URL:")
     with pytest.raises(SnapshotValidationError) as caught:
         normalize_snapshot(broken, Path("/nonexistent-workspace"))
@@ -313,7 +313,7 @@ def test_escape_sequences_and_controls_in_a_snapshot_are_removed() -> None:
 
 
 def test_missing_snapshot_section_is_a_validation_error() -> None:
-    """AC-5.6: a real answer cut before ``### Snapshot`` names the missing content."""
+    """A real answer cut before ``### Snapshot`` names the missing content."""
     broken = raw("account").split("### Snapshot", 1)[0]
     with pytest.raises(SnapshotValidationError) as caught:
         normalize_snapshot(broken, Path("/nonexistent-workspace"))
@@ -322,7 +322,7 @@ def test_missing_snapshot_section_is_a_validation_error() -> None:
 
 
 def test_every_missing_field_is_named_at_once() -> None:
-    """AC-5.6: without URL line and tree, both are named, in that order."""
+    """Without URL line and tree, both are named, in that order."""
     broken = without_line(raw("login"), "- Page URL:").split("### Snapshot", 1)[0]
     with pytest.raises(SnapshotValidationError) as caught:
         normalize_snapshot(broken, Path("/nonexistent-workspace"))
@@ -331,7 +331,7 @@ def test_every_missing_field_is_named_at_once() -> None:
 
 
 def test_snapshot_section_without_tree_is_a_validation_error() -> None:
-    """AC-5.6: a Snapshot section holding neither a YAML block nor a .yml link has no content."""
+    """A Snapshot section holding neither a YAML block nor a .yml link has no content."""
     head = raw("login").split("### Snapshot", 1)[0]
     with pytest.raises(SnapshotValidationError) as caught:
         normalize_snapshot(head + "### Snapshot\n(nothing here)\n", Path("/nonexistent"))
@@ -375,7 +375,7 @@ def test_screenshot_path_is_carried_through(tmp_path: Path) -> None:
 
 
 def test_linked_snapshot_file_that_is_gone_is_a_validation_error(tmp_path: Path) -> None:
-    """AC-5.6: a ``.yml`` link to a file that does not exist is missing content, not an OSError."""
+    """A ``.yml`` link to a file that does not exist is missing content, not an OSError."""
     answer = linked_answer("login", "output/page-gone.yml")
     with pytest.raises(SnapshotValidationError) as caught:
         normalize_snapshot(answer, tmp_path)

@@ -132,7 +132,7 @@ def test_allowlist_is_exactly_the_thirteen_tools() -> None:
 
 
 def test_required_tools_are_allowed() -> None:
-    """Every tool the handshake insists on (AC-1.2) is one the gateway forwards."""
+    """Every tool the handshake insists on is one the gateway forwards."""
     assert REQUIRED_TOOLS <= ALLOWED_TOOLS
 
 
@@ -162,7 +162,7 @@ def test_allowed_tools_pass_the_check(tool: str) -> None:
 
 
 def test_a_model_is_offered_fewer_than_ten_tools() -> None:
-    """FR1: browser tools plus the loop's two virtual tools stay under ten."""
+    """Browser tools plus the loop's two virtual tools stay under ten."""
     assert len(MODEL_TOOLS) + len(VIRTUAL_TOOLS) < 10
 
 
@@ -180,7 +180,7 @@ def test_every_model_tool_is_allowed(tool: Any) -> None:
 
 @pytest.mark.parametrize("tool", MODEL_TOOLS, ids=lambda tool: tool.name)
 def test_every_model_tool_says_when_what_and_errors(tool: Any) -> None:
-    """FR5: each description says WHEN TO USE, WHAT HAPPENS and the ERRORS."""
+    """Each description says WHEN TO USE, WHAT HAPPENS and the ERRORS."""
     for heading in ("WHEN TO USE", "WHAT HAPPENS", "ERRORS"):
         assert heading in tool.description
 

@@ -94,7 +94,7 @@ def demoflix() -> ServiceConfig:
 
 
 async def test_only_the_first_tool_call_is_kept(demoflix: ServiceConfig, tmp_path: Path) -> None:
-    """AC-4.1: of two calls in one reply the first is proposed, and only it enters the history."""
+    """Of two calls in one reply the first is proposed, and only it enters the history."""
     account = page("account", tmp_path)
     first = click("toolu_1", account.ref_of("button", "Cancel membership"))
     second = ToolCall("toolu_2", "complete_task", {"status": "success", "reason": "done"})
@@ -109,7 +109,7 @@ async def test_only_the_first_tool_call_is_kept(demoflix: ServiceConfig, tmp_pat
 async def test_history_grows_by_two_messages_per_executed_turn(
     demoflix: ServiceConfig, tmp_path: Path
 ) -> None:
-    """AC-4.3: each executed turn adds the assistant message and the tool result, nothing more."""
+    """Each executed turn adds the assistant message and the tool result, nothing more."""
     pages = [page(name, tmp_path) for name in ("account", "survey", "offer", "confirm")]
     calls = [click(f"toolu_{n}", f"e{n}") for n in range(3)]
     pilot = AIPilot(ScriptedModel([reply(call) for call in calls]), demoflix)
@@ -170,7 +170,7 @@ async def test_only_the_newest_page_is_sent_in_full(
 async def test_an_error_result_starts_with_the_error_status(
     demoflix: ServiceConfig, tmp_path: Path
 ) -> None:
-    """AC-4.6: the result begins with {"error": true, "message": ...} and is marked an error."""
+    """The result begins with {"error": true, "message": ...} and is marked an error."""
     account = page("account", tmp_path)
     call = click("toolu_1", "e999")
     status = {"error": True, "message": "Element ref e999 is not on the current page."}
@@ -206,7 +206,7 @@ async def test_a_successful_result_is_not_marked_an_error(
 async def test_the_offered_tools_are_the_curated_set_and_the_virtual_two(
     demoflix: ServiceConfig, tmp_path: Path
 ) -> None:
-    """AC-3.1: at most 7 curated browser tools plus the three virtual ones."""
+    """At most 7 curated browser tools plus the three virtual ones."""
     login = page("login", tmp_path)
     model = ScriptedModel([reply(click("toolu_1", "e1"))])
     pilot = AIPilot(model, demoflix)
@@ -218,7 +218,7 @@ async def test_the_offered_tools_are_the_curated_set_and_the_virtual_two(
     assert set(names) <= {*curated, *virtual}
     assert names[-3:] == virtual
     assert len(MODEL_TOOLS) == 7
-    # Expanding a collapsed region by ref is the tenth tool (the seed's "<10" predates it).
+    # Expanding a collapsed region by ref is the tenth tool, added for long pages.
     assert len(names) <= 10
     assert "browser_evaluate" not in names
 

@@ -1,4 +1,4 @@
-"""Model name resolution, provider routing and client creation (seed 000 AC-2.3, AC-2.4)."""
+"""Model name resolution, provider routing and client creation."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_provider_routing(model: str, provider: str) -> None:
 
 @pytest.mark.parametrize("model", ["foo", "llama3", "omni", "openai:", "Claude-3"])
 def test_unsupported_model_is_a_configuration_error(model: str) -> None:
-    """AC-2.4: an unknown name fails with "Unsupported model: <name>" and the accepted forms."""
+    """An unknown name fails with "Unsupported model: <name>" and the accepted forms."""
     with pytest.raises(ConfigurationError) as caught:
         provider_for(model)
     assert str(caught.value).startswith(f"Unsupported model: {model}")
@@ -114,14 +114,14 @@ def test_unsupported_model_exits_with_code_2() -> None:
 
 
 def test_missing_anthropic_key_message() -> None:
-    """AC-2.3: a Claude model without ANTHROPIC_API_KEY names the variable and the alternative."""
+    """A Claude model without ANTHROPIC_API_KEY names the variable and the alternative."""
     with pytest.raises(ConfigurationError, match=r"^Missing ANTHROPIC") as caught:
         create_model_client("claude-sonnet-5-5", load_settings())
     assert str(caught.value) == MISSING_ANTHROPIC
 
 
 def test_missing_openai_key_message() -> None:
-    """AC-2.3: a GPT model without OPENAI_API_KEY names the variable and the alternative."""
+    """A GPT model without OPENAI_API_KEY names the variable and the alternative."""
     with pytest.raises(ConfigurationError) as caught:
         create_model_client("gpt-4o", load_settings())
     assert str(caught.value) == MISSING_OPENAI
@@ -191,7 +191,7 @@ def test_missing_model_reason_none_when_usable(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_missing_model_reason_names_the_missing_key() -> None:
-    """The reason for gpt-4o without a key is the AC-2.3 message."""
+    """The reason for gpt-4o without a key is the message that names the missing key."""
     assert missing_model_reason("gpt-4o", load_settings()) == MISSING_OPENAI
 
 
