@@ -40,7 +40,7 @@ from subterminator_tui.journal.rows import (
 
 __all__ = ["CheckRow", "Journal", "RunRow", "StepEvidenceRow", "StepRow", "StepState", "TurnRow"]
 from subterminator_tui.journal.schema import migrate
-from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.results import TaskResult
 
 if TYPE_CHECKING:
     from subterminator_tui.journal.request_log import RequestRow

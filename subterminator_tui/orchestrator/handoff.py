@@ -26,9 +26,9 @@ from subterminator_tui.orchestrator.sign_in_window import (
     reload_refused,
     sign_in_pending,
 )
+from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.rules import ServiceConfig, detect_handoff
 from subterminator_tui.rules.matching import HandoffKind
-from subterminator_tui.rules.reachability import Reachability
 
 _FIELD_ROLES = frozenset({"textbox", "searchbox", "spinbutton", "combobox"})
 #: A person gets a few tries (a mistyped code) before the run stops.

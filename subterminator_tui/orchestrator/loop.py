@@ -53,7 +53,6 @@ from subterminator_tui.orchestrator.pause import pause_of
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
 from subterminator_tui.orchestrator.request_evidence import LoggedAnswers
 from subterminator_tui.orchestrator.request_gate import gate_for_run
-from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.sign_in_window import sign_in_pending
 from subterminator_tui.orchestrator.tabs import contain_tabs
@@ -67,13 +66,14 @@ from subterminator_tui.orchestrator.turns import (
     reason_for,
     unverified_message,
 )
-from subterminator_tui.orchestrator.virtual_tools import (
+from subterminator_tui.pilots.base import Pilot
+from subterminator_tui.pilots.regions import region_text
+from subterminator_tui.pilots.virtual_tools import (
     COMPLETE_TASK,
     REQUEST_HUMAN_APPROVAL,
     SHOW_REGION,
 )
-from subterminator_tui.pilots.base import Pilot
-from subterminator_tui.pilots.regions import region_text
+from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import ServiceConfig, verify_completion
 from subterminator_tui.rules.effects import READ_ONLY_TOOLS
 from subterminator_tui.rules.typed_endings import detect_ending

@@ -15,7 +15,7 @@
 - ``user_file`` one service written into the user's own ``services.toml``
 """
 
-from subterminator_tui.rules.domains import domain_allowed, resolve_start_url
+from subterminator_tui.reach.urls import domain_allowed
 from subterminator_tui.rules.generic import generic_service
 from subterminator_tui.rules.loader import load_services, user_services_file
 from subterminator_tui.rules.matching import (
@@ -30,6 +30,7 @@ from subterminator_tui.rules.matching import (
 )
 from subterminator_tui.rules.models import CheckpointRule, PageRule, PlaybookStep, ServiceConfig
 from subterminator_tui.rules.registry import ServiceRegistry
+from subterminator_tui.rules.service_urls import resolve_start_url
 from subterminator_tui.rules.sites import SiteAddressError, registrable_domain, site_url
 
 __all__ = [

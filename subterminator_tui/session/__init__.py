@@ -8,9 +8,14 @@ and a reporter. Nothing here imports a front end.
 """
 
 from subterminator_tui.session.browser import ServiceBrowser, open_service_browser
+from subterminator_tui.session.cancel_run import (
+    CancelSession,
+    PreparedRun,
+    RunSession,
+    prepared_run,
+)
 from subterminator_tui.session.pilot import ENABLE_AI_HINT, build_pilot
 from subterminator_tui.session.request import CheckedRequest, RunRequest, check_request
-from subterminator_tui.session.run import CancelSession, PreparedRun, RunSession, prepared_run
 
 __all__ = [
     "ENABLE_AI_HINT",
