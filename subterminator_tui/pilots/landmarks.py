@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from subterminator_tui.pilots.compaction import CompactLine
+    from subterminator_tui.pilots.compact_lines import CompactLine
 
 _PERIPHERAL = frozenset({"navigation", "contentinfo", "complementary", "banner"})
 _REF = re.compile(r" \[ref=[^\]]*\]")
