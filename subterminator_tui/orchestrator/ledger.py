@@ -25,8 +25,8 @@ _ERROR_OUTCOMES: frozenset[Outcome] = frozenset({"error", "refused", "unverified
 
 
 @dataclass
-class TurnRecord:
-    """One turn's journal row, from intent to outcome."""
+class OpenTurn:
+    """The journal row of the turn in flight: written at its intent, completed at its outcome."""
 
     row: int | None
     turn: int
@@ -56,7 +56,7 @@ class RunLedger:
         self.price = price
         self.final_url: str | None = None
         #: The turn whose row has an intent but no outcome yet.
-        self.open_turn: TurnRecord | None = None
+        self.open_turn: OpenTurn | None = None
 
     def start(self) -> None:
         """The run's row."""
@@ -85,7 +85,7 @@ class RunLedger:
             row = self.journal.record_intent(
                 self.run_id, turn, self.pilot.name, call.name, call.arguments, target=target
             )
-        self.open_turn = TurnRecord(row, turn)
+        self.open_turn = OpenTurn(row, turn)
         return row
 
     def question(self, turn: int, why: str, action: str, url: str) -> int | None:

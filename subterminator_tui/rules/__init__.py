@@ -3,9 +3,7 @@
 - ``models``    the strict shape of a service, its rules and its playbook
 - ``loader``    built-in, user and ``--services`` files merged into a ServiceRegistry
 - ``matching``  rules judged against snapshots and pending tool calls
-- ``domains``   where the browser may go, and where a run starts
-- ``reachability`` the one answer to "may the browser be at this host now" (sign-ins)
-- ``identity_providers`` Google, Apple, Microsoft, ... and the hosts their sign-ins visit
+- ``service_urls`` a practice service's addresses pinned to its site, and where a run starts
 - ``endings``   billed elsewhere and offline-only endings: their details and a letter
 - ``typed_endings`` which of those endings a page calls for
 - ``account_state`` a plan's state on its account page, for ``subterminator check``
