@@ -12,6 +12,7 @@ The package is split so its folders show the architecture. The core:
 - ``session/``       a run from request to result: what every front end calls
 - ``practice/``      the bundled practice sites (demoflix and the gauntlet)
 - ``results.py``     how a run ended (``TaskResult``) and the exit code that follows
+- ``costs.py``       the tokens a model call used and the price table that costs them
 
 The front ends, which never import each other:
 

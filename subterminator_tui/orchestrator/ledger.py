@@ -12,11 +12,10 @@ from dataclasses import dataclass
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.costs import ModelPrice, Usage
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Outcome
 from subterminator_tui.pilots.base import Pilot, PilotTurn
-from subterminator_tui.providers.base import Usage
-from subterminator_tui.providers.pricing import ModelPrice
 from subterminator_tui.results import Ending, TaskReason, TaskResult
 from subterminator_tui.rules.matching import VerifiedBy
 
