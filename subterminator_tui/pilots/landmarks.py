@@ -15,10 +15,11 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from subterminator_tui.pilots.compact_lines import PERIPHERAL_ROLES as _PERIPHERAL
+
 if TYPE_CHECKING:
     from subterminator_tui.pilots.compact_lines import CompactLine
 
-_PERIPHERAL = frozenset({"navigation", "contentinfo", "complementary", "banner"})
 _REF = re.compile(r" \[ref=[^\]]*\]")
 
 
