@@ -30,6 +30,12 @@ from subterminator_tui.pilots.virtual_tools import (
 )
 from subterminator_tui.rules.effects import READ_ONLY_TOOLS
 
+#: Why the person is handed a page no rule knew as a sign-in.
+PASSWORD_HANDOFF = (
+    "This page asks for a password, and only you type one. Fill in the fields here (nothing "
+    "you type is shown, logged or sent to the model) or sign in in the browser window."
+)
+
 
 class CallStep(PageArrival, VirtualCalls):
     """Turns a proposed call into its outcome, through the guarded-call pipeline."""
@@ -50,8 +56,15 @@ class CallStep(PageArrival, VirtualCalls):
             if prepared.fresh:
                 allowed = self.guard.url_allowed(prepared.page.url)
                 self.reporter.emit(PageSeen(prepared.page, allowed))
-            refused = {"error": True, "message": prepared.message}
-            return self._tell(call, "refused", refused, prepared.page)
+            refused: dict[str, Any] = {"error": True, "message": prepared.message}
+            page = prepared.page
+            if prepared.for_the_person and not self.options.dry_run:
+                # No rule knew this page for a sign-in, but its password field says so.
+                notes: list[str] = []
+                page = await self._hand_off(page, notes, called_for=("login", PASSWORD_HANDOFF))
+                self.ledger.saw(page)
+                refused["note"] = " ".join(notes)
+            return self._tell(call, "refused", refused, page)
         step = None
         if isinstance(prepared, Held):
             # The person may take a while, or the run may die right after: keep the sign-in.

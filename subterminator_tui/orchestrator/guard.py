@@ -39,6 +39,8 @@ class Refusal:
     """Why a call may not be dispatched; reported to the pilot as an error result."""
 
     message: str
+    #: Only the person can do what the call tried (type a password): hand the page to them.
+    for_the_person: bool = False
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,8 @@ class Guard:
         # Checkpoints or not: a password is typed by the person alone.
         password = await password_field_refusal(call, facts, browser)
         if password is not None or not self.checkpoints:
-            return BeforeDispatch(fresh, refusal=Refusal(password) if password else None)
+            refusal = Refusal(password, for_the_person=True) if password else None
+            return BeforeDispatch(fresh, refusal=refusal)
         self.learn(fresh, facts)
         return BeforeDispatch(fresh, checkpoint=self.judge(call, fresh, facts))
 

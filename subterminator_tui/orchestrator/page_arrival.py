@@ -10,6 +10,7 @@ from subterminator_tui.orchestrator.sign_in_window import sign_in_pending
 from subterminator_tui.orchestrator.tabs import contain_tabs
 from subterminator_tui.orchestrator.turns import RunEnded
 from subterminator_tui.rules import verify_completion
+from subterminator_tui.rules.matching import HandoffKind
 from subterminator_tui.rules.typed_endings import detect_ending
 
 
@@ -60,7 +61,12 @@ class PageArrival(LoopBase):
         if ending is not None and not verify_completion(self.service, snapshot).verified:
             raise RunEnded(ending.reason, ending.message(self.service.name), ending=ending)
 
-    async def _hand_off(self, snapshot: NormalizedSnapshot, notes: list[str]) -> NormalizedSnapshot:
+    async def _hand_off(
+        self,
+        snapshot: NormalizedSnapshot,
+        notes: list[str],
+        called_for: tuple[HandoffKind, str] | None = None,
+    ) -> NormalizedSnapshot:
         """Every hand-off the page calls for (sign-ins, codes, captchas); the page after them."""
         try:
             snapshot, kinds = await hand_off(
@@ -72,6 +78,7 @@ class PageArrival(LoopBase):
                 headed=self.options.headed,
                 hint=self.options.handoff_hint,
                 reach=self.guard.reach,
+                called_for=called_for,
             )
         except HandoffCancelled as cancelled:
             raise RunEnded("human_rejected", str(cancelled)) from None
