@@ -9,9 +9,10 @@ HTML-escapes it. Every snapshot, URL, title, console message and file the run
 passes on is scrubbed of every such shape first, so neither the model, the
 journal, the log, the screen nor Playwright MCP's output files keep them.
 
-A password field is known by what it is, an ``<input type=password>`` read from the
-page itself, never by its label: "Passwort", "パスワード" or no label at all. No model
-or calling agent types into one; only the person does.
+A password field is known by what it is, read from the page itself: an
+``<input type=password>``, or a text field the page draws as dots
+(``-webkit-text-security``), never by its label: "Passwort", "パスワード" or no
+label at all. No model or calling agent types into one; only the person does.
 """
 
 from __future__ import annotations
@@ -154,9 +155,13 @@ async def password_field_refusal(call: ToolCall, facts: PageFacts, browser: Brow
         return None
     for index, ref in enumerate(call.target_refs()):
         target = facts.target if index == 0 else (await browser.inspect(ref)).target
-        if target is not None and target.tag == "input" and target.type.lower() == "password":
+        if target is None:
+            continue
+        typed_as_password = target.tag == "input" and target.type.lower() == "password"
+        if typed_as_password or target.secret:
+            what = "an input of type password" if typed_as_password else "its typing is masked"
             return (
-                f"Refused: {ref} is a password field (an input of type password). Passwords "
+                f"Refused: {ref} is a password field ({what}). Passwords "
                 "are the person's: only they type one, in the browser or at a sign-in "
                 "hand-off. Nothing was sent; ask the person to sign in."
             )
