@@ -21,6 +21,7 @@ from subterminator_tui.orchestrator.events import PageSeen
 from subterminator_tui.orchestrator.guard import describe_action
 from subterminator_tui.orchestrator.page_arrival import PageArrival
 from subterminator_tui.orchestrator.pipeline import Failed, Held, Lost, Refused
+from subterminator_tui.orchestrator.secrets import kept_screenshot
 from subterminator_tui.orchestrator.turns import RunEnded, TurnOutcome
 from subterminator_tui.orchestrator.virtual_calls import VirtualCalls
 from subterminator_tui.pilots.virtual_tools import (
@@ -140,7 +141,7 @@ class CallStep(PageArrival, VirtualCalls):
     async def _after_step(self, step: int) -> None:
         """Keep what the page showed after an approved step: a receipt's evidence."""
         try:
-            shot: str | None = str(await self.browser.screenshot())
+            shot = await kept_screenshot(self.browser, self.scrubber)
             text = await self.outcomes.seen()
         except SubTerminatorError:
             # Evidence for later only: the run goes on, and its next call meets any real loss.

@@ -24,7 +24,7 @@ from subterminator_tui.orchestrator.outcome import OutcomeJudge
 from subterminator_tui.orchestrator.pause import pause_of
 from subterminator_tui.orchestrator.pipeline import CallPipeline
 from subterminator_tui.orchestrator.request_gate import gate_for_run
-from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.orchestrator.secrets import SecretScrubber, kept_screenshot
 from subterminator_tui.orchestrator.turns import RunOptions, TurnOutcome
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.rules import ServiceConfig
@@ -97,7 +97,7 @@ class LoopBase:
         # The person sees a screenshot of exactly what they approve; while a
         # native dialog is open the browser cannot take one, and the dialog is the page.
         try:
-            screenshot: str | None = str(await self.browser.screenshot())
+            screenshot = await kept_screenshot(self.browser, self.scrubber)
         except MCPToolError:
             screenshot = None
         self._screenshot = screenshot

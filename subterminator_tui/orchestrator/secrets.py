@@ -83,6 +83,15 @@ class SecretScrubber:
                 rewritten += 1
         return rewritten
 
+    @property
+    def holds_values(self) -> bool:
+        """Whether anything typed is remembered (only after a hand-off)."""
+        return bool(self._values or self._digit_patterns)
+
+    def shows_a_value(self, snapshot: NormalizedSnapshot) -> bool:
+        """Whether ``snapshot`` (as read, not scrubbed) shows a remembered value in any shape."""
+        return self.snapshot(snapshot) != snapshot
+
     def snapshot(self, snapshot: NormalizedSnapshot) -> NormalizedSnapshot:
         """A copy of ``snapshot`` with every remembered value removed."""
         if not self._values:
@@ -102,6 +111,22 @@ class SecretScrubber:
 
 
 _BINARY_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".pdf", ".zip", ".webm"})
+
+
+async def kept_screenshot(browser: Browser, scrubber: SecretScrubber) -> str | None:
+    """A screenshot to keep (shown at a question, kept as evidence), or None.
+
+    Pixels cannot be scrubbed: when the page shows something the person typed (a
+    code shown back, a name in a field), before or after the picture is taken, no
+    picture is kept at all. Without anything typed this costs no extra read.
+    """
+    if scrubber.holds_values and scrubber.shows_a_value(await browser.snapshot()):
+        return None
+    path = await browser.screenshot()
+    if scrubber.holds_values and scrubber.shows_a_value(await browser.snapshot()):
+        path.unlink(missing_ok=True)
+        return None
+    return str(path)
 
 
 def encoded_forms(value: str) -> set[str]:
