@@ -23,7 +23,7 @@ from textual.theme import Theme
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
-from subterminator_tui.browser.gateway import BrowserGateway
+from subterminator_tui.browser.page_capture import LiveFrames
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import FAILURE, INTERRUPTED, TERMINATED
@@ -78,8 +78,11 @@ class SubTerminatorApp(App[int]):
         command: str = "",
         theme: str | None = None,
         save_theme: Callable[[str], None] | None = None,
+        live_frames: LiveFrames | None = None,
     ) -> None:
         super().__init__()
+        #: Where the live view's frames come from (None: the run shows none).
+        self.live_frames = live_frames
         self._saved_theme = theme
         self._save_theme = save_theme
         self.session = session
@@ -223,10 +226,7 @@ class SubTerminatorApp(App[int]):
     @work(exclusive=True, group="live-view", exit_on_error=False)
     async def _frame_after_action(self) -> None:
         """The page as the browser shows it after the action, in the live view."""
-        # The session exposes its running browser (CancelSession does; a test's may not).
-        browser = getattr(self.session, "browser", None)
-        gateway = getattr(browser, "gateway", None)
-        frame = await gateway.jpeg_frame() if isinstance(gateway, BrowserGateway) else None
+        frame = await self.live_frames.jpeg_frame() if self.live_frames is not None else None
         if frame is not None:
             self.query_one(LivePage).show_frame(frame)
 
