@@ -4,7 +4,7 @@ The only package that imports Textual. It runs the same orchestrator as the
 headless front end, in an async worker, and implements the same gate and
 reporter interfaces.
 
-- ``run.py``: builds the app the way ``subterminator cancel`` does (keymap
+- ``run_app.py``: builds the app the way ``subterminator cancel`` does (keymap
   checked, live frames wired) and prints the ending after it closes.
 - ``app.py``: :class:`SubTerminatorApp`, the run's screen; ``bridge.py``: its gate
   (modals) and reporter; ``messages.py``: one message per core event.
