@@ -114,7 +114,7 @@ def run_cancel(args: argparse.Namespace) -> int:
     request = request_from_args(args)
     if wants_tui(args):
         try:
-            from subterminator_tui.tui.run import run_tui
+            from subterminator_tui.tui.run_app import run_tui
 
             return run_tui(request, again_command(request))
         except SubTerminatorError as failure:
