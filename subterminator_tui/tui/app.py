@@ -27,7 +27,7 @@ from subterminator_tui.browser.page_capture import LiveFrames
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import FAILURE, INTERRUPTED, TERMINATED
-from subterminator_tui.orchestrator.endings import Ending, ending_of
+from subterminator_tui.orchestrator.endings import EndingWords, ending_of
 from subterminator_tui.orchestrator.gates import CheckpointRequest
 from subterminator_tui.orchestrator.pause import RunPause
 from subterminator_tui.plurals import plural
@@ -81,7 +81,7 @@ class SubTerminatorApp(App[int]):
         self.command = command
         self.service_name = ""
         #: How the run ended, in words (None until it has); printed after the app closes.
-        self.ending: Ending | None = None
+        self.ending: EndingWords | None = None
         #: The error that ended the run, in words, when it could not go on.
         self.failure: str | None = None
         self.image_previews = image_previews
