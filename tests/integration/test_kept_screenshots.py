@@ -8,15 +8,14 @@ nothing typed keep theirs, and before any hand-off no extra read is made.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.orchestrator.secrets import SecretScrubber, kept_screenshot
+from tests.page_server import serving_pages
 
 pytestmark = pytest.mark.browser
 
@@ -27,30 +26,11 @@ PAGES = {
 }
 
 
-class _Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = PAGES.get(self.path, "<title>Not found</title>").encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def site() -> Iterator[str]:
     """The pages' base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving_pages(lambda path: PAGES.get(path, "<title>Not found</title>")) as url:
+        yield url
 
 
 def is_picture(path: str | None) -> bool:

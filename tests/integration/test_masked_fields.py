@@ -8,15 +8,14 @@ draws, refuses the model's typing, and never reads its value back.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.orchestrator.secrets import password_field_refusal
+from tests.page_server import serving_pages
 
 pytestmark = pytest.mark.browser
 
@@ -29,29 +28,11 @@ PAGE = (
 )
 
 
-class _Page(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *_args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def site() -> Iterator[str]:
     """The sign-in page's URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/sign-in"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving_pages(lambda _path: PAGE) as url:
+        yield f"{url}/sign-in"
 
 
 async def test_a_masked_text_field_refuses_a_models_typing(
