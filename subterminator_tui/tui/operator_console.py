@@ -34,13 +34,13 @@ from subterminator_tui.exit_codes import CONNECTION, FAILURE, INTERRUPTED, SUCCE
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
 from subterminator_tui.plurals import plural
 from subterminator_tui.resources import styles_dir
-from subterminator_tui.serve.approvals import Approval, ApprovalDesk
-from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.live_view import frames
-from subterminator_tui.serve.operator import approval_code
-from subterminator_tui.serve.runner import ServerParts, Transport, server_parts
-from subterminator_tui.serve.session import BrowserSession
-from subterminator_tui.serve.sign_ins import load_session_sign_in, save_session_sign_in
+from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
+from subterminator_tui.serve.oversight.terminal_operator import approval_code
+from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.server.lifecycle import ServerParts, Transport, server_parts
+from subterminator_tui.serve.server.live_view import frames
+from subterminator_tui.serve.sessions.browser_session import BrowserSession
+from subterminator_tui.serve.sessions.sign_ins import load_session_sign_in, save_session_sign_in
 from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.commands import question_commands
 from subterminator_tui.tui.plain import escaped, plain

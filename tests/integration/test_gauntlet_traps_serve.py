@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from subterminator_tui.resources import builtin_scenarios_file
-from subterminator_tui.serve.registry import SessionRegistry
-from subterminator_tui.serve.session import BrowserSession
+from subterminator_tui.serve.sessions.browser_session import BrowserSession
+from subterminator_tui.serve.sessions.registry import SessionRegistry
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_parts import serve_registry
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.practice.demoflix import DemoflixServer
-from subterminator_tui.serve.approvals import Approval
+from subterminator_tui.serve.oversight.approvals import Approval
 from tests.conftest import browser_parts_missing
 from tests.integration.egress_sites import CountingServer
 from tests.integration.serve_parts import serve_registry

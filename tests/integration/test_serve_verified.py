@@ -30,9 +30,9 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.journal.request_log import RequestLog
-from subterminator_tui.serve.answers import Answer
-from subterminator_tui.serve.registry import SessionRegistry
-from subterminator_tui.serve.session import BrowserSession
+from subterminator_tui.serve.sessions.browser_session import BrowserSession
+from subterminator_tui.serve.sessions.registry import SessionRegistry
+from subterminator_tui.serve.tools.agent_answer import Answer
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_parts import serve_registry
 

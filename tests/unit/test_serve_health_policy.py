@@ -8,16 +8,16 @@ import pytest
 
 from subterminator_tui.browser.mcp_process import ServerStopped
 from subterminator_tui.errors import MCPConnectionError
-from subterminator_tui.serve.health import HealthMonitor
-from subterminator_tui.serve.health_policy import (
+from subterminator_tui.serve.health.monitor import HealthMonitor
+from subterminator_tui.serve.health.policy import (
     HealthPolicy,
     SessionHealth,
     SessionUnavailableError,
 )
-from subterminator_tui.serve.names import SessionKey
-from subterminator_tui.serve.registry import SessionRegistry
-from subterminator_tui.serve.restarts import RestartGate
-from subterminator_tui.serve.session import BrowserSession
+from subterminator_tui.serve.health.restarts import RestartGate
+from subterminator_tui.serve.sessions.browser_session import BrowserSession
+from subterminator_tui.serve.sessions.names import SessionKey
+from subterminator_tui.serve.sessions.registry import SessionRegistry
 
 
 def test_the_defaults_are_the_issues() -> None:

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from subterminator_tui.serve.answers import Answer
-from subterminator_tui.serve.errors import ApprovalNotFoundError
-from subterminator_tui.serve.names import echoed
+from subterminator_tui.serve.server.errors import ApprovalNotFoundError
+from subterminator_tui.serve.sessions.names import echoed
+from subterminator_tui.serve.tools.agent_answer import Answer
 
 Decision = Literal["pending", "approved", "rejected"]
 

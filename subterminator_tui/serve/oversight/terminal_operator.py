@@ -14,8 +14,8 @@ import os
 import termios
 
 from subterminator_tui.inert_text import inert_line, inert_text
-from subterminator_tui.serve.approvals import Approval, ApprovalDesk
-from subterminator_tui.serve.errors import ServeConfigurationError
+from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
+from subterminator_tui.serve.server.errors import ServeConfigurationError
 
 DEFAULT_TERMINAL = "/dev/tty"
 #: Approving takes this many characters of the approval id: no stray key can approve.

@@ -39,19 +39,19 @@ from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.rules.evidence import ApprovedStep
-from subterminator_tui.serve.answers import Answer, judged_by
-from subterminator_tui.serve.approvals import Approval, ApprovalDesk
-from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.errors import SessionBusyError
-from subterminator_tui.serve.hand_offs import hand_off_refusal
-from subterminator_tui.serve.health_policy import SessionHealth
-from subterminator_tui.serve.held_requests import session_request_gate
-from subterminator_tui.serve.lazy_browser import LazyBrowser
-from subterminator_tui.serve.names import SessionKey
-from subterminator_tui.serve.page_changes import PageChanges
-from subterminator_tui.serve.records import CallRecorder
-from subterminator_tui.serve.restarts import RestartGate
-from subterminator_tui.serve.verification import SessionVerification
+from subterminator_tui.serve.health.policy import SessionHealth
+from subterminator_tui.serve.health.restarts import RestartGate
+from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
+from subterminator_tui.serve.oversight.call_log import CallRecorder
+from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.server.errors import SessionBusyError
+from subterminator_tui.serve.sessions.hand_offs import hand_off_refusal
+from subterminator_tui.serve.sessions.held_requests import session_request_gate
+from subterminator_tui.serve.sessions.lazy_browser import LazyBrowser
+from subterminator_tui.serve.sessions.names import SessionKey
+from subterminator_tui.serve.sessions.page_changes import PageChanges
+from subterminator_tui.serve.sessions.verification import SessionVerification
+from subterminator_tui.serve.tools.agent_answer import Answer, judged_by
 from subterminator_tui.session.browser import ServiceBrowser
 
 #: The Playwright tools the server's own tools map onto; nothing else is ever sent.

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from subterminator_tui.journal.call_records import CONSOLE_LEVELS, CallRecord, CallRecordStore
-from subterminator_tui.serve.console_log import at_least
-from subterminator_tui.serve.errors import ServeError, ServeInputError
+from subterminator_tui.serve.oversight.console_log import at_least
+from subterminator_tui.serve.server.errors import ServeError, ServeInputError
 
 #: full: the whole content; diff: what changed since the last read; unchanged: nothing did;
 #: search: the lines matching search_for.

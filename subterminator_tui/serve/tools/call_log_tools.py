@@ -13,8 +13,8 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from subterminator_tui.errors import SubTerminatorError
-from subterminator_tui.serve.content import ContentReader
-from subterminator_tui.serve.error_contract import failure_result
+from subterminator_tui.serve.oversight.call_log_reader import ContentReader
+from subterminator_tui.serve.tools.error_contract import failure_result
 
 _READ_ONLY = types.ToolAnnotations(read_only_hint=True)
 

@@ -23,7 +23,7 @@ from subterminator_tui.orchestrator.request_evidence import LoggedAnswers
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.rules.evidence import ApprovedStep, StepOutcome
 from subterminator_tui.rules.matching import Verification
-from subterminator_tui.serve.lazy_browser import LazyBrowser
+from subterminator_tui.serve.sessions.lazy_browser import LazyBrowser
 
 #: The browser could not be read: the page's text is unknown, so nothing is verified.
 _UNREADABLE = (MCPToolError, MCPConnectionError, BrowserUnavailableError)

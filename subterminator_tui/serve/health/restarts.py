@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-from subterminator_tui.serve.health_policy import SessionHealth
+from subterminator_tui.serve.health.policy import SessionHealth
 
 logger = logging.getLogger(__name__)
 

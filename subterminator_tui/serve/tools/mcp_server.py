@@ -32,14 +32,14 @@ from pydantic import AnyHttpUrl, Field
 
 from subterminator_tui import __version__
 from subterminator_tui.errors import SubTerminatorError
-from subterminator_tui.serve.answers import Answer
-from subterminator_tui.serve.approvals import ApprovalDesk
-from subterminator_tui.serve.content import ContentReader
-from subterminator_tui.serve.error_contract import error_result, failure_result
-from subterminator_tui.serve.names import LOCAL_PRINCIPAL
-from subterminator_tui.serve.record_tools import add_record_tools
-from subterminator_tui.serve.registry import SessionRegistry
-from subterminator_tui.serve.surface import describe_tools
+from subterminator_tui.serve.oversight.approvals import ApprovalDesk
+from subterminator_tui.serve.oversight.call_log_reader import ContentReader
+from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
+from subterminator_tui.serve.sessions.registry import SessionRegistry
+from subterminator_tui.serve.tools.agent_answer import Answer
+from subterminator_tui.serve.tools.call_log_tools import add_record_tools
+from subterminator_tui.serve.tools.error_contract import error_result, failure_result
+from subterminator_tui.serve.tools.surface import describe_tools
 
 #: JPEG over PNG keeps a viewport well under 5 MB, the usual limit on a tool result.
 MAX_SCREENSHOT_BYTES = 5 * 1024 * 1024

@@ -22,17 +22,21 @@ from mcp.server.mcpserver import MCPServer
 
 from subterminator_tui.journal.call_records import CallRecordStore
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.serve import live_view
-from subterminator_tui.serve.approvals import ApprovalDesk
-from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.content import ContentReader
-from subterminator_tui.serve.errors import ServeConfigurationError, ServeInputError
-from subterminator_tui.serve.health import HealthMonitor
-from subterminator_tui.serve.names import LOCAL_PRINCIPAL
-from subterminator_tui.serve.operator import NoOperator, TerminalOperator, open_terminal
-from subterminator_tui.serve.registry import SessionRegistry
-from subterminator_tui.serve.sign_ins import preload_sign_ins
-from subterminator_tui.serve.tools import build_server
+from subterminator_tui.serve.health.monitor import HealthMonitor
+from subterminator_tui.serve.oversight.approvals import ApprovalDesk
+from subterminator_tui.serve.oversight.call_log_reader import ContentReader
+from subterminator_tui.serve.oversight.terminal_operator import (
+    NoOperator,
+    TerminalOperator,
+    open_terminal,
+)
+from subterminator_tui.serve.server import live_view
+from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.server.errors import ServeConfigurationError, ServeInputError
+from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
+from subterminator_tui.serve.sessions.registry import SessionRegistry
+from subterminator_tui.serve.sessions.sign_ins import preload_sign_ins
+from subterminator_tui.serve.tools.mcp_server import build_server
 
 #: Runs the transport for a built server until it ends or is cancelled.
 Transport = Callable[[MCPServer[Any]], Awaitable[None]]

@@ -22,9 +22,9 @@ from typing import Any
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.journal.call_records import CallRecord, CallRecordStore
 from subterminator_tui.orchestrator.secrets import SecretScrubber
-from subterminator_tui.serve.answers import Answer
-from subterminator_tui.serve.console_log import parse_console
-from subterminator_tui.serve.names import SessionKey
+from subterminator_tui.serve.oversight.console_log import parse_console
+from subterminator_tui.serve.sessions.names import SessionKey
+from subterminator_tui.serve.tools.agent_answer import Answer
 
 #: Argument names whose values are typed text, never recorded.
 TYPED_ARGUMENTS = frozenset({"text"})
