@@ -12,6 +12,7 @@ from tests.conftest import browser_parts_missing, wait_until_no_profile_processe
 from tests.fakes.provider_env import clear_provider_env
 from tests.integration.cli_children import Cli
 from tests.integration.records_site import RecordsSite
+from tests.integration.serve_clients import TerminalOperator
 
 
 @pytest.fixture
@@ -64,3 +65,11 @@ def records_site(tmp_path: Path) -> Iterator[RecordsSite]:
         pytest.skip(missing)
     with RecordsSite(tmp_path) as running:
         yield running
+
+
+@pytest.fixture
+def operator() -> Iterator[TerminalOperator]:
+    """The operator's terminal: a pseudo-terminal a served `subterminator serve` asks on."""
+    terminal = TerminalOperator()
+    yield terminal
+    terminal.close()

@@ -29,7 +29,7 @@ from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
 from subterminator_tui.settings import load_settings
 from tests.conftest import until
 from tests.integration.records_site import RecordsSite
-from tests.integration.serve_clients import SERVE_COMMAND, child_environment, ref_in, text_of
+from tests.integration.serve_clients import ref_in, serve_over_stdio, text_of
 from tests.integration.serve_parts import wait_until_none_under
 
 pytestmark = pytest.mark.browser
@@ -59,19 +59,7 @@ async def console(client: Client, ref: str, level: str = "") -> list[str]:
 
 def serve_params(tmp_path: Path, records_site: RecordsSite) -> StdioServerParameters:
     """The server as a desktop client starts it, on this test's home, journal and records_site."""
-    return StdioServerParameters(
-        command=SERVE_COMMAND[0],
-        args=[
-            *SERVE_COMMAND[1:],
-            "--operator-tty",
-            "none",
-            "--services",
-            str(records_site.services_file),
-            "--profile-root",
-            str(tmp_path / "profiles"),
-        ],
-        env=child_environment(tmp_path),
-    )
+    return serve_over_stdio(tmp_path, "none", "--services", str(records_site.services_file))
 
 
 def in_process_config(

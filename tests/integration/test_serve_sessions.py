@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.browser.processes import pid_alive
+from subterminator_tui.orchestrator.gates import Decision
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.practice.gauntlet.forbidden_host import ForbiddenHost
 from subterminator_tui.resources import builtin_scenarios_file
@@ -57,7 +58,7 @@ async def test_gated_click_waits_for_the_operator(site: DemoflixServer, tmp_path
         assert site.state.cancel_requests == 0
         with pytest.raises(SessionBusyError, match="waiting for the operator"):
             await session.run("browser_snapshot", {})
-        registry.desk.decide(held.approval_id, approve=False, note="Pause it instead")
+        registry.desk.decide(held.approval_id, Decision("guidance", guidance="Pause it instead"))
         rejected = await registry.desk.wait("agent-a", held.approval_id, 30)
         assert rejected.answer is not None and rejected.answer.status == "rejected"
         assert "The operator says: Pause it instead" in rejected.answer.message
@@ -68,7 +69,7 @@ async def test_gated_click_waits_for_the_operator(site: DemoflixServer, tmp_path
         )
         assert again.status == "approval_pending" and again.approval_id
         assert site.state.cancel_requests == 0
-        registry.desk.decide(again.approval_id, approve=True)
+        registry.desk.decide(again.approval_id, Decision("approve"))
         done = await registry.desk.wait("agent-a", again.approval_id, 30)
         assert done.answer is not None and done.answer.status == "ok"
         assert done.answer.page is not None and "/cancel/done" in done.answer.page.url
@@ -172,6 +173,6 @@ async def test_enter_on_an_autofocused_final_button_is_held(tmp_path: Path) -> N
         assert session.browser is not None and session.browser.practice is not None
         state = session.browser.practice.state
         assert state.irreversible == []
-        registry.desk.decide(held.approval_id or "", approve=False)
+        registry.desk.decide(held.approval_id or "", Decision("reject"))
         await registry.desk.wait("agent", held.approval_id or "", 30)
         assert state.irreversible == []

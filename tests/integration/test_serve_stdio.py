@@ -13,7 +13,6 @@ from pathlib import Path
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from subterminator_tui.practice.demoflix import DemoflixServer
 from tests.conftest import browser_parts_missing
@@ -23,6 +22,7 @@ from tests.integration.serve_clients import (
     child_environment,
     inspector,
     ref_in,
+    serve_over_stdio,
     text_of,
 )
 from tests.integration.serve_parts import WALK_TO_FINISH, wait_until_none_under
@@ -70,32 +70,12 @@ def jpeg_size(data: bytes) -> tuple[int, int]:
     raise AssertionError("no start-of-frame marker in the JPEG")
 
 
-@pytest.fixture
-def operator() -> Iterator[TerminalOperator]:
-    """The operator's terminal."""
-    terminal = TerminalOperator()
-    yield terminal
-    terminal.close()
-
-
 async def test_an_agent_cancels_demoflix_with_the_operator_approving(
     site: DemoflixServer, operator: TerminalOperator, tmp_path: Path
 ) -> None:
     """The whole practice cancellation through MCP: held at Finish until the operator says y."""
     profiles = tmp_path / "profiles"
-    params = StdioServerParameters(
-        command=SERVE_COMMAND[0],
-        args=[
-            *SERVE_COMMAND[1:],
-            "--operator-tty",
-            operator.path,
-            "--practice-url",
-            site.base_url,
-            "--profile-root",
-            str(profiles),
-        ],
-        env=child_environment(tmp_path),
-    )
+    params = serve_over_stdio(tmp_path, operator.path, "--practice-url", site.base_url)
     async with Client(params) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
         # Exactly these: nothing evaluates code, uploads or writes files, or decides an approval.

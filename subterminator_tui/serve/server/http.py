@@ -110,7 +110,7 @@ class HttpOptions:
 
 
 class _QuietServer(uvicorn.Server):
-    """uvicorn without its own signal handlers (the runner's stop everything), saying when
+    """uvicorn without its own signal handlers (the lifecycle's stop everything), saying when
     it listens."""
 
     def __init__(self, config: uvicorn.Config) -> None:

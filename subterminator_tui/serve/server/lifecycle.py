@@ -24,7 +24,7 @@ from subterminator_tui.journal.call_records import CallRecordStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.serve.health.monitor import HealthMonitor
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk
-from subterminator_tui.serve.oversight.call_log_reader import ContentReader
+from subterminator_tui.serve.oversight.call_log_reader import CallLogReader
 from subterminator_tui.serve.oversight.terminal_operator import (
     NoOperator,
     TerminalOperator,
@@ -67,9 +67,9 @@ async def server_parts(
     """The journal, registry and MCP server; every session closed on exit, however it ends."""
     desk = desk or ApprovalDesk()
     with Journal(config.settings.resolved_journal()) as journal:
-        records = CallRecordStore(journal)
+        call_log = CallRecordStore(journal)
         # A server killed before (SIGKILL, a crash) left its sessions open: they are closed.
-        records.close_dead_serve_runs()
+        call_log.close_dead_serve_runs()
         registry = SessionRegistry(config, journal, desk)
         for name, service in config.preopen:
             try:
@@ -83,7 +83,7 @@ async def server_parts(
             desk,
             token_verifier=token_verifier,
             issuer_url=issuer_url,
-            reader=ContentReader(records),
+            reader=CallLogReader(call_log),
         )
         live_view.attach(server, registry)
         registry.start_idle_watch()

@@ -2,6 +2,7 @@
 
 - ``browser_session`` ``BrowserSession``: a lazy guarded browser, its journal run, one call
                       at a time through the guarded-call pipeline
+- ``held_calls``      a call held for the operator, sent only once approved
 - ``registry``        every session keyed by (principal, name), with limits and idle timeouts
 - ``names``           principals and session names, safe as folder names
 - ``lazy_browser``    the browser started on demand, its profile and last page kept
