@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.browser.processes import kill_browser_processes
+from subterminator_tui.practice.demoflix import DemoflixServer
 from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
 from tests.fakes.provider_env import clear_provider_env
 from tests.integration.cli_children import Cli
@@ -73,3 +74,13 @@ def operator() -> Iterator[TerminalOperator]:
     terminal = TerminalOperator()
     yield terminal
     terminal.close()
+
+
+@pytest.fixture
+def remembered_demoflix() -> Iterator[DemoflixServer]:
+    """Demoflix with a remembered sign-in, as the service expects; skipped without a browser."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    with DemoflixServer(["remembered"]) as server:
+        yield server
