@@ -15,7 +15,7 @@ import termios
 
 from subterminator_tui.inert_text import inert_line, inert_text
 from subterminator_tui.orchestrator.gates import Decision
-from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk, approval_code
+from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.server.errors import ServeConfigurationError
 
 DEFAULT_TERMINAL = "/dev/tty"
@@ -90,7 +90,7 @@ class TerminalOperator:
         A lone ``y`` neither approves nor rejects: key repeat, a paste or typing ahead
         produce it easily, so it only asks again, for the code.
         """
-        code = approval_code(approval.id)
+        code = approval.code
         question = describe_approval(approval, code)
         while True:
             answer = await self._ask(question)
