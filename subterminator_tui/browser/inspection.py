@@ -51,11 +51,16 @@ PAGE_FACTS_FUNCTION = """(target) => {
   const dialogs = Array.from(document.querySelectorAll(
     'dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]'))
     .filter(shown).map((el) => limit(el.innerText, REGION_LIMIT)).filter(Boolean);
+  // A field whose typing is hidden: type=password, or any text field drawn as dots.
+  const secret = (el) => ['INPUT', 'TEXTAREA'].includes(el.tagName)
+    && ((el.type || '').toLowerCase() === 'password'
+      || (getComputedStyle(el).webkitTextSecurity || 'none') !== 'none');
   const control = (el) => ({
     tag: el.tagName.toLowerCase(),
     type: limit(el.getAttribute('type')),
+    secret: secret(el),
     text: limit(el.innerText || el.textContent),
-    value: el.tagName === 'INPUT' ? limit(el.value) : '',
+    value: el.tagName === 'INPUT' && !secret(el) ? limit(el.value) : '',
     label: limit(el.getAttribute('aria-label')),
     title: limit(el.getAttribute('title')),
     href: el.href ? String(el.href) : '',
@@ -87,6 +92,8 @@ class ControlFacts:
 
     tag: str
     type: str = ""
+    #: What is typed into it is hidden (type=password, or masked by CSS): never read back.
+    secret: bool = False
     text: str = ""
     value: str = ""
     label: str = ""
@@ -193,6 +200,7 @@ def _control(data: Any) -> ControlFacts | None:
     return ControlFacts(
         tag=str(data.get("tag", "")),
         type=str(data.get("type", "")),
+        secret=data.get("secret") is True,
         text=str(data.get("text", "")),
         value=str(data.get("value", "")),
         label=str(data.get("label", "")),

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from subterminator_tui.browser.snapshot import split_sections
-from subterminator_tui.rules.domains import domain_allowed
+from subterminator_tui.reach.urls import domain_allowed
 
 #: The copy of the browser's sign-ins kept beside the profile (see keep_sign_in).
 SIGN_IN_FILE = "subterminator-sign-in.json"

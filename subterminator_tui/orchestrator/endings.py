@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.plurals import plural
+from subterminator_tui.results import TaskResult
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,7 @@
 - ``models``    the strict shape of a service, its rules and its playbook
 - ``loader``    built-in, user and ``--services`` files merged into a ServiceRegistry
 - ``matching``  rules judged against snapshots and pending tool calls
-- ``domains``   where the browser may go, and where a run starts
-- ``reachability`` the one answer to "may the browser be at this host now" (sign-ins)
-- ``identity_providers`` Google, Apple, Microsoft, ... and the hosts their sign-ins visit
+- ``service_urls`` a practice service's addresses pinned to its site, and where a run starts
 - ``endings``   billed elsewhere and offline-only endings: their details and a letter
 - ``typed_endings`` which of those endings a page calls for
 - ``account_state`` a plan's state on its account page, for ``subterminator check``
@@ -15,7 +13,7 @@
 - ``user_file`` one service written into the user's own ``services.toml``
 """
 
-from subterminator_tui.rules.domains import domain_allowed, resolve_start_url
+from subterminator_tui.reach.urls import domain_allowed
 from subterminator_tui.rules.generic import generic_service
 from subterminator_tui.rules.loader import load_services, user_services_file
 from subterminator_tui.rules.matching import (
@@ -30,6 +28,7 @@ from subterminator_tui.rules.matching import (
 )
 from subterminator_tui.rules.models import CheckpointRule, PageRule, PlaybookStep, ServiceConfig
 from subterminator_tui.rules.registry import ServiceRegistry
+from subterminator_tui.rules.service_urls import resolve_start_url
 from subterminator_tui.rules.sites import SiteAddressError, registrable_domain, site_url
 
 __all__ = [

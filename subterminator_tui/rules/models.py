@@ -26,8 +26,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from subterminator_tui.rules.domains import domain_allowed, ip_address, is_bare_host, local_origin
-from subterminator_tui.rules.identity_providers import IDENTITY_PROVIDERS, is_provider_name
+from subterminator_tui.reach.identity_providers import IDENTITY_PROVIDERS, is_provider_name
+from subterminator_tui.reach.urls import domain_allowed, ip_address, is_bare_host, local_origin
 from subterminator_tui.rules.text import normalise_text
 
 #: Keys the loader fills in; a ``services.toml`` that sets them is refused.

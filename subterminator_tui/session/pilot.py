@@ -6,12 +6,12 @@ from collections.abc import Sequence
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.orchestrator.events import Notice, Reporter
-from subterminator_tui.orchestrator.virtual_tools import VIRTUAL_TOOL_SPECS
 from subterminator_tui.pilots.ai import AIPilot
 from subterminator_tui.pilots.auto import AutoPilot
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.pilots.page_view import NAIVE_VIEW
 from subterminator_tui.pilots.playbook import PlaybookPilot
+from subterminator_tui.pilots.virtual_tools import VIRTUAL_TOOL_SPECS
 from subterminator_tui.providers.base import ToolSpec
 from subterminator_tui.providers.resolution import (
     create_model_client,

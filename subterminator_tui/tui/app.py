@@ -39,10 +39,10 @@ from subterminator_tui.orchestrator.events import (
 )
 from subterminator_tui.orchestrator.gates import CheckpointRequest
 from subterminator_tui.orchestrator.pause import RunPause
-from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.plurals import plural
 from subterminator_tui.resources import styles_dir
-from subterminator_tui.session.run import RunSession
+from subterminator_tui.results import TaskResult
+from subterminator_tui.session.cancel_run import RunSession
 from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.bridge import AppGate, AppReporter
 from subterminator_tui.tui.messages import RunEvent

@@ -29,7 +29,7 @@ from subterminator_tui.errors import (
     MCPToolError,
     OutcomeUnknownError,
 )
-from subterminator_tui.journal.call_records import CallRecordStore
+from subterminator_tui.journal.call_log import CallRecordStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused

@@ -21,7 +21,7 @@ from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.outcome import OutcomeJudge, sent_not_verified_message
 from subterminator_tui.orchestrator.pipeline import Held
 from subterminator_tui.orchestrator.request_evidence import LoggedAnswers
-from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.rules.evidence import ApprovedStep, StepOutcome
 from subterminator_tui.rules.matching import Verification
