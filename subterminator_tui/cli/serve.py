@@ -11,23 +11,23 @@ from typing import TYPE_CHECKING
 
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import CONFIGURATION, INTERRUPTED, SUCCESS, TERMINATED
-from subterminator_tui.serve.config import ServeConfig, default_profile_root
-from subterminator_tui.serve.errors import ServeConfigurationError, ServeInputError
-from subterminator_tui.serve.names import checked_name
-from subterminator_tui.serve.operator import DEFAULT_TERMINAL
-from subterminator_tui.serve.runner import Transport, serve, stdio_transport
-from subterminator_tui.serve.tokens import (
+from subterminator_tui.serve.oversight.terminal_operator import DEFAULT_TERMINAL
+from subterminator_tui.serve.server.config import ServeConfig, default_profile_root
+from subterminator_tui.serve.server.errors import ServeConfigurationError, ServeInputError
+from subterminator_tui.serve.server.lifecycle import Transport, serve, stdio_transport
+from subterminator_tui.serve.server.tokens import (
     TokenFileVerifier,
     default_tokens_file,
     new_token,
     revoke_tokens,
     token_listing,
 )
+from subterminator_tui.serve.sessions.names import checked_name
 from subterminator_tui.session.places import check_browser_place
 from subterminator_tui.settings import load_settings
 
 if TYPE_CHECKING:
-    from subterminator_tui.serve.http import HttpOptions
+    from subterminator_tui.serve.server.http import HttpOptions
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -143,7 +143,7 @@ def _pairs(values: list[str], form: str, option: str = "--sign-in") -> list[tupl
 
 def http_options(args: argparse.Namespace, tokens_file: Path) -> HttpOptions:
     """``--http`` and its companions; imported only for HTTP so stdio start-up stays light."""
-    from subterminator_tui.serve.http import HttpOptions, is_unspecified, parse_address
+    from subterminator_tui.serve.server.http import HttpOptions, is_unspecified, parse_address
 
     host, port = parse_address(args.http)
     if is_unspecified(host) and not args.allowed_host:
@@ -172,7 +172,7 @@ def _transport(
             raise ServeConfigurationError("--no-auth and --allowed-* apply to --http only.")
         return (terminal_notice if sys.stdin.isatty() else stdio_transport), None, None
     options = http_options(args, tokens_file)
-    from subterminator_tui.serve.http import http_transport
+    from subterminator_tui.serve.server.http import http_transport
 
     return http_transport(options), options.verifier(), f"http://{args.http}"
 

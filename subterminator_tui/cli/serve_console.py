@@ -8,8 +8,8 @@ import sys
 from subterminator_tui.cli.serve import http_options, serve_config
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import CONFIGURATION
-from subterminator_tui.serve.http import http_transport
-from subterminator_tui.serve.tokens import default_tokens_file
+from subterminator_tui.serve.server.http import http_transport
+from subterminator_tui.serve.server.tokens import default_tokens_file
 
 
 def run_serve_console(args: argparse.Namespace) -> int:

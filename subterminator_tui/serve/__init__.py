@@ -1,16 +1,18 @@
 """``subterminator serve``: the guarded browser offered to other AI agents as MCP tools.
 
-- ``names``      who may hold which session: principals and session names
-- ``approvals``  gated calls waiting for the operator (never the agent) to decide
-- ``session``    one named browser session: lazy browser, guard, journal, one call at a time
-- ``held_requests`` the session's request gate: requests the page sends unasked go to the operator
-- ``registry``   every session, keyed by (principal, name), with limits and idle timeouts
-- ``answers``    what a tool call returns: the fresh compact page, an approval id, an error
-- ``verification`` the ``verified`` flag, on the same evidence as a run's success
-- ``tools``      the MCP tool surface (mcp's MCPServer), for any transport
-- ``operator``   the headless operator: approvals asked on a terminal
-- ``http``       Streamable HTTP with bearer tokens, Host/Origin allowlists, a body limit
-- ``tokens``     the tokens file: token -> principal
+Five groups, read top-down (each package's docstring lists its modules):
+
+- ``server``     running the server: parts, lifecycle, stdio and Streamable HTTP,
+                 tokens, the live view, configuration and errors
+- ``tools``      the MCP tool surface: browser, session, approval and call-log tools,
+                 what each call answers and the one error contract
+- ``sessions``   one agent's named browser (``BrowserSession``) and the registry of
+                 them: names, the lazy browser, sign-ins, hand-offs, verification,
+                 the session's request gate
+- ``health``     pings, restarts with backoff, degraded sessions
+- ``oversight``  what the operator sees and decides: the call log (what agents read
+                 back with get_content), console messages, approvals, the terminal
+                 operator
 
 Nothing here imports Textual (an import-linter contract keeps it so); the operator
 console (``serve --tui``) lives with the app.

@@ -34,13 +34,12 @@ from subterminator_tui.exit_codes import CONNECTION, FAILURE, INTERRUPTED, SUCCE
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
 from subterminator_tui.plurals import plural
 from subterminator_tui.resources import styles_dir
-from subterminator_tui.serve.approvals import Approval, ApprovalDesk
-from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.live_view import frames
-from subterminator_tui.serve.operator import approval_code
-from subterminator_tui.serve.runner import ServerParts, Transport, server_parts
-from subterminator_tui.serve.session import BrowserSession
-from subterminator_tui.serve.sign_ins import load_session_sign_in, save_session_sign_in
+from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
+from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.server.lifecycle import ServerParts, Transport, server_parts
+from subterminator_tui.serve.server.live_view import frames
+from subterminator_tui.serve.sessions.browser_session import BrowserSession
+from subterminator_tui.serve.sessions.sign_ins import load_session_sign_in, save_session_sign_in
 from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.commands import question_commands, registry_commands
 from subterminator_tui.tui.plain import escaped, plain
@@ -183,15 +182,8 @@ class OperatorConsole(App[int]):
             if approval.decision != "pending":
                 continue
             self._asking = approval
-            request = CheckpointRequest(
-                kind="rule",
-                why=f"{approval.why} (asked by {approval.principal}/{approval.session})",
-                action=approval.action,
-                url=approval.url,
-                screenshot_path=approval.screenshot_path,
-            )
-            code = approval_code(approval.id)
-            self.questions.ask(partial(self._checkpoint, request, code), self._decided)
+            request = approval.checkpoint_request()
+            self.questions.ask(partial(self._checkpoint, request, approval.code), self._decided)
         self._status()
 
     def action_help(self) -> None:
@@ -214,10 +206,8 @@ class OperatorConsole(App[int]):
     def _decided(self, decision: Decision | None) -> None:
         approval, self._asking = self._asking, None
         if approval is not None:
-            approve = decision is not None and decision.verdict == "approve"
             # Guidance cannot steer another agent's loop: it rejects, and the agent reads it.
-            note = decision.guidance if decision is not None else ""
-            self.desk.decide(approval.id, approve=approve, note=note)
+            self.desk.decide(approval.id, decision)
         self._ask_next()
 
     # --- the sessions and the live page ---------------------------------------------------

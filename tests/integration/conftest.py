@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.browser.processes import kill_browser_processes
+from subterminator_tui.practice.demoflix import DemoflixServer
 from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
 from tests.fakes.provider_env import clear_provider_env
 from tests.integration.cli_children import Cli
 from tests.integration.records_site import RecordsSite
+from tests.integration.serve_clients import TerminalOperator
 
 
 @pytest.fixture
@@ -64,3 +66,21 @@ def records_site(tmp_path: Path) -> Iterator[RecordsSite]:
         pytest.skip(missing)
     with RecordsSite(tmp_path) as running:
         yield running
+
+
+@pytest.fixture
+def operator() -> Iterator[TerminalOperator]:
+    """The operator's terminal: a pseudo-terminal a served `subterminator serve` asks on."""
+    terminal = TerminalOperator()
+    yield terminal
+    terminal.close()
+
+
+@pytest.fixture
+def remembered_demoflix() -> Iterator[DemoflixServer]:
+    """Demoflix with a remembered sign-in, as the service expects; skipped without a browser."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    with DemoflixServer(["remembered"]) as server:
+        yield server

@@ -15,6 +15,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from mcp.client.stdio import StdioServerParameters
 
 SERVE_COMMAND = [sys.executable, "-m", "subterminator_tui", "serve"]
 
@@ -29,6 +30,23 @@ def child_environment(tmp_path: Path) -> dict[str, str]:
     }
     env["SUBTERMINATOR_JOURNAL"] = str(tmp_path / "journal.sqlite3")
     return env
+
+
+def serve_over_stdio(tmp_path: Path, operator_tty: str, *options: str) -> StdioServerParameters:
+    """The server as a desktop client starts it: this test's home and journal, profiles under
+    ``tmp_path``/profiles, the operator at ``operator_tty`` (or ``none``), plus ``options``."""
+    return StdioServerParameters(
+        command=SERVE_COMMAND[0],
+        args=[
+            *SERVE_COMMAND[1:],
+            "--operator-tty",
+            operator_tty,
+            *options,
+            "--profile-root",
+            str(tmp_path / "profiles"),
+        ],
+        env=child_environment(tmp_path),
+    )
 
 
 def text_of(result: types.CallToolResult) -> str:

@@ -1,17 +1,19 @@
-"""Shared parts of the serve tests: a registry on a private home, the practice site, a walk."""
+"""Shared parts of the serve tests: a registry on a private home, a local site, a walk."""
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from subterminator_tui.browser.processes import ProcessInfo, process_table
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.serve.approvals import ApprovalDesk
-from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.registry import SessionRegistry
+from subterminator_tui.serve.oversight.approvals import ApprovalDesk
+from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.sessions.registry import SessionRegistry
 from subterminator_tui.settings import load_settings
 
 
@@ -63,3 +65,27 @@ def wait_until_none_under(root: Path, timeout: float = 10.0) -> list[ProcessInfo
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.1)
+
+
+@contextmanager
+def local_service(
+    tmp_path: Path, handler: type[BaseHTTPRequestHandler], rules: str = ""
+) -> Iterator[Path]:
+    """A site ``handler`` serves on this computer, and a services file for it: service
+    ``local``, its origin only, starting at /account, plus ``rules``; stopped after."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    origin = f"http://127.0.0.1:{server.server_port}"
+    services = tmp_path / "services.toml"
+    services.write_text(
+        f'[services.local]\nname = "Local"\nstart_url = "{origin}/account"\n'
+        f'allowed_domains = ["{origin}"]\ngoal = "Cancel."\n' + rules,
+        encoding="utf-8",
+    )
+    try:
+        yield services
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

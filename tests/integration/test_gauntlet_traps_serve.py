@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
+from subterminator_tui.orchestrator.gates import Decision
 from subterminator_tui.resources import builtin_scenarios_file
-from subterminator_tui.serve.registry import SessionRegistry
-from subterminator_tui.serve.session import BrowserSession
+from subterminator_tui.serve.sessions.browser_session import BrowserSession
+from subterminator_tui.serve.sessions.registry import SessionRegistry
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_parts import serve_registry
 
@@ -34,7 +35,7 @@ async def call_refusing_holds(
     """Run the agent's call; the operator refuses it when it is held. The answer's status."""
     answer = await session.run(tool, arguments)
     if answer.status == "approval_pending":
-        registry.desk.decide(answer.approval_id or "", approve=False)
+        registry.desk.decide(answer.approval_id or "", Decision("reject"))
         await registry.desk.wait("agent", answer.approval_id or "", 30)
     return answer.status
 

@@ -17,16 +17,14 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from subterminator_tui.practice.gauntlet import GauntletServer
 from subterminator_tui.resources import builtin_scenarios_file
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import (
-    SERVE_COMMAND,
     TerminalOperator,
-    child_environment,
     ref_in,
+    serve_over_stdio,
     text_of,
 )
 from tests.integration.serve_parts import wait_until_none_under
@@ -47,33 +45,18 @@ def site() -> Iterator[GauntletServer]:
         yield server
 
 
-@pytest.fixture
-def operator() -> Iterator[TerminalOperator]:
-    """The operator's terminal."""
-    terminal = TerminalOperator()
-    yield terminal
-    terminal.close()
-
-
 async def test_a_held_request_is_asked_on_the_operators_terminal(
     site: GauntletServer, operator: TerminalOperator, tmp_path: Path
 ) -> None:
     """n: the page's POST never reaches the site; the code: it goes out and cancels, once."""
     profiles = tmp_path / "profiles"
-    params = StdioServerParameters(
-        command=SERVE_COMMAND[0],
-        args=[
-            *SERVE_COMMAND[1:],
-            "--operator-tty",
-            operator.path,
-            "--practice-url",
-            site.base_url,
-            "--services",
-            str(builtin_scenarios_file()),
-            "--profile-root",
-            str(profiles),
-        ],
-        env=child_environment(tmp_path),
+    params = serve_over_stdio(
+        tmp_path,
+        operator.path,
+        "--practice-url",
+        site.base_url,
+        "--services",
+        str(builtin_scenarios_file()),
     )
     async with Client(params) as client:
         opened = await client.call_tool("session_open", {"name": "main", "service": SERVICE})

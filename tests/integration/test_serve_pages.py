@@ -5,18 +5,18 @@ The real serve core (registry, session, guard, gateway, egress filter) on a real
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
+from subterminator_tui.orchestrator.gates import Decision
 from subterminator_tui.practice.demoflix import DemoflixServer
-from subterminator_tui.serve.approvals import Approval
+from subterminator_tui.serve.oversight.approvals import Approval
 from tests.conftest import browser_parts_missing
 from tests.integration.egress_sites import CountingServer
-from tests.integration.serve_parts import serve_registry
+from tests.integration.serve_parts import local_service, serve_registry
 
 pytestmark = pytest.mark.browser
 
@@ -54,21 +54,8 @@ def site(tmp_path: Path) -> Iterator[Path]:
     missing = browser_parts_missing()
     if missing:
         pytest.skip(missing)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    origin = f"http://127.0.0.1:{server.server_port}"
-    services = tmp_path / "services.toml"
-    services.write_text(
-        f'[services.local]\nname = "Local"\nstart_url = "{origin}/account"\n'
-        f'allowed_domains = ["{origin}"]\ngoal = "Cancel."\n',
-        encoding="utf-8",
-    )
-    try:
+    with local_service(tmp_path, _Pages) as services:
         yield services
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 async def test_a_practice_session_cannot_reach_another_local_port(tmp_path: Path) -> None:
@@ -103,7 +90,7 @@ async def test_a_confirm_goes_to_the_dialog_tool_judged_like_a_click(
         assert blocked.status == "error" and "dialog tool" in blocked.message
         held = await session.run("browser_handle_dialog", {"accept": True})
         assert held.status == "approval_pending", held.message
-        registry.desk.decide(held.approval_id or "", approve=False)
+        registry.desk.decide(held.approval_id or "", Decision("reject"))
         await registry.desk.wait("agent", held.approval_id or "", 30)
         dismissed = await session.run("browser_handle_dialog", {"accept": False})
         assert dismissed.status == "ok" and dismissed.page is not None

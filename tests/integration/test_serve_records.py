@@ -21,15 +21,15 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from subterminator_tui.browser.processes import pid_alive, process_table
-from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.health_policy import HealthPolicy
-from subterminator_tui.serve.names import LOCAL_PRINCIPAL
-from subterminator_tui.serve.runner import server_parts
-from subterminator_tui.serve.session import BrowserSession
+from subterminator_tui.serve.health.policy import HealthPolicy
+from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.server.lifecycle import server_parts
+from subterminator_tui.serve.sessions.browser_session import BrowserSession
+from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
 from subterminator_tui.settings import load_settings
 from tests.conftest import until
 from tests.integration.records_site import RecordsSite
-from tests.integration.serve_clients import SERVE_COMMAND, child_environment, ref_in, text_of
+from tests.integration.serve_clients import ref_in, serve_over_stdio, text_of
 from tests.integration.serve_parts import wait_until_none_under
 
 pytestmark = pytest.mark.browser
@@ -59,19 +59,7 @@ async def console(client: Client, ref: str, level: str = "") -> list[str]:
 
 def serve_params(tmp_path: Path, records_site: RecordsSite) -> StdioServerParameters:
     """The server as a desktop client starts it, on this test's home, journal and records_site."""
-    return StdioServerParameters(
-        command=SERVE_COMMAND[0],
-        args=[
-            *SERVE_COMMAND[1:],
-            "--operator-tty",
-            "none",
-            "--services",
-            str(records_site.services_file),
-            "--profile-root",
-            str(tmp_path / "profiles"),
-        ],
-        env=child_environment(tmp_path),
-    )
+    return serve_over_stdio(tmp_path, "none", "--services", str(records_site.services_file))
 
 
 def in_process_config(
@@ -285,7 +273,7 @@ async def test_a_hung_browser_is_restarted_after_three_unanswered_pings(
     policy = HealthPolicy(ping_seconds=0.2, ping_timeout=0.5, backoff=(0.1,), check_seconds=0.05)
     profiles = tmp_path / "profiles"
     config = in_process_config(tmp_path, records_site, policy)
-    caplog.set_level("WARNING", logger="subterminator_tui.serve.health")
+    caplog.set_level("WARNING", logger="subterminator_tui.serve.health.monitor")
     async with server_parts(config) as parts, Client(parts.server) as client:
         await client.call_tool("session_open", {"name": "main", "service": "consolelab"})
         assert not (await client.call_tool("navigate", {"session": "main", "url": "/two"})).is_error

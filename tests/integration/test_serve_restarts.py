@@ -21,9 +21,9 @@ import pytest
 from mcp import Client
 
 from subterminator_tui.browser.processes import pid_alive, process_table
-from subterminator_tui.serve.health_policy import HealthPolicy
-from subterminator_tui.serve.names import LOCAL_PRINCIPAL
-from subterminator_tui.serve.runner import server_parts
+from subterminator_tui.serve.health.policy import HealthPolicy
+from subterminator_tui.serve.server.lifecycle import server_parts
+from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
 from tests.integration.records_site import RecordsSite
 from tests.integration.serve_clients import ref_in, text_of
 from tests.integration.serve_parts import wait_until_none_under
@@ -82,7 +82,7 @@ async def test_crashes_calls_find_back_off_count_and_the_fourth_degrades(
     )
     profiles = tmp_path / "profiles"
     config = in_process_config(tmp_path, records_site, policy)
-    caplog.set_level("WARNING", logger="subterminator_tui.serve.restarts")
+    caplog.set_level("WARNING", logger="subterminator_tui.serve.health.restarts")
     async with server_parts(config) as parts, Client(parts.server) as client:
         await client.call_tool("session_open", {"name": "main", "service": "consolelab"})
         first = await client.call_tool("navigate", {"session": "main", "url": "/"})

@@ -5,31 +5,21 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from subterminator_tui.browser.processes import pid_alive
+from subterminator_tui.orchestrator.gates import Decision
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.practice.gauntlet.forbidden_host import ForbiddenHost
 from subterminator_tui.resources import builtin_scenarios_file
-from subterminator_tui.serve.errors import SessionBusyError, SessionNotFoundError
-from subterminator_tui.serve.session import BrowserSession
+from subterminator_tui.serve.server.errors import SessionBusyError, SessionNotFoundError
+from subterminator_tui.serve.sessions.browser_session import BrowserSession
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_parts import WALK_TO_FINISH, serve_registry
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def site() -> Iterator[DemoflixServer]:
-    """Demoflix with a remembered sign-in, as the service expects; skipped without a browser."""
-    missing = browser_parts_missing()
-    if missing:
-        pytest.skip(missing)
-    with DemoflixServer(["remembered"]) as server:
-        yield server
 
 
 async def click(session: BrowserSession, role: str, name: str) -> str:
@@ -39,9 +29,11 @@ async def click(session: BrowserSession, role: str, name: str) -> str:
     return answer.status
 
 
-async def test_gated_click_waits_for_the_operator(site: DemoflixServer, tmp_path: Path) -> None:
+async def test_gated_click_waits_for_the_operator(
+    remembered_demoflix: DemoflixServer, tmp_path: Path
+) -> None:
     """Finish is held (nothing sent) until approved; a rejection sends nothing; approval does."""
-    async with serve_registry(tmp_path, site.base_url) as registry:
+    async with serve_registry(tmp_path, remembered_demoflix.base_url) as registry:
         session, new = registry.open("agent-a", "main", "demoflix")
         assert new
         first = await session.run("browser_snapshot", {})
@@ -54,25 +46,31 @@ async def test_gated_click_waits_for_the_operator(site: DemoflixServer, tmp_path
             "browser_click", {"target": session.page.ref_of("button", "Finish cancellation")}
         )
         assert held.status == "approval_pending" and held.approval_id
-        assert site.state.cancel_requests == 0
+        assert remembered_demoflix.state.cancel_requests == 0
         with pytest.raises(SessionBusyError, match="waiting for the operator"):
             await session.run("browser_snapshot", {})
-        registry.desk.decide(held.approval_id, approve=False, note="Pause it instead")
+        registry.desk.decide(held.approval_id, Decision("guidance", guidance="Pause it instead"))
         rejected = await registry.desk.wait("agent-a", held.approval_id, 30)
         assert rejected.answer is not None and rejected.answer.status == "rejected"
         assert "The operator says: Pause it instead" in rejected.answer.message
-        assert site.state.cancel_requests == 0 and site.state.membership == "active"
+        assert (
+            remembered_demoflix.state.cancel_requests == 0
+            and remembered_demoflix.state.membership == "active"
+        )
 
         again = await session.run(
             "browser_click", {"target": session.page.ref_of("button", "Finish cancellation")}
         )
         assert again.status == "approval_pending" and again.approval_id
-        assert site.state.cancel_requests == 0
-        registry.desk.decide(again.approval_id, approve=True)
+        assert remembered_demoflix.state.cancel_requests == 0
+        registry.desk.decide(again.approval_id, Decision("approve"))
         done = await registry.desk.wait("agent-a", again.approval_id, 30)
         assert done.answer is not None and done.answer.status == "ok"
         assert done.answer.page is not None and "/cancel/done" in done.answer.page.url
-        assert site.state.cancel_requests == 1 and site.state.membership == "cancelled"
+        assert (
+            remembered_demoflix.state.cancel_requests == 1
+            and remembered_demoflix.state.membership == "cancelled"
+        )
 
         run_id = session.run_id
         await registry.close("agent-a", "main")
@@ -94,10 +92,10 @@ async def test_gated_click_waits_for_the_operator(site: DemoflixServer, tmp_path
 
 
 async def test_principals_are_isolated_and_the_domains_hold(
-    site: DemoflixServer, tmp_path: Path
+    remembered_demoflix: DemoflixServer, tmp_path: Path
 ) -> None:
     """Same name, two principals: two profiles; neither sees the other's; off-domain refused."""
-    async with serve_registry(tmp_path, site.base_url, idle_seconds=0.0) as registry:
+    async with serve_registry(tmp_path, remembered_demoflix.base_url, idle_seconds=0.0) as registry:
         mine, _ = registry.open("alice", "shop", "demoflix")
         theirs, _ = registry.open("bob", "shop", "demoflix")
         assert mine.profile_dir != theirs.profile_dir
@@ -127,10 +125,12 @@ async def test_principals_are_isolated_and_the_domains_hold(
         assert stale.page is not None and stale.page.url == last
 
 
-async def test_a_session_outlives_its_browser_dying(site: DemoflixServer, tmp_path: Path) -> None:
+async def test_a_session_outlives_its_browser_dying(
+    remembered_demoflix: DemoflixServer, tmp_path: Path
+) -> None:
     """Node killed twice: each call that finds it dead has it restarted in place under the
     session's policy (counted, not just once per browser), on the last page."""
-    async with serve_registry(tmp_path, site.base_url) as registry:
+    async with serve_registry(tmp_path, remembered_demoflix.base_url) as registry:
         session, _ = registry.open("agent", "crashy", "demoflix")
         await session.run("browser_navigate", {"url": "/cancel"})
         pages = []
@@ -172,6 +172,6 @@ async def test_enter_on_an_autofocused_final_button_is_held(tmp_path: Path) -> N
         assert session.browser is not None and session.browser.practice is not None
         state = session.browser.practice.state
         assert state.irreversible == []
-        registry.desk.decide(held.approval_id or "", approve=False)
+        registry.desk.decide(held.approval_id or "", Decision("reject"))
         await registry.desk.wait("agent", held.approval_id or "", 30)
         assert state.irreversible == []

@@ -7,22 +7,20 @@ import sqlite3
 import struct
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from subterminator_tui.practice.demoflix import DemoflixServer
-from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import (
     SERVE_COMMAND,
     TerminalOperator,
     child_environment,
     inspector,
     ref_in,
+    serve_over_stdio,
     text_of,
 )
 from tests.integration.serve_parts import WALK_TO_FINISH, wait_until_none_under
@@ -48,16 +46,6 @@ SERVE_TOOLS = {
 }
 
 
-@pytest.fixture
-def site() -> Iterator[DemoflixServer]:
-    """Demoflix with a remembered sign-in; skipped without the browser parts."""
-    missing = browser_parts_missing()
-    if missing:
-        pytest.skip(missing)
-    with DemoflixServer(["remembered"]) as server:
-        yield server
-
-
 def jpeg_size(data: bytes) -> tuple[int, int]:
     """(width, height) from a JPEG's start-of-frame marker."""
     at = 2
@@ -70,31 +58,13 @@ def jpeg_size(data: bytes) -> tuple[int, int]:
     raise AssertionError("no start-of-frame marker in the JPEG")
 
 
-@pytest.fixture
-def operator() -> Iterator[TerminalOperator]:
-    """The operator's terminal."""
-    terminal = TerminalOperator()
-    yield terminal
-    terminal.close()
-
-
 async def test_an_agent_cancels_demoflix_with_the_operator_approving(
-    site: DemoflixServer, operator: TerminalOperator, tmp_path: Path
+    remembered_demoflix: DemoflixServer, operator: TerminalOperator, tmp_path: Path
 ) -> None:
     """The whole practice cancellation through MCP: held at Finish until the operator says y."""
     profiles = tmp_path / "profiles"
-    params = StdioServerParameters(
-        command=SERVE_COMMAND[0],
-        args=[
-            *SERVE_COMMAND[1:],
-            "--operator-tty",
-            operator.path,
-            "--practice-url",
-            site.base_url,
-            "--profile-root",
-            str(profiles),
-        ],
-        env=child_environment(tmp_path),
+    params = serve_over_stdio(
+        tmp_path, operator.path, "--practice-url", remembered_demoflix.base_url
     )
     async with Client(params) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
@@ -143,7 +113,7 @@ async def test_an_agent_cancels_demoflix_with_the_operator_approving(
         )
         assert status.structured_content is not None
         assert status.structured_content["status"] == "approval_pending"
-        assert site.state.cancel_requests == 0
+        assert remembered_demoflix.state.cancel_requests == 0
 
         question = await operator.answer("approve")
         assert "Click button 'Finish cancellation'" in question
@@ -154,7 +124,10 @@ async def test_an_agent_cancels_demoflix_with_the_operator_approving(
         assert done.structured_content["status"] == "ok", text_of(done)
         assert "/cancel/done" in done.structured_content["url"]
         assert done.structured_content["verified"] is True
-        assert site.state.cancel_requests == 1 and site.state.membership == "cancelled"
+        assert (
+            remembered_demoflix.state.cancel_requests == 1
+            and remembered_demoflix.state.membership == "cancelled"
+        )
 
         closed = await client.call_tool("session_close", {"name": "main"})
         assert not closed.is_error
@@ -193,7 +166,7 @@ def assert_pages_stored_once_and_shown(tmp_path: Path) -> None:
 
 
 def test_the_inspector_lists_the_tools_and_navigates_over_stdio(
-    site: DemoflixServer, tmp_path: Path
+    remembered_demoflix: DemoflixServer, tmp_path: Path
 ) -> None:
     """A real third-party client: the MCP Inspector CLI, one server process per call."""
     serve = [
@@ -201,7 +174,7 @@ def test_the_inspector_lists_the_tools_and_navigates_over_stdio(
         "--operator-tty",
         "none",
         "--practice-url",
-        site.base_url,
+        remembered_demoflix.base_url,
         "--profile-root",
         str(tmp_path / "profiles"),
         "--session",
@@ -225,6 +198,6 @@ def test_the_inspector_lists_the_tools_and_navigates_over_stdio(
         env,
     )
     assert went["result"]["isError"] is False, went
-    assert went["result"]["structuredContent"]["url"] == f"{site.base_url}/account"
+    assert went["result"]["structuredContent"]["url"] == f"{remembered_demoflix.base_url}/account"
     assert 'button "Cancel membership"' in went["result"]["content"][0]["text"]
     assert wait_until_none_under(tmp_path / "profiles") == []

@@ -14,9 +14,8 @@ after the session no file under serve's run folder holds the value in any shape.
 from __future__ import annotations
 
 import base64
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
@@ -24,7 +23,7 @@ import pytest
 
 from subterminator_tui.orchestrator.secrets import REDACTED
 from tests.conftest import browser_parts_missing
-from tests.integration.serve_parts import serve_registry
+from tests.integration.serve_parts import local_service, serve_registry
 
 pytestmark = pytest.mark.browser
 
@@ -65,22 +64,8 @@ def services(tmp_path: Path) -> Iterator[Path]:
     missing = browser_parts_missing()
     if missing:
         pytest.skip(missing)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    origin = f"http://127.0.0.1:{server.server_port}"
-    path = tmp_path / "services.toml"
-    path.write_text(
-        f'[services.local]\nname = "Local"\nstart_url = "{origin}/account"\n'
-        f'allowed_domains = ["{origin}"]\ngoal = "Cancel."\n',
-        encoding="utf-8",
-    )
-    try:
+    with local_service(tmp_path, _Pages) as path:
         yield path
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 def shapes(value: str) -> list[str]:

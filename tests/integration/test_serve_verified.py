@@ -21,20 +21,20 @@ out unverified ends "sent, not verified" in the journal, never as if nothing was
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from subterminator_tui.journal.request_log import RequestLog
-from subterminator_tui.serve.answers import Answer
-from subterminator_tui.serve.registry import SessionRegistry
-from subterminator_tui.serve.session import BrowserSession
+from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.serve.sessions.browser_session import BrowserSession
+from subterminator_tui.serve.sessions.registry import SessionRegistry
+from subterminator_tui.serve.tools.agent_answer import Answer
 from tests.conftest import browser_parts_missing
-from tests.integration.serve_parts import serve_registry
+from tests.integration.serve_parts import local_service, serve_registry
 
 pytestmark = pytest.mark.browser
 
@@ -129,27 +129,15 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Sit
     if missing:
         pytest.skip(missing)
     site = Site(request.param)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(site))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    origin = f"http://127.0.0.1:{server.server_port}"
-    services = tmp_path / "services.toml"
-    services.write_text(
-        f'[services.local]\nname = "Local"\nstart_url = "{origin}/account"\n'
-        f'allowed_domains = ["{origin}"]\ngoal = "Cancel."\n'
+    rules = (
         "[[services.local.checkpoint]]\n"
         'why = "Finishing the cancellation is irreversible"\n'
         'tool = ["browser_click"]\ntarget_any = ["finish cancellation"]\n'
         "[[services.local.success]]\n"
-        'why = "The membership has an end date"\ntext_any = ["membership ends on"]\n',
-        encoding="utf-8",
+        'why = "The membership has an end date"\ntext_any = ["membership ends on"]\n'
     )
-    try:
+    with local_service(tmp_path, _handler(site), rules) as services:
         yield site, services
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 async def click(session: BrowserSession, name: str) -> Answer:
@@ -170,7 +158,7 @@ async def finish_approved(registry: SessionRegistry, session: BrowserSession) ->
     """The agent clicks the last step; the operator approves it; the answer the agent gets."""
     held = await click(session, "Finish cancellation")
     assert held.status == "approval_pending", held.message
-    registry.desk.decide(held.approval_id or "", approve=True)
+    registry.desk.decide(held.approval_id or "", Decision("approve"))
     decided = await registry.desk.wait("agent", held.approval_id or "", 30)
     assert decided.answer is not None and decided.answer.page is not None
     return decided.answer

@@ -21,8 +21,8 @@ from textual.widgets import DataTable, Input
 
 from subterminator_tui.practice.demoflix import DemoflixState
 from subterminator_tui.practice.sites import practice_hint
-from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.http import HttpOptions, http_transport
+from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.server.http import HttpOptions, http_transport
 from subterminator_tui.session import CancelSession, RunRequest, RunSession
 from subterminator_tui.settings import load_settings
 from subterminator_tui.tui.app import SubTerminatorApp
@@ -305,7 +305,9 @@ def console_scene(tmp_path: Path, *, held: bool, keys: bool = False) -> Scene:
         app.parts.registry.open("alice", "main", "demoflix")
         if held:
             # A fixed approval id: the question shows its code, and a snapshot must not move.
-            with mock.patch("subterminator_tui.serve.approvals.secrets.token_hex") as token:
+            with mock.patch(
+                "subterminator_tui.serve.oversight.approvals.secrets.token_hex"
+            ) as token:
                 token.return_value = "5ca1ab1e0ddba11c"
                 app.desk.submit(
                     "alice",

@@ -12,7 +12,7 @@ from subterminator_tui.browser.egress import EgressPolicy, EgressProxy
 from subterminator_tui.browser.remote import RemoteBrowser
 from subterminator_tui.cli.egress import parse_listen
 from subterminator_tui.errors import ConfigurationError
-from subterminator_tui.serve.page_changes import PageChanges
+from subterminator_tui.serve.sessions.page_changes import PageChanges
 from subterminator_tui.settings import load_settings
 from tests.unit.test_browser_launch import make_plan
 

@@ -8,16 +8,16 @@ import pytest
 
 from subterminator_tui.browser.mcp_process import ServerStopped
 from subterminator_tui.errors import MCPConnectionError
-from subterminator_tui.serve.health import HealthMonitor
-from subterminator_tui.serve.health_policy import (
+from subterminator_tui.serve.health.monitor import HealthMonitor
+from subterminator_tui.serve.health.policy import (
     HealthPolicy,
     SessionHealth,
     SessionUnavailableError,
 )
-from subterminator_tui.serve.names import SessionKey
-from subterminator_tui.serve.registry import SessionRegistry
-from subterminator_tui.serve.restarts import RestartGate
-from subterminator_tui.serve.session import BrowserSession
+from subterminator_tui.serve.health.restarts import SessionRestarts
+from subterminator_tui.serve.sessions.browser_session import BrowserSession
+from subterminator_tui.serve.sessions.names import SessionKey
+from subterminator_tui.serve.sessions.registry import SessionRegistry
 
 
 def test_the_defaults_are_the_issues() -> None:
@@ -81,7 +81,7 @@ async def test_one_gate_backs_off_counts_and_degrades_whoever_restarts() -> None
         waits.append(seconds)
         states.append(health.state)
 
-    gate = RestartGate("main", health, sleep=sleep)
+    gate = SessionRestarts("main", health, sleep=sleep)
     ran = 0
     for _ in range(3):
         async with gate.restarting("a call found its Playwright MCP dead"):
@@ -106,7 +106,7 @@ async def test_a_restart_that_fails_still_counts_and_leaves_the_session_ready() 
     async def no_wait(seconds: float) -> None:
         return None
 
-    gate = RestartGate("main", health, sleep=no_wait)
+    gate = SessionRestarts("main", health, sleep=no_wait)
     with pytest.raises(MCPConnectionError):
         async with gate.restarting("it died"):
             raise MCPConnectionError("Chromium did not start")
@@ -134,7 +134,7 @@ async def test_node_dying_while_a_restart_reopens_the_page_does_not_escape() -> 
 
     class DyingSession:
         key = SessionKey("alice", "main")
-        restart_gate = RestartGate("main", health, sleep=no_wait)
+        restarts = SessionRestarts("main", health, sleep=no_wait)
         closed = 0
 
         def claim_for(self, what: str) -> bool:

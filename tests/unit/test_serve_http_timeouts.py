@@ -13,10 +13,10 @@ import pytest
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
-from subterminator_tui.serve import http_timeouts
-from subterminator_tui.serve.http import _QuietServer
-from subterminator_tui.serve.http_front import McpFront
-from subterminator_tui.serve.http_timeouts import DeadlineH11Protocol
+from subterminator_tui.serve.server import http_timeouts
+from subterminator_tui.serve.server.http import _QuietServer
+from subterminator_tui.serve.server.http_front import McpFront
+from subterminator_tui.serve.server.http_timeouts import DeadlineH11Protocol
 
 HOST = "127.0.0.1"
 

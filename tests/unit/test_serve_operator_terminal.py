@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from subterminator_tui.serve.approvals import Approval, ApprovalDesk
-from subterminator_tui.serve.operator import TerminalOperator, approval_code
+from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk, approval_code
+from subterminator_tui.serve.oversight.terminal_operator import TerminalOperator
 
 WAIT = 10.0
 

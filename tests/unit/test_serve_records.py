@@ -14,12 +14,16 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.journal.call_log import CallRecord, CallRecordStore, ConsoleMessage
 from subterminator_tui.journal.schema import SCHEMA_VERSION
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.serve.answers import Answer
-from subterminator_tui.serve.console_log import at_least, parse_console
-from subterminator_tui.serve.content import ContentReader, RecordNotFoundError, line_diff
-from subterminator_tui.serve.errors import ServeInputError
-from subterminator_tui.serve.names import SessionKey
-from subterminator_tui.serve.records import CallRecorder, redacted_arguments
+from subterminator_tui.serve.oversight.call_log import SessionCallLog, redacted_arguments
+from subterminator_tui.serve.oversight.call_log_reader import (
+    CallLogReader,
+    CallNotFoundError,
+    line_diff,
+)
+from subterminator_tui.serve.oversight.console_log import at_least, parse_console
+from subterminator_tui.serve.server.errors import ServeInputError
+from subterminator_tui.serve.sessions.names import SessionKey
+from subterminator_tui.serve.tools.agent_answer import Answer
 
 PAGE_ONE = '- heading "Account"\n- button "Cancel membership" [ref=e3]\n- link "Help"'
 PAGE_TWO = '- heading "Account"\n- button "Continue" [ref=e5]\n- link "Help"'
@@ -65,7 +69,7 @@ def store_with(journal: Journal, *records: CallRecord) -> CallRecordStore:
 
 def test_the_cursor_rules_first_full_then_empty_then_the_diff_then_reset(journal: Journal) -> None:
     """First read full; the same ref again empty; a later ref its changed lines; reset full."""
-    reader = ContentReader(store_with(journal, record("r1", PAGE_ONE), record("r2", PAGE_TWO)))
+    reader = CallLogReader(store_with(journal, record("r1", PAGE_ONE), record("r2", PAGE_TWO)))
     first = reader.content("alice", "r1")
     assert (first.mode, first.content) == ("full", PAGE_ONE)
     again = reader.content("alice", "r1")
@@ -82,7 +86,7 @@ def test_the_cursor_rules_first_full_then_empty_then_the_diff_then_reset(journal
 
 def test_search_for_reads_matching_lines_and_leaves_the_cursor(journal: Journal) -> None:
     """A search is a lookup: numbered matching lines, any case; the next read is still a diff."""
-    reader = ContentReader(store_with(journal, record("r1", PAGE_ONE), record("r2", PAGE_TWO)))
+    reader = CallLogReader(store_with(journal, record("r1", PAGE_ONE), record("r2", PAGE_TWO)))
     reader.content("alice", "r1")
     found = reader.content("alice", "r2", search_for="CONTINUE")
     assert (found.mode, found.content) == ("search", '2: - button "Continue" [ref=e5]')
@@ -99,14 +103,14 @@ def test_cursors_are_per_caller_and_per_session(journal: Journal) -> None:
         record("x1", PAGE_TWO, session="other"),
         record("b1", PAGE_ONE, principal="bob"),
     )
-    reader = ContentReader(store)
+    reader = CallLogReader(store)
     reader.content("alice", "a1")
     assert reader.content("bob", "b1").mode == "full"
     assert reader.content("alice", "x1").mode == "full", "another session has its own cursor"
     assert reader.content("alice", "a2").mode == "diff"
-    with pytest.raises(RecordNotFoundError, match="No call record 'b1' of yours"):
+    with pytest.raises(CallNotFoundError, match="No call record 'b1' of yours"):
         reader.content("alice", "b1")
-    with pytest.raises(RecordNotFoundError):
+    with pytest.raises(CallNotFoundError):
         reader.console("bob", "a1")
 
 
@@ -114,10 +118,10 @@ def test_cursors_survive_reopening_the_journal(tmp_path: Path) -> None:
     """A restarted server (a new connection to the same file) continues from the last read."""
     path = tmp_path / "journal.sqlite3"
     with Journal(path) as journal:
-        reader = ContentReader(store_with(journal, record("r1", PAGE_ONE), record("r2", PAGE_TWO)))
+        reader = CallLogReader(store_with(journal, record("r1", PAGE_ONE), record("r2", PAGE_TWO)))
         reader.content("alice", "r1")
     with Journal(path) as journal:
-        reader = ContentReader(CallRecordStore(journal))
+        reader = CallLogReader(CallRecordStore(journal))
         assert reader.content("alice", "r1").content == ""
         assert reader.content("alice", "r2").mode == "diff"
 
@@ -156,7 +160,7 @@ def test_console_content_filters_by_level(journal: Journal) -> None:
     store = CallRecordStore(journal)
     run = journal.start_run("demoflix", None, "mcp:alice")
     store.add(record("r1", PAGE_ONE), run, parse_console(CONSOLE))
-    reader = ContentReader(store)
+    reader = CallLogReader(store)
     assert len(reader.console("alice", "r1").splitlines()) == 7  # the stack spans three lines
     errors = reader.console("alice", "r1", "error")
     assert errors.startswith("[ERROR] card @ declined @ http://127.0.0.1:8000/pay.js:40")
@@ -170,7 +174,7 @@ def test_typed_text_never_reaches_a_record(journal: Journal) -> None:
     """The argument is replaced by its length and the value is scrubbed from every text."""
     store = CallRecordStore(journal)
     run = journal.start_run("demoflix", None, "mcp:alice")
-    recorder = CallRecorder(store, SessionKey.of("alice", "s"), run)
+    recorder = SessionCallLog(store, SessionKey.of("alice", "s"), run)
     secret = "hunter2-secret"
     ref = recorder.record(
         "browser_type",
@@ -208,7 +212,7 @@ def test_an_old_journal_gains_the_record_tables(tmp_path: Path) -> None:
         )
     with Journal(path) as journal:
         assert [r.service for r in journal.recent_runs()] == ["demoflix"]
-        reader = ContentReader(store_with(journal, record("r1", PAGE_ONE)))
+        reader = CallLogReader(store_with(journal, record("r1", PAGE_ONE)))
         assert reader.content("alice", "r1").content == PAGE_ONE
     with sqlite3.connect(path) as again:
         assert again.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -218,7 +222,7 @@ def test_a_served_calls_page_is_stored_once_and_its_turn_reads_it(journal: Journ
     """The turn keeps url and title, the record the page; ``turns`` shows the record's page."""
     store = CallRecordStore(journal)
     run = journal.start_run("demoflix", None, "mcp:alice")
-    recorder = CallRecorder(store, SessionKey.of("alice", "s"), run)
+    recorder = SessionCallLog(store, SessionKey.of("alice", "s"), run)
     row = journal.record_intent(run, 1, "mcp:alice", "browser_snapshot", {})
     journal.record_outcome(
         row, outcome="ok", error=None, url="http://127.0.0.1/", title="Account", snapshot=None,
@@ -296,4 +300,4 @@ def test_a_killed_servers_sessions_are_closed_and_a_live_ones_are_not(journal: J
     # Only serve's runs: a CLI run is the CLI's to take over (close_interrupted).
     cli = journal.run(cli_run)
     assert cli is not None and cli.ended_at is None
-    assert ContentReader(store).content("alice", "r1").content == PAGE_ONE, "history stays"
+    assert CallLogReader(store).content("alice", "r1").content == PAGE_ONE, "history stays"

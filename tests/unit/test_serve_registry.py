@@ -9,17 +9,18 @@ import pytest
 
 from subterminator_tui.errors import ConfigurationError, SubTerminatorError
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.serve.answers import Answer, judged_by
-from subterminator_tui.serve.approvals import ApprovalDesk
-from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.errors import (
+from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.serve.oversight.approvals import ApprovalDesk
+from subterminator_tui.serve.oversight.terminal_operator import NoOperator
+from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.server.errors import (
     ApprovalNotFoundError,
     ServeInputError,
     SessionLimitError,
     SessionNotFoundError,
 )
-from subterminator_tui.serve.operator import NoOperator
-from subterminator_tui.serve.registry import SessionRegistry
+from subterminator_tui.serve.sessions.registry import SessionRegistry
+from subterminator_tui.serve.tools.agent_answer import Answer, judged_by
 from subterminator_tui.settings import load_settings
 from tests.fixtures.pages import page
 
@@ -105,8 +106,8 @@ async def test_only_the_operator_side_decides_and_only_the_owner_reads() -> None
     assert desk.get("alice", approval.id).answer_for_agent().status == "approval_pending"
     waited = await desk.wait("alice", approval.id, 0.01)
     assert waited.decision == "pending"
-    desk.decide(approval.id, approve=False)
-    desk.decide(approval.id, approve=True)
+    desk.decide(approval.id, Decision("reject"))
+    desk.decide(approval.id, Decision("approve"))
     assert approval.decision == "rejected"
 
 

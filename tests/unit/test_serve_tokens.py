@@ -10,9 +10,9 @@ import pytest
 from subterminator_tui.cli.main import build_parser, main
 from subterminator_tui.cli.serve import http_options
 from subterminator_tui.exit_codes import CONFIGURATION, SUCCESS
-from subterminator_tui.serve.errors import ServeConfigurationError, ServeInputError
-from subterminator_tui.serve.http import HttpOptions, is_loopback, parse_address
-from subterminator_tui.serve.tokens import TokenFileVerifier, new_token, read_tokens
+from subterminator_tui.serve.server.errors import ServeConfigurationError, ServeInputError
+from subterminator_tui.serve.server.http import HttpOptions, is_loopback, parse_address
+from subterminator_tui.serve.server.tokens import TokenFileVerifier, new_token, read_tokens
 
 
 def test_a_new_token_is_128_bits_kept_hashed_in_a_private_file(tmp_path: Path) -> None:

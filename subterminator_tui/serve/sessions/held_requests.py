@@ -13,22 +13,22 @@ from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.request_gate import HeldRequest, RequestGate
-from subterminator_tui.serve.approvals import ApprovalDesk, operator_releases
-from subterminator_tui.serve.lazy_browser import LazyBrowser
-from subterminator_tui.serve.names import SessionKey
-from subterminator_tui.serve.records import CallRecorder
+from subterminator_tui.serve.oversight.approvals import ApprovalDesk, operator_releases
+from subterminator_tui.serve.oversight.call_log import SessionCallLog
+from subterminator_tui.serve.sessions.lazy_browser import LazyBrowser
+from subterminator_tui.serve.sessions.names import SessionKey
 
 
 def session_request_gate(
     key: SessionKey,
     guard: Guard,
-    records: CallRecorder,
+    call_log: SessionCallLog,
     journal: Journal,
     desk: ApprovalDesk,
     lazy: LazyBrowser,
 ) -> RequestGate:
     """The gate of one session, installed on every browser the session starts."""
-    scrub = records.typed.text
+    scrub = call_log.typed.text
 
     async def ask(held: HeldRequest) -> bool:
         return await operator_releases(
@@ -46,11 +46,11 @@ def session_request_gate(
 
     gate = RequestGate(
         guard,
-        records,
+        call_log,
         ask,
         scrub=scrub,
         request_log=RequestLog(journal),
-        run_id=records.run_id,
+        run_id=call_log.run_id,
         links=links,
     )
     lazy.request_policy = gate

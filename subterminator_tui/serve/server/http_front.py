@@ -19,7 +19,7 @@ from typing import Any
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.transport_security import TransportSecuritySettings
 
-from subterminator_tui.serve.http_timeouts import read_body, replaying, request_timeout
+from subterminator_tui.serve.server.http_timeouts import read_body, replaying, request_timeout
 
 #: Open MCP sessions one principal may hold at once (an agent needs one, a few at most).
 MAX_MCP_SESSIONS_PER_PRINCIPAL = 16

@@ -4,11 +4,11 @@ The process watchdog (browser/mcp_process.py) notices within 0.2 s that Node die
 this watch looks every ``check_seconds`` and pings an idle session's child every
 ``ping_seconds``. A crash, or ``failed_pings`` pings in a row without an answer,
 restarts the browser after the policy's backoff and reopens the session's last
-page; past ``max_restarts`` in the window the session is degraded (health_policy.py).
+page; past ``max_restarts`` in the window the session is degraded (health/policy.py).
 
 A call in flight when Node dies is the gateway's to answer: it restarts the server,
 reopens the page and reports the call's outcome as unknown, never repeating it.
-Either way the restart goes through the session's one gate (serve/restarts.py): the
+Either way the restart goes through the session's one gate (health/restarts.py): the
 same backoff, counted in the same window, degraded past the same limit.
 """
 
@@ -23,10 +23,10 @@ import time
 
 from subterminator_tui.browser.mcp_process import ServerStopped
 from subterminator_tui.errors import SubTerminatorError
-from subterminator_tui.serve.health_policy import HealthPolicy, SessionUnavailableError
-from subterminator_tui.serve.names import SessionKey
-from subterminator_tui.serve.registry import SessionRegistry
-from subterminator_tui.serve.session import BrowserSession
+from subterminator_tui.serve.health.policy import HealthPolicy, SessionUnavailableError
+from subterminator_tui.serve.sessions.browser_session import BrowserSession
+from subterminator_tui.serve.sessions.names import SessionKey
+from subterminator_tui.serve.sessions.registry import SessionRegistry
 
 logger = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ class HealthMonitor:
         if not session.claim_for("restarting its browser"):
             return
         try:
-            async with session.restart_gate.restarting(why):
+            async with session.restarts.restarting(why):
                 await session.close_browser()
                 await session.open_browser()
         except SessionUnavailableError:

@@ -19,7 +19,7 @@ from subterminator_tui.browser.gateway import ActionResult, BrowserGateway
 from subterminator_tui.browser.interception import RequestPolicy
 from subterminator_tui.browser.restart_gate import RestartGate
 from subterminator_tui.rules import ServiceConfig, domain_allowed
-from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.server.config import ServeConfig
 from subterminator_tui.session.browser import ServiceBrowser, open_service_browser
 
 _STATE_FILE = "session.json"
@@ -37,7 +37,7 @@ class LazyBrowser:
         self._stack: AsyncExitStack | None = None
         #: A saved sign-in the operator loaded while the browser was closed: added at its start.
         self.sign_in: dict[str, Any] | None = None
-        #: The session's restart policy, given to every gateway it starts (serve/restarts.py).
+        #: The session's restart policy, given to every gateway it starts (health/restarts.py).
         self.restart_gate: RestartGate | None = None
         #: Judges every request of the session's browser (its request gate), from the first.
         self.request_policy: RequestPolicy | None = None

@@ -32,26 +32,25 @@ from subterminator_tui.errors import (
 from subterminator_tui.journal.call_log import CallRecordStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.guard import Guard
-from subterminator_tui.orchestrator.outcome import sent_not_verified_message
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
-from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.rules.evidence import ApprovedStep
-from subterminator_tui.serve.answers import Answer, judged_by
-from subterminator_tui.serve.approvals import Approval, ApprovalDesk
-from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.errors import SessionBusyError
-from subterminator_tui.serve.hand_offs import hand_off_refusal
-from subterminator_tui.serve.health_policy import SessionHealth
-from subterminator_tui.serve.held_requests import session_request_gate
-from subterminator_tui.serve.lazy_browser import LazyBrowser
-from subterminator_tui.serve.names import SessionKey
-from subterminator_tui.serve.page_changes import PageChanges
-from subterminator_tui.serve.records import CallRecorder
-from subterminator_tui.serve.restarts import RestartGate
-from subterminator_tui.serve.verification import SessionVerification
+from subterminator_tui.serve.health.policy import SessionHealth
+from subterminator_tui.serve.health.restarts import SessionRestarts
+from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
+from subterminator_tui.serve.oversight.call_log import SessionCallLog
+from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.server.errors import SessionBusyError
+from subterminator_tui.serve.sessions.hand_offs import hand_off_refusal
+from subterminator_tui.serve.sessions.held_calls import hold_for_operator
+from subterminator_tui.serve.sessions.held_requests import session_request_gate
+from subterminator_tui.serve.sessions.lazy_browser import LazyBrowser
+from subterminator_tui.serve.sessions.names import SessionKey
+from subterminator_tui.serve.sessions.page_changes import PageChanges
+from subterminator_tui.serve.sessions.verification import SessionVerification
+from subterminator_tui.serve.tools.agent_answer import Answer, judged_by
 from subterminator_tui.session.browser import ServiceBrowser
 
 #: The Playwright tools the server's own tools map onto; nothing else is ever sent.
@@ -96,7 +95,8 @@ class BrowserSession:
         self.pending: Approval | None = None
         #: The page the agent was last given: its refs are the ones it may use.
         self._seen: NormalizedSnapshot | None = None
-        self._held: set[asyncio.Task[None]] = set()
+        #: The held calls' tasks, each waiting for the operator's decision.
+        self.held_tasks: set[asyncio.Task[None]] = set()
         #: The run folders of every browser this session started (Playwright MCP's files).
         self._run_dirs: set[Path] = set()
         self._pilot = f"mcp:{key.principal}"
@@ -105,17 +105,17 @@ class BrowserSession:
         self.run_id = journal.start_run(service.id, None, self._pilot)
         self.health = SessionHealth(config.health)
         #: Every restart of this session's browser, the watch's and a call's, goes through it.
-        self.restart_gate = RestartGate(key.name, self.health)
-        self.lazy.restart_gate = self.restart_gate
-        self.records = CallRecorder(CallRecordStore(journal), key, self.run_id)
+        self.restarts = SessionRestarts(key.name, self.health)
+        self.lazy.restart_gate = self.restarts
+        self.call_log = SessionCallLog(CallRecordStore(journal), key, self.run_id)
         # The backstop: every request the browser sends is judged again where it happens.
         self.requests = session_request_gate(
-            key, self.guard, self.records, journal, desk, self.lazy
+            key, self.guard, self.call_log, journal, desk, self.lazy
         )
-        self.calls = CallPipeline(self.guard, self.records, self.scrubber.snapshot, self.requests)
+        self.calls = CallPipeline(self.guard, self.call_log, self.scrubber.snapshot, self.requests)
         #: The approved steps and the service's answers: what ``verified`` rests on.
         self.evidence = SessionVerification(
-            service, self.lazy, self.records.typed.text, journal, self.run_id
+            service, self.lazy, self.call_log.typed.text, journal, self.run_id
         )
         #: The call being answered, Playwright's text for it and the page's console listing.
         self._call: tuple[str, dict[str, Any]] = ("", {})
@@ -136,6 +136,10 @@ class BrowserSession:
     def page(self) -> NormalizedSnapshot | None:
         """The last page the agent was given."""
         return self._seen
+
+    @page.setter
+    def page(self, page: NormalizedSnapshot | None) -> None:
+        self._seen = page
 
     def describe(self) -> dict[str, Any]:
         """The session as session_list shows it."""
@@ -189,9 +193,9 @@ class BrowserSession:
         self._claim(tool)
         held = False
         try:
-            answer = await self._judged(await self._run(tool, arguments))
+            answer = await self.judged(await self._run(tool, arguments))
             held = answer.status == "approval_pending"
-            if answer.status == "error" and not self._browser_alive():
+            if answer.status == "error" and not self.browser_alive():
                 await self.close_browser()
             return answer
         except MCPConnectionError:
@@ -205,11 +209,11 @@ class BrowserSession:
             if not held:
                 self._release()
 
-    async def _judged(self, answer: Answer) -> Answer:
+    async def judged(self, answer: Answer) -> Answer:
         """``answer`` with its page judged: verified on this session's evidence, or not."""
         return judged_by(self.service, answer, await self.evidence.verified(answer.page))
 
-    def _browser_alive(self) -> bool:
+    def browser_alive(self) -> bool:
         """Whether the browser runs, or a call may still restart it (not when degraded)."""
         gateway = self.lazy.gateway
         return (
@@ -226,8 +230,8 @@ class BrowserSession:
         self.turns += 1
         started = time.perf_counter()
         self._call, self._result_text, self._console_text = (tool, arguments), None, ""
-        # Typed text never reaches the journal (records.py); its length does.
-        self.records.remember_typed(arguments)
+        # Typed text never reaches the journal (oversight/call_log.py); its length does.
+        self.call_log.remember_typed(arguments)
         seen = self._seen
         if seen is None:
             seen = await self._settle(await gateway.snapshot())
@@ -238,122 +242,35 @@ class BrowserSession:
                 "The session's browser had closed (idle) and was reopened on its last page; "
                 "refs from before are void. Nothing was done; use a ref from the page below."
             )
-            return self._record(row, started, Answer("refused", message, seen))
+            return self.record_answer(row, started, Answer("refused", message, seen))
         # An agent never signs in: the sign-in belongs to the operator, as a rule.
         handed_off = hand_off_refusal(self.service, tool, seen)
         if handed_off is not None:
-            return self._record(row, started, Answer("refused", handed_off, seen))
+            return self.record_answer(row, started, Answer("refused", handed_off, seen))
         try:
             prepared = await self.calls.prepare(call, seen, gateway)
         except MCPToolError as unread:
-            return self._record(row, started, Answer("refused", str(unread), seen))
+            return self.record_answer(row, started, Answer("refused", str(unread), seen))
         if isinstance(prepared, Refused):
             if prepared.fresh:
                 self._seen = prepared.page
-            return self._record(row, started, Answer("refused", prepared.message, prepared.page))
+            return self.record_answer(
+                row, started, Answer("refused", prepared.message, prepared.page)
+            )
         if isinstance(prepared, Held):
-            return await self._hold(call, prepared, row, started)
-        return self._record(row, started, await self._dispatch(call, seen))
+            return await hold_for_operator(self, call, prepared, row, started)
+        return self.record_answer(row, started, await self.dispatch(call, seen))
 
-    async def _hold(self, call: ToolCall, held: Held, row: int | None, started: float) -> Answer:
-        """Hold ``call`` for the operator; a task sends it once approved (and never before)."""
-        screenshot: str | None = None
-        with contextlib.suppress(MCPToolError):
-            screenshot = str(await self._gateway().screenshot())
-        step = self.calls.ask(self.turns, held)
-        # What the operator is shown now: a confirmation already there is no evidence later.
-        seen = await self.evidence.seen()
-        why = held.checkpoint.why
-        approval = self.desk.submit(
-            self.key.principal,
-            self.key.name,
-            action=held.action,
-            why=why,
-            url=held.page.url,
-            screenshot_path=screenshot,
-        )
-        self.pending = approval
-        task = asyncio.create_task(
-            self._send_when_decided(approval, call, held, (step, seen), row, started),
-            name=f"approval-{approval.id}",
-        )
-        self._held.add(task)
-        task.add_done_callback(self._held.discard)
-        return Answer(
-            "approval_pending",
-            f"Held for the operator: {held.action} ({why}). Nothing was sent to the "
-            "browser. Call approval_wait with this approval_id; the call is sent only if the "
-            "operator approves, and its answer comes back there.",
-            approval_id=approval.id,
-        )
-
-    async def _send_when_decided(
-        self,
-        approval: Approval,
-        call: ToolCall,
-        held: Held,
-        asked: tuple[int | None, str | None],
-        row: int | None,
-        started: float,
-    ) -> None:
-        step = asked[0]
-        answer = Answer("error", "The session closed before the call was sent.", held.page)
-        try:
-            verdict = await approval.decided()
-            if approval.withdrawn:
-                # Nobody decided: the journal and the agent hear why it was never sent.
-                self.calls.decide(step, "withdrawn")
-                withdrawn = (
-                    f"Not sent: {approval.withdrawn} before the operator decided "
-                    f"({approval.action}). Nothing was sent to the browser."
-                )
-                self._record(row, started, Answer("error", withdrawn, self._seen))
-                answer = Answer("error", withdrawn, self._seen)
-                return
-            self.calls.decide(step, "approve" if verdict == "approved" else "reject")
-            if verdict != "approved":
-                rejected = (
-                    f"The operator rejected: {approval.action}. Nothing was sent to the browser."
-                )
-                # The journal gets the decision only; the operator's note goes to the agent.
-                self._record(row, started, Answer("rejected", rejected, self._seen))
-                said = f" The operator says: {approval.note}" if approval.note else ""
-                answer = Answer("rejected", rejected + said, self._seen)
-            else:
-                sent = await self._send_approved(call, held, asked)
-                answer = await self._judged(self._record(row, started, sent))
-        except BrowserUnavailableError as down:
-            answer = Answer("error", str(down), self._seen, unavailable=down.facts())
-        except (MCPToolError, MCPConnectionError, JournalWriteError) as error:
-            answer = Answer("error", str(error), self._seen)
-        finally:
-            if not self._browser_alive():
-                await self.close_browser()
-            self.pending = None
-            self._release()
-            self.desk.finish(approval, answer)
-
-    async def _send_approved(
-        self, call: ToolCall, held: Held, asked: tuple[int | None, str | None]
-    ) -> Answer:
-        step, seen = asked
-        # The operator took time; the page may have moved. Only the approved element is clicked.
-        changed = await self.calls.still_approved(call, held, self._gateway(), step)
-        if changed is not None:
-            self._seen = changed.page
-            return Answer("refused", changed.message, changed.page)
-        approved = self.evidence.approved(step, held, seen)
-        return await self._dispatch(call, held.page, step, approved)
-
-    async def _dispatch(
+    async def dispatch(
         self,
         call: ToolCall,
         seen: NormalizedSnapshot,
         step: int | None = None,
         approved: ApprovedStep | None = None,
     ) -> Answer:
+        """Send ``call`` (``step``: the approved one's journal step) and answer with the page."""
         sent = await self.calls.send(
-            call, self._gateway(), step, turn=self.turns, approved=step is not None
+            call, self.running_gateway(), step, turn=self.turns, approved=step is not None
         )
         self.evidence.went(
             approved,
@@ -371,52 +288,43 @@ class BrowserSession:
                 return Answer("error", message, self._seen, unavailable=lost.facts())
             message = f"{lost} What the call did is not known: take a snapshot before acting again."
             reopened = lost.snapshot if isinstance(lost, OutcomeUnknownError) else None
-            if isinstance(reopened, NormalizedSnapshot) and self._browser_alive():
+            if isinstance(reopened, NormalizedSnapshot) and self.browser_alive():
                 # The browser was restarted and reopened the page: the agent gets that page.
                 with contextlib.suppress(MCPToolError, MCPConnectionError):
                     return Answer("error", message, await self._settle(reopened))
             return Answer("error", message, self._seen)
         if isinstance(sent, Failed):
-            self._console_text = await self._gateway().console_messages()
+            self._console_text = await self.running_gateway().console_messages()
             failed = sent.error
             page = failed.snapshot if isinstance(failed.snapshot, NormalizedSnapshot) else seen
             return Answer("error", str(failed), await self._settle(page))
         self._result_text = sent.result.text
-        self._console_text = await self._gateway().console_messages()
+        self._console_text = await self.running_gateway().console_messages()
         return Answer("ok", "", await self._settle(sent.result.snapshot))
 
     async def _settle(self, raw: NormalizedSnapshot) -> NormalizedSnapshot:
         """Scrub the page, close tabs that left the domains, remember it as the agent's page."""
         page = self.scrubber.snapshot(raw)
-        contained, _removed = await contain_tabs(self._gateway(), page, self.guard.url_allowed)
+        contained, _removed = await contain_tabs(
+            self.running_gateway(), page, self.guard.url_allowed
+        )
         page = self.scrubber.snapshot(contained)
         self.guard.learn(page)
         self._seen = page
         self.lazy.remember(page.url)
         return page
 
-    def _record(self, row: int | None, started: float, answer: Answer) -> Answer:
+    def record_answer(self, row: int | None, started: float, answer: Answer) -> Answer:
+        """Journal ``answer`` (turn row ``row``) and its call log entry; the answer with its
+        ref_id and the request gate's notes."""
         refused = self.requests.take_notes()
         if refused:
             answer = dataclasses.replace(
                 answer, message=" ".join([answer.message, *refused]).strip()
             )
-        page = answer.page
-        if row is not None:
-            # The page itself goes into the call record only; the turn reads it from there.
-            self.journal.record_outcome(
-                row,
-                outcome=answer.status,
-                error=self.records.typed.text(answer.message) if answer.is_error else None,
-                url=page.url if page else None,
-                title=page.title if page else None,
-                snapshot=None,
-                latency=time.perf_counter() - started,
-                input_tokens=0,
-                output_tokens=0,
-            )
+        self.call_log.turn_outcome(row, answer, time.perf_counter() - started)
         tool, arguments = self._call
-        ref_id = self.records.record(
+        ref_id = self.call_log.record(
             tool,
             arguments,
             answer,
@@ -429,7 +337,8 @@ class BrowserSession:
 
     # --- the browser, lazily ----------------------------------------------------------
 
-    def _gateway(self) -> BrowserGateway:
+    def running_gateway(self) -> BrowserGateway:
+        """The running browser's gateway; MCPConnectionError while it is closed."""
         gateway = self.lazy.gateway
         if gateway is None:
             raise MCPConnectionError(f"The browser of session '{self.key.name}' is closed.")
@@ -442,7 +351,7 @@ class BrowserSession:
             return gateway
         self._seen = None
         result = await self.lazy.open()
-        self._run_dirs.add(self._gateway().plan.run_dir)
+        self._run_dirs.add(self.running_gateway().plan.run_dir)
         # The guard judges by the service as the browser runs it (a practice port pinned).
         running = self.lazy.running
         self.guard.service = running.service if running else self.service
@@ -454,7 +363,7 @@ class BrowserSession:
         except BaseException:
             await self.lazy.close()
             raise
-        return self._gateway()
+        return self.running_gateway()
 
     async def open_browser(self) -> None:
         """Start the browser on the session's last page (a restart after a crash)."""
@@ -470,48 +379,15 @@ class BrowserSession:
         """Playwright MCP writes the page's console log (and any file it saves) under the
         browser's run folder: nothing typed in this session stays in them."""
         for run_dir in sorted(self._run_dirs):
-            await asyncio.to_thread(self.records.typed.files, run_dir)
+            await asyncio.to_thread(self.call_log.typed.files, run_dir)
 
     async def close(self, why: str = "the session closed") -> None:
         """End unsent what waits for the operator (``why``), close the browser, end the run."""
         self.desk.reject_all((self.key.principal, self.key.name), why=why)
-        if self._held:
-            await asyncio.gather(*self._held, return_exceptions=True)
+        if self.held_tasks:
+            await asyncio.gather(*self.held_tasks, return_exceptions=True)
         page = self._seen
         await self.close_browser()
-        # The judgement of the last page the agent was answered with, on evidence.
-        verified = self.evidence.last if page is not None else None
-        if verified is not None and verified.verified:
-            result = TaskResult(
-                True,
-                True,
-                "completed",
-                self.turns,
-                page.url if page else None,
-                message=verified.message,
-                run_id=self.run_id,
-            )
-        elif self.evidence.judge.sent_anything():
-            # An approved step went out and nothing verified it: never "nothing happened".
-            account = urljoin(page.url if page else "", self.service.start_url)
-            result = TaskResult(
-                False,
-                False,
-                "sent_not_verified",
-                self.turns,
-                page.url if page else None,
-                message=sent_not_verified_message(account, "the agent's session closing."),
-                run_id=self.run_id,
-            )
-        else:
-            result = TaskResult(
-                False,
-                False,
-                "interrupted",
-                self.turns,
-                page.url if page else None,
-                message="The agent's session closed.",
-                run_id=self.run_id,
-            )
+        result = self.evidence.closing_result(self.service, self.turns, page, self.run_id)
         with contextlib.suppress(JournalWriteError):
             self.journal.finish_run(self.run_id, result, model=None, pilot=self._pilot)

@@ -22,17 +22,21 @@ from mcp.server.mcpserver import MCPServer
 
 from subterminator_tui.journal.call_log import CallRecordStore
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.serve import live_view
-from subterminator_tui.serve.approvals import ApprovalDesk
-from subterminator_tui.serve.config import ServeConfig
-from subterminator_tui.serve.content import ContentReader
-from subterminator_tui.serve.errors import ServeConfigurationError, ServeInputError
-from subterminator_tui.serve.health import HealthMonitor
-from subterminator_tui.serve.names import LOCAL_PRINCIPAL
-from subterminator_tui.serve.operator import NoOperator, TerminalOperator, open_terminal
-from subterminator_tui.serve.registry import SessionRegistry
-from subterminator_tui.serve.sign_ins import preload_sign_ins
-from subterminator_tui.serve.tools import build_server
+from subterminator_tui.serve.health.monitor import HealthMonitor
+from subterminator_tui.serve.oversight.approvals import ApprovalDesk
+from subterminator_tui.serve.oversight.call_log_reader import CallLogReader
+from subterminator_tui.serve.oversight.terminal_operator import (
+    NoOperator,
+    TerminalOperator,
+    open_terminal,
+)
+from subterminator_tui.serve.server import live_view
+from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.server.errors import ServeConfigurationError, ServeInputError
+from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
+from subterminator_tui.serve.sessions.registry import SessionRegistry
+from subterminator_tui.serve.sessions.sign_ins import preload_sign_ins
+from subterminator_tui.serve.tools.mcp_server import build_server
 
 #: Runs the transport for a built server until it ends or is cancelled.
 Transport = Callable[[MCPServer[Any]], Awaitable[None]]
@@ -63,9 +67,9 @@ async def server_parts(
     """The journal, registry and MCP server; every session closed on exit, however it ends."""
     desk = desk or ApprovalDesk()
     with Journal(config.settings.resolved_journal()) as journal:
-        records = CallRecordStore(journal)
+        call_log = CallRecordStore(journal)
         # A server killed before (SIGKILL, a crash) left its sessions open: they are closed.
-        records.close_dead_serve_runs()
+        call_log.close_dead_serve_runs()
         registry = SessionRegistry(config, journal, desk)
         for name, service in config.preopen:
             try:
@@ -79,7 +83,7 @@ async def server_parts(
             desk,
             token_verifier=token_verifier,
             issuer_url=issuer_url,
-            reader=ContentReader(records),
+            reader=CallLogReader(call_log),
         )
         live_view.attach(server, registry)
         registry.start_idle_watch()

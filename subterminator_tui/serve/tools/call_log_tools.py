@@ -1,11 +1,10 @@
-"""The two tools that read call records back: get_content and get_console_content.
+"""The call-log tools: get_content and get_console_content read a served call back.
 
-Both are read-only and only ever see the caller's own records (content.py).
+Both are read-only and only ever see the caller's own calls (oversight/call_log_reader.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import mcp_types as types
@@ -13,21 +12,18 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from subterminator_tui.errors import SubTerminatorError
-from subterminator_tui.serve.content import ContentReader
-from subterminator_tui.serve.error_contract import failure_result
-
-_READ_ONLY = types.ToolAnnotations(read_only_hint=True)
+from subterminator_tui.serve.oversight.call_log_reader import CallLogReader
+from subterminator_tui.serve.tools.error_contract import failure_result
+from subterminator_tui.serve.tools.tool_calls import READ_ONLY, Principal
 
 RefId = Annotated[str, Field(description="The ref_id from a browser tool's answer.")]
 
 
-def add_record_tools(
-    server: MCPServer[Any], reader: ContentReader, principal: Callable[[], str]
-) -> None:
+def add_call_log_tools(server: MCPServer[Any], reader: CallLogReader, principal: Principal) -> None:
     """Register get_content and get_console_content on ``server``, as ``principal()``."""
 
     @server.tool(
-        annotations=_READ_ONLY,
+        annotations=READ_ONLY,
         description="The full record of a browser call by ref_id: the whole page as text "
         "(every answer gives a compact page and a ref_id). WHEN TO USE: you need more than "
         "the compact page. WHAT HAPPENS: your first read in a session is the whole page; "
@@ -61,7 +57,7 @@ def add_record_tools(
         )
 
     @server.tool(
-        annotations=_READ_ONLY,
+        annotations=READ_ONLY,
         description="The browser console messages recorded with a call, one per line as "
         "[LEVEL] message @ url:line. WHEN TO USE: a page misbehaves, to see its errors. WHAT "
         "HAPPENS: the page's messages since it loaded, at `level` or more severe (debug < "

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from mcp.server.auth.provider import AccessToken
 
-from subterminator_tui.serve.errors import ServeConfigurationError
-from subterminator_tui.serve.names import checked_name
+from subterminator_tui.serve.server.errors import ServeConfigurationError
+from subterminator_tui.serve.sessions.names import checked_name
 from subterminator_tui.settings import user_config_dir
 
 #: 16 bytes: the 128 bits the issue asks for.

@@ -36,7 +36,7 @@ class Answer:
     ref_id: str | None = None
     #: The full tree instead of the compact one (snapshot with ``full``).
     full: bool = False
-    #: A cancellation is verified on evidence (serve/verification.py; None: not judged).
+    #: A cancellation is verified on evidence (sessions/verification.py; None: not judged).
     verified: bool | None = None
     #: The session cannot run calls now: ``error`` (degraded, restarting), ``retry_after``
     #: (whole seconds) and ``session``, for programs (BrowserUnavailableError.facts).
@@ -75,7 +75,7 @@ class Answer:
         if self.verified is not None:
             data["verified"] = self.verified
         if self.is_error:
-            # The same stable codes as every other failure (serve/error_contract.py).
+            # The same stable codes as every other failure (tools/error_contract.py).
             data["error"] = {"refused": "refused", "rejected": "rejected"}.get(
                 self.status, "browser_error"
             )
@@ -90,7 +90,7 @@ _NEEDS = {"login": "a sign-in", "two_factor": "a verification code", "captcha": 
 def judged_by(service: ServiceConfig, answer: Answer, verified: bool | None = False) -> Answer:
     """``answer`` with what is known of its page: verified or not, or needs the person.
 
-    ``verified`` is the session's judgement on evidence (serve/verification.py), never
+    ``verified`` is the session's judgement on evidence (sessions/verification.py), never
     the agent's word nor a sentence on the page alone; a page that needs a sign-in, a
     code or a CAPTCHA says so, since agents never do those here.
     """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from subterminator_tui.serve.health_policy import HealthPolicy
+from subterminator_tui.serve.health.policy import HealthPolicy
 from subterminator_tui.settings import Settings, user_data_dir
 
 #: Defaults from the issue: a browser costs ~300 MiB here, so 8 fit on this 2-core machine.

@@ -14,12 +14,11 @@ import os
 import termios
 
 from subterminator_tui.inert_text import inert_line, inert_text
-from subterminator_tui.serve.approvals import Approval, ApprovalDesk
-from subterminator_tui.serve.errors import ServeConfigurationError
+from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
+from subterminator_tui.serve.server.errors import ServeConfigurationError
 
 DEFAULT_TERMINAL = "/dev/tty"
-#: Approving takes this many characters of the approval id: no stray key can approve.
-APPROVAL_CODE_LENGTH = 4
 
 
 def open_terminal(path: str) -> int:
@@ -84,20 +83,23 @@ class TerminalOperator:
         self._say(question)
         return await self._read_line()
 
-    async def _decide(self, approval: Approval) -> tuple[bool, str]:
-        """Ask until the operator types the approval code (approve) or anything else (reject).
+    async def _decide(self, approval: Approval) -> Decision:
+        """Ask until the operator types the approval code (approve) or anything else (reject;
+        other text is guidance, which rejects and reaches the agent as a note).
 
         A lone ``y`` neither approves nor rejects: key repeat, a paste or typing ahead
         produce it easily, so it only asks again, for the code.
         """
-        code = approval_code(approval.id)
+        code = approval.code
         question = describe_approval(approval, code)
         while True:
             answer = await self._ask(question)
             if answer.lower() == code.lower():
-                return True, ""
+                return Decision("approve")
+            if answer.lower() in ("", "n", "no"):
+                return Decision("reject")
             if answer.lower() not in ("y", "yes"):
-                return False, "" if answer.lower() in ("", "n", "no") else answer
+                return Decision("guidance", guidance=answer)
             question = f"To approve, type {code} (a lone y is not enough); Enter rejects: "
 
     async def run(self) -> None:
@@ -107,8 +109,9 @@ class TerminalOperator:
                 approval = await self._queue.get()
                 if approval.decision != "pending":
                     continue
-                approved, note = await self._decide(approval)
-                decided = self.desk.decide(approval.id, approved, note=note)
+                decision = await self._decide(approval)
+                approved = decision.verdict == "approve"
+                decided = self.desk.decide(approval.id, decision)
                 if decided.decision != ("approved" if approved else "rejected"):
                     self._say(f"(already {decided.decision}: the session closed)\n")
                 else:
@@ -116,11 +119,6 @@ class TerminalOperator:
         except (EOFError, OSError):
             self.desk.reject_all(why="the operator's terminal closed")
             self.desk.subscribe(self.desk.reject)
-
-
-def approval_code(approval_id: str) -> str:
-    """What the operator types to approve: the last four characters of the approval id."""
-    return approval_id[-APPROVAL_CODE_LENGTH:]
 
 
 def describe_approval(approval: Approval, code: str) -> str:
@@ -147,7 +145,7 @@ class NoOperator:
         self.desk = desk
 
     def _reject(self, approval: Approval) -> None:
-        self.desk.decide(approval.id, approve=False, note=NO_OPERATOR_NOTE)
+        self.desk.decide(approval.id, Decision("reject", guidance=NO_OPERATOR_NOTE))
 
 
 NO_OPERATOR_NOTE = (

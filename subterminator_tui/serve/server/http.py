@@ -23,12 +23,16 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
 from subterminator_tui.browser.egress.addresses import listen_address
-from subterminator_tui.serve.errors import ServeConfigurationError
-from subterminator_tui.serve.http_front import MAX_MCP_SESSIONS, MCP_SESSION_IDLE_SECONDS, McpFront
-from subterminator_tui.serve.http_timeouts import DeadlineH11Protocol
-from subterminator_tui.serve.live_view import LiveView
-from subterminator_tui.serve.runner import Transport
-from subterminator_tui.serve.tokens import TokenFileVerifier, read_tokens
+from subterminator_tui.serve.server.errors import ServeConfigurationError
+from subterminator_tui.serve.server.http_front import (
+    MAX_MCP_SESSIONS,
+    MCP_SESSION_IDLE_SECONDS,
+    McpFront,
+)
+from subterminator_tui.serve.server.http_timeouts import DeadlineH11Protocol
+from subterminator_tui.serve.server.lifecycle import Transport
+from subterminator_tui.serve.server.live_view import LiveView
+from subterminator_tui.serve.server.tokens import TokenFileVerifier, read_tokens
 
 #: JSON-RPC requests are small; a megabyte is far more than any of these tools takes.
 BODY_LIMIT_BYTES = 1024 * 1024
@@ -106,7 +110,7 @@ class HttpOptions:
 
 
 class _QuietServer(uvicorn.Server):
-    """uvicorn without its own signal handlers (the runner's stop everything), saying when
+    """uvicorn without its own signal handlers (the lifecycle's stop everything), saying when
     it listens."""
 
     def __init__(self, config: uvicorn.Config) -> None:

@@ -15,13 +15,14 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-from subterminator_tui.serve.health_policy import SessionHealth
+from subterminator_tui.serve.health.policy import SessionHealth
 
 logger = logging.getLogger(__name__)
 
 
-class RestartGate:
-    """One session's restarts under its health policy (browser/gateway.py's ``RestartGate``)."""
+class SessionRestarts:
+    """One session's restarts under its health policy: backoff, counted, degraded past the
+    limit (it is the gateway's ``restart_gate``, browser/restart_gate.py's protocol)."""
 
     def __init__(
         self,

@@ -4,6 +4,11 @@ A call a checkpoint rule holds becomes an :class:`Approval`. The agent gets its 
 and can read or wait on it; deciding is a method of the :class:`ApprovalDesk` that
 only operator front ends (the terminal prompt, the console, a test's approver)
 hold. No MCP tool reaches it, so an agent can never approve its own call.
+
+The operator speaks the core's words: an approval is asked as the core's
+:class:`~subterminator_tui.orchestrator.gates.CheckpointRequest` and answered with its
+:class:`~subterminator_tui.orchestrator.gates.Decision`, as in a run. Guidance cannot
+steer another agent's loop: it rejects, and the agent reads it as the operator's note.
 """
 
 from __future__ import annotations
@@ -16,11 +21,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from subterminator_tui.serve.answers import Answer
-from subterminator_tui.serve.errors import ApprovalNotFoundError
-from subterminator_tui.serve.names import echoed
+from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
+from subterminator_tui.serve.server.errors import ApprovalNotFoundError
+from subterminator_tui.serve.sessions.names import echoed
+from subterminator_tui.serve.tools.agent_answer import Answer
 
-Decision = Literal["pending", "approved", "rejected"]
+#: Where an approval stands: waiting for the operator, or what they decided.
+ApprovalState = Literal["pending", "approved", "rejected"]
+
+#: Approving takes this many characters of the approval id: no stray key can approve.
+APPROVAL_CODE_LENGTH = 4
+
+#: The operator's answer for an approval nobody is left to decide.
+_WITHDRAWN = Decision("reject", answered=False)
+
+
+def approval_code(approval_id: str) -> str:
+    """What the operator types to approve: the last four characters of the approval id."""
+    return approval_id[-APPROVAL_CODE_LENGTH:]
 
 
 @dataclass(eq=False)
@@ -35,7 +53,7 @@ class Approval:
     url: str
     screenshot_path: str | None = None
     created: float = field(default_factory=time.time)
-    decision: Decision = "pending"
+    decision: ApprovalState = "pending"
     #: What the operator told the agent with a rejection (never journaled).
     note: str = ""
     #: Why it ended without the operator deciding (the session closed, the server
@@ -51,10 +69,25 @@ class Approval:
         """Decided, and dispatched when approved: ``answer`` is final."""
         return self._finished.is_set()
 
-    async def decided(self) -> Decision:
+    async def decided(self) -> ApprovalState:
         """Wait for the operator's decision."""
         await self._decided.wait()
         return self.decision
+
+    @property
+    def code(self) -> str:
+        """What the operator types to approve it."""
+        return approval_code(self.id)
+
+    def checkpoint_request(self) -> CheckpointRequest:
+        """The approval as the core's checkpoint question, naming the agent that asks."""
+        return CheckpointRequest(
+            kind="rule",
+            why=f"{self.why} (asked by {self.principal}/{self.session})",
+            action=self.action,
+            url=self.url,
+            screenshot_path=self.screenshot_path,
+        )
 
     def answer_for_agent(self) -> Answer:
         """What approval_wait returns now (at once with timeout_seconds 0)."""
@@ -107,15 +140,18 @@ class ApprovalDesk:
         """Approvals still waiting for the operator, oldest first."""
         return [a for a in self._approvals.values() if a.decision == "pending"]
 
-    def decide(self, approval_id: str, approve: bool, note: str = "") -> Approval:
-        """The operator's decision, with a note for the agent when rejecting.
+    def decide(self, approval_id: str, decision: Decision | None) -> Approval:
+        """The operator's ``decision`` (None: no answer came, which rejects).
 
-        Deciding twice changes nothing; KeyError for an unknown id.
+        Anything but approve rejects; its guidance goes to the agent as the operator's
+        note. Deciding twice changes nothing; KeyError for an unknown id.
         """
         approval = self._approvals[approval_id]
         if approval.decision == "pending":
+            approve = decision is not None and decision.verdict == "approve"
             approval.decision = "approved" if approve else "rejected"
-            approval.note = "" if approve else note.strip()
+            note = decision.guidance if decision is not None and not approve else ""
+            approval.note = note.strip()
             approval._decided.set()
         return approval
 
@@ -143,7 +179,7 @@ class ApprovalDesk:
 
     def reject(self, approval: Approval) -> None:
         """Reject ``approval`` (a listener's signature: nobody is there to approve it)."""
-        self.decide(approval.id, approve=False)
+        self.decide(approval.id, Decision("reject"))
 
     def reject_all(self, session: tuple[str, str] | None = None, *, why: str) -> None:
         """End what is pending (for one (principal, name) session, or all) unsent, ``why``
@@ -151,7 +187,7 @@ class ApprovalDesk:
         for approval in self.pending():
             if session is None or (approval.principal, approval.session) == session:
                 approval.withdrawn = why
-                self.decide(approval.id, approve=False)
+                self.decide(approval.id, _WITHDRAWN)
 
 
 async def operator_releases(

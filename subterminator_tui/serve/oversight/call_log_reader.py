@@ -1,4 +1,4 @@
-"""get_content and get_console_content: a call record read back, as a diff since the last read.
+"""The call log read back (get_content, get_console_content), as a diff since the last read.
 
 Each caller (principal) has one read cursor per session, kept in the journal so it
 survives a restart. The first read of a session is full; reading the ref the cursor
@@ -16,16 +16,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 from subterminator_tui.journal.call_log import CONSOLE_LEVELS, CallRecord, CallRecordStore
-from subterminator_tui.serve.console_log import at_least
-from subterminator_tui.serve.errors import ServeError, ServeInputError
+from subterminator_tui.serve.oversight.console_log import at_least
+from subterminator_tui.serve.server.errors import ServeError, ServeInputError
 
 #: full: the whole content; diff: what changed since the last read; unchanged: nothing did;
 #: search: the lines matching search_for.
 ReadMode = Literal["full", "diff", "unchanged", "search"]
 
 
-class RecordNotFoundError(ServeError):
-    """No call record of this ref_id for this caller."""
+class CallNotFoundError(ServeError):
+    """No call of this ref_id in the call log for this caller."""
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,8 @@ def line_diff(before: str, after: str) -> str:
     return "\n".join(line for line in lines if not line.startswith(("---", "+++")))
 
 
-class ContentReader:
-    """Reads call records for their callers, moving each caller's cursor."""
+class CallLogReader:
+    """Reads the call log for its callers, moving each caller's cursor."""
 
     def __init__(self, store: CallRecordStore) -> None:
         self.store = store
@@ -53,7 +53,7 @@ class ContentReader:
     def _record(self, principal: str, ref_id: str) -> CallRecord:
         record = self.store.get(principal, ref_id)
         if record is None:
-            raise RecordNotFoundError(
+            raise CallNotFoundError(
                 f"No call record {ref_id!r} of yours. A ref_id comes from a browser tool's "
                 "answer (its ref_id line); refs of other callers are not visible."
             )

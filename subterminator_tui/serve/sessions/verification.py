@@ -12,18 +12,20 @@ text was not already shown before the step.
 from __future__ import annotations
 
 from collections.abc import Callable
+from urllib.parse import urljoin
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import BrowserUnavailableError, MCPConnectionError, MCPToolError
 from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.orchestrator.outcome import OutcomeJudge
+from subterminator_tui.orchestrator.outcome import OutcomeJudge, sent_not_verified_message
 from subterminator_tui.orchestrator.pipeline import Held
 from subterminator_tui.orchestrator.request_evidence import LoggedAnswers
+from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.rules.evidence import ApprovedStep, StepOutcome
 from subterminator_tui.rules.matching import Verification
-from subterminator_tui.serve.lazy_browser import LazyBrowser
+from subterminator_tui.serve.sessions.lazy_browser import LazyBrowser
 
 #: The browser could not be read: the page's text is unknown, so nothing is verified.
 _UNREADABLE = (MCPToolError, MCPConnectionError, BrowserUnavailableError)
@@ -89,3 +91,45 @@ class SessionVerification:
             return False
         self.last = await self.judge.verify(page)
         return self.last.verified
+
+    def closing_result(
+        self,
+        service: ServiceConfig,
+        turns: int,
+        page: NormalizedSnapshot | None,
+        run_id: int,
+    ) -> TaskResult:
+        """The session's run as it closes on ``page``, the last page the agent was given."""
+        # The judgement of the last page the agent was answered with, on evidence.
+        verified = self.last if page is not None else None
+        if verified is not None and verified.verified:
+            return TaskResult(
+                True,
+                True,
+                "completed",
+                turns,
+                page.url if page else None,
+                message=verified.message,
+                run_id=run_id,
+            )
+        if self.judge.sent_anything():
+            # An approved step went out and nothing verified it: never "nothing happened".
+            account = urljoin(page.url if page else "", service.start_url)
+            return TaskResult(
+                False,
+                False,
+                "sent_not_verified",
+                turns,
+                page.url if page else None,
+                message=sent_not_verified_message(account, "the agent's session closing."),
+                run_id=run_id,
+            )
+        return TaskResult(
+            False,
+            False,
+            "interrupted",
+            turns,
+            page.url if page else None,
+            message="The agent's session closed.",
+            run_id=run_id,
+        )

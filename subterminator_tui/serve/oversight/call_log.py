@@ -1,4 +1,4 @@
-"""Each served call as a record in the journal, under a ref_id the agent can read it by.
+"""The call log: each served call kept in the journal, under a ref_id the agent can read it by.
 
 The agent's answer stays small (status, ref_id, the compact page); the record keeps
 everything: Playwright's whole result text, the page as text, the console messages.
@@ -6,7 +6,7 @@ Nothing typed reaches a record: the ``text`` of a type call is replaced by its
 length, and the typed value itself is removed from every text the record keeps
 (Playwright echoes it in the code it ran; the page may show or log it).
 
-:class:`CallRecorder` is also the session's
+:class:`SessionCallLog` is also the session's
 :class:`~subterminator_tui.orchestrator.pipeline.StepLog`: the guarded-call pipeline
 writes each call's turn row (with its target's role and name) and each held call's
 question, decision, dispatch and outcome through it, as it does for a run's loop.
@@ -22,9 +22,9 @@ from typing import Any
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.journal.call_log import CallRecord, CallRecordStore
 from subterminator_tui.orchestrator.secrets import SecretScrubber
-from subterminator_tui.serve.answers import Answer
-from subterminator_tui.serve.console_log import parse_console
-from subterminator_tui.serve.names import SessionKey
+from subterminator_tui.serve.oversight.console_log import parse_console
+from subterminator_tui.serve.sessions.names import SessionKey
+from subterminator_tui.serve.tools.agent_answer import Answer
 
 #: Argument names whose values are typed text, never recorded.
 TYPED_ARGUMENTS = frozenset({"text"})
@@ -40,8 +40,8 @@ def redacted_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-class CallRecorder:
-    """Writes the records and the journal rows of one session's calls."""
+class SessionCallLog:
+    """Writes the call log entries and the journal rows of one session's calls."""
 
     def __init__(self, store: CallRecordStore, key: SessionKey, run_id: int) -> None:
         self.store = store
@@ -77,6 +77,24 @@ class CallRecorder:
         """done, failed or unknown."""
         if step is not None:
             self.store.journal.record_step_outcome(step, outcome)
+
+    def turn_outcome(self, row: int | None, answer: Answer, latency: float) -> None:
+        """The outcome of turn row ``row`` (the page itself goes into the call log only; the
+        turn reads it from there)."""
+        if row is None:
+            return
+        page = answer.page
+        self.store.journal.record_outcome(
+            row,
+            outcome=answer.status,
+            error=self.typed.text(answer.message) if answer.is_error else None,
+            url=page.url if page else None,
+            title=page.title if page else None,
+            snapshot=None,
+            latency=latency,
+            input_tokens=0,
+            output_tokens=0,
+        )
 
     def remember_typed(self, arguments: dict[str, Any]) -> None:
         """Keep the text a call types out of everything recorded from now on."""
