@@ -1,4 +1,4 @@
-"""Serve mode's call records: one row per served call, its console messages, read cursors.
+"""Serve mode's call log: one row per served call, its console messages, read cursors.
 
 A record is written once, when the call has its answer, and never changed: the
 redacted arguments, the status, Playwright's whole result text, the page as text,
@@ -48,7 +48,7 @@ class ConsoleMessage:
 
 
 @dataclass(frozen=True)
-class CallRecord:
+class LoggedCall:
     """One served call, as the journal keeps it."""
 
     ref_id: str
@@ -76,7 +76,7 @@ _RECORD_COLUMNS = (
 )
 
 
-class CallRecordStore:
+class CallLogStore:
     """The call-record tables of one journal."""
 
     def __init__(self, journal: Journal) -> None:
@@ -96,7 +96,7 @@ class CallRecordStore:
 
     def add(
         self,
-        record: CallRecord,
+        record: LoggedCall,
         run_id: int,
         console: tuple[ConsoleMessage, ...] = (),
         *,
@@ -107,7 +107,7 @@ class CallRecordStore:
         ``turn_id`` is the journal turn this call is: the turn keeps no page of its own
         then, and reads this record's (``Journal.turns``).
         """
-        with self._writing("the call record"):
+        with self._writing("the call log"):
             self._db.execute(
                 f"INSERT INTO call_records (run_id, turn_id, {_RECORD_COLUMNS}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -135,7 +135,7 @@ class CallRecordStore:
                 [(row_id, m.level, m.message, m.url, m.line, m.column) for m in console],
             )
 
-    def get(self, principal: str, ref_id: str) -> CallRecord | None:
+    def get(self, principal: str, ref_id: str) -> LoggedCall | None:
         """``principal``'s record ``ref_id``; None when there is none (or it is another's)."""
         row = self._db.execute(
             f"SELECT {_RECORD_COLUMNS} FROM call_records WHERE ref_id=? AND principal=?",
@@ -145,7 +145,7 @@ class CallRecordStore:
             return None
         values = list(row)
         values[4] = json.loads(str(values[4]))
-        return CallRecord(*values)
+        return LoggedCall(*values)
 
     def console(self, ref_id: str) -> list[ConsoleMessage]:
         """The console messages recorded with ``ref_id``, in order."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.journal.call_log import CallRecord, CallRecordStore, ConsoleMessage
+from subterminator_tui.journal.call_log import CallLogStore, ConsoleMessage, LoggedCall
 from subterminator_tui.journal.schema import SCHEMA_VERSION
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.serve.oversight.call_log import SessionCallLog, redacted_arguments
@@ -50,17 +50,17 @@ def journal(tmp_path: Path) -> Iterator[Journal]:
 
 def record(
     ref_id: str, content: str, *, principal: str = "alice", session: str = "s"
-) -> CallRecord:
+) -> LoggedCall:
     """A record of a snapshot call showing ``content``."""
-    return CallRecord(
+    return LoggedCall(
         ref_id, principal, session, "browser_snapshot", {}, "ok", content, content,
         "http://127.0.0.1/", None, 0.01, 1.0,
     )  # fmt: skip
 
 
-def store_with(journal: Journal, *records: CallRecord) -> CallRecordStore:
+def store_with(journal: Journal, *records: LoggedCall) -> CallLogStore:
     """The journal's call records holding ``records`` (under one run)."""
-    store = CallRecordStore(journal)
+    store = CallLogStore(journal)
     run = journal.start_run("demoflix", None, "mcp:alice")
     for each in records:
         store.add(each, run)
@@ -121,7 +121,7 @@ def test_cursors_survive_reopening_the_journal(tmp_path: Path) -> None:
         reader = CallLogReader(store_with(journal, record("r1", PAGE_ONE), record("r2", PAGE_TWO)))
         reader.content("alice", "r1")
     with Journal(path) as journal:
-        reader = CallLogReader(CallRecordStore(journal))
+        reader = CallLogReader(CallLogStore(journal))
         assert reader.content("alice", "r1").content == ""
         assert reader.content("alice", "r2").mode == "diff"
 
@@ -157,7 +157,7 @@ def test_console_entries_get_levels_and_locations() -> None:
 
 def test_console_content_filters_by_level(journal: Journal) -> None:
     """level is the least severe level returned; an unknown level is a clear error."""
-    store = CallRecordStore(journal)
+    store = CallLogStore(journal)
     run = journal.start_run("demoflix", None, "mcp:alice")
     store.add(record("r1", PAGE_ONE), run, parse_console(CONSOLE))
     reader = CallLogReader(store)
@@ -172,7 +172,7 @@ def test_console_content_filters_by_level(journal: Journal) -> None:
 
 def test_typed_text_never_reaches_a_record(journal: Journal) -> None:
     """The argument is replaced by its length and the value is scrubbed from every text."""
-    store = CallRecordStore(journal)
+    store = CallLogStore(journal)
     run = journal.start_run("demoflix", None, "mcp:alice")
     recorder = SessionCallLog(store, SessionKey.of("alice", "s"), run)
     secret = "hunter2-secret"
@@ -220,7 +220,7 @@ def test_an_old_journal_gains_the_record_tables(tmp_path: Path) -> None:
 
 def test_a_served_calls_page_is_stored_once_and_its_turn_reads_it(journal: Journal) -> None:
     """The turn keeps url and title, the record the page; ``turns`` shows the record's page."""
-    store = CallRecordStore(journal)
+    store = CallLogStore(journal)
     run = journal.start_run("demoflix", None, "mcp:alice")
     recorder = SessionCallLog(store, SessionKey.of("alice", "s"), run)
     row = journal.record_intent(run, 1, "mcp:alice", "browser_snapshot", {})
@@ -270,7 +270,7 @@ def test_a_version_4_journal_keeps_its_pages_and_links_new_records(tmp_path: Pat
     with Journal(path) as journal:
         (turn,) = journal.turns(run)
         assert turn.snapshot == PAGE_ONE
-        store = CallRecordStore(journal)
+        store = CallLogStore(journal)
         store.add(record("r2", PAGE_TWO), run, turn_id=row)
         linked = journal.connection.execute(
             "SELECT turn_id FROM call_records WHERE ref_id='r2'"

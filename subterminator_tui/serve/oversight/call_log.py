@@ -20,7 +20,7 @@ import uuid
 from typing import Any
 
 from subterminator_tui.browser.calls import ToolCall
-from subterminator_tui.journal.call_log import CallRecord, CallRecordStore
+from subterminator_tui.journal.call_log import CallLogStore, LoggedCall
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.serve.oversight.console_log import parse_console
 from subterminator_tui.serve.sessions.names import SessionKey
@@ -43,7 +43,7 @@ def redacted_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
 class SessionCallLog:
     """Writes the call log entries and the journal rows of one session's calls."""
 
-    def __init__(self, store: CallRecordStore, key: SessionKey, run_id: int) -> None:
+    def __init__(self, store: CallLogStore, key: SessionKey, run_id: int) -> None:
         self.store = store
         self.key = key
         self.run_id = run_id
@@ -119,7 +119,7 @@ class SessionCallLog:
         self.remember_typed(arguments)
         scrub = self.typed.text
         page = answer.page
-        record = CallRecord(
+        record = LoggedCall(
             ref_id=str(uuid.uuid4()),
             principal=self.key.principal,
             session=self.key.name,

@@ -15,7 +15,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Literal
 
-from subterminator_tui.journal.call_log import CONSOLE_LEVELS, CallRecord, CallRecordStore
+from subterminator_tui.journal.call_log import CONSOLE_LEVELS, CallLogStore, LoggedCall
 from subterminator_tui.serve.oversight.console_log import at_least
 from subterminator_tui.serve.server.errors import ServeError, ServeInputError
 
@@ -47,10 +47,10 @@ def line_diff(before: str, after: str) -> str:
 class CallLogReader:
     """Reads the call log for its callers, moving each caller's cursor."""
 
-    def __init__(self, store: CallRecordStore) -> None:
+    def __init__(self, store: CallLogStore) -> None:
         self.store = store
 
-    def _record(self, principal: str, ref_id: str) -> CallRecord:
+    def _record(self, principal: str, ref_id: str) -> LoggedCall:
         record = self.store.get(principal, ref_id)
         if record is None:
             raise CallNotFoundError(

@@ -20,7 +20,7 @@ from typing import Any
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.mcpserver import MCPServer
 
-from subterminator_tui.journal.call_log import CallRecordStore
+from subterminator_tui.journal.call_log import CallLogStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.serve.health.monitor import HealthMonitor
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk
@@ -67,7 +67,7 @@ async def server_parts(
     """The journal, registry and MCP server; every session closed on exit, however it ends."""
     desk = desk or ApprovalDesk()
     with Journal(config.settings.resolved_journal()) as journal:
-        call_log = CallRecordStore(journal)
+        call_log = CallLogStore(journal)
         # A server killed before (SIGKILL, a crash) left its sessions open: they are closed.
         call_log.close_dead_serve_runs()
         registry = SessionRegistry(config, journal, desk)

@@ -29,7 +29,7 @@ from subterminator_tui.errors import (
     MCPToolError,
     OutcomeUnknownError,
 )
-from subterminator_tui.journal.call_log import CallRecordStore
+from subterminator_tui.journal.call_log import CallLogStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
@@ -107,7 +107,7 @@ class BrowserSession:
         #: Every restart of this session's browser, the watch's and a call's, goes through it.
         self.restarts = SessionRestarts(key.name, self.health)
         self.lazy.restart_gate = self.restarts
-        self.call_log = SessionCallLog(CallRecordStore(journal), key, self.run_id)
+        self.call_log = SessionCallLog(CallLogStore(journal), key, self.run_id)
         # The backstop: every request the browser sends is judged again where it happens.
         self.requests = session_request_gate(
             key, self.guard, self.call_log, journal, desk, self.lazy
