@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.rules.models import PageRule
+from subterminator_tui.rules.page_rules import PageRule
 
 EndingReason = Literal["billed_elsewhere", "offline_only"]
 

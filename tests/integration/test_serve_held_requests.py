@@ -19,8 +19,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from subterminator_tui.practice.gauntlet import GauntletServer
-from subterminator_tui.resources import builtin_scenarios_file
+from subterminator_bench.gauntlet import SCENARIOS_FILE, GauntletServer
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import (
     SERVE_COMMAND,
@@ -69,7 +68,7 @@ async def test_a_held_request_is_asked_on_the_operators_terminal(
             "--practice-url",
             site.base_url,
             "--services",
-            str(builtin_scenarios_file()),
+            str(SCENARIOS_FILE),
             "--profile-root",
             str(profiles),
         ],
