@@ -129,7 +129,7 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
 
 @pytest.mark.parametrize("member", BUNDLED)
 def test_wheel_bundles_the_shipped_files(wheel: Path, member: str) -> None:
-    """The wheel carries each file the app reads at run time under _bundled/."""
+    """The wheel carries each file the app reads at run time (the root's under _bundled/)."""
     with zipfile.ZipFile(wheel) as archive:
         assert member in archive.namelist()
 
