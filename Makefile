@@ -1,5 +1,5 @@
-# The two entry points the README names. Both set up whatever is missing first.
-.PHONY: demo bench test test-slow setup setup-tests lint
+# The entry points the README names. Each sets up whatever is missing first.
+.PHONY: demo bench test test-unit test-slow setup setup-tests lint
 
 setup:
 	@scripts/setup.sh
@@ -27,6 +27,11 @@ lint: setup-tests
 # the CPUs a third busy), so four overlap their waits.
 test: lint
 	.venv/bin/pytest -q -m "not slow" -n 4
+
+# The fast inner loop: the unit tests only (no browser, no Playwright MCP, no lint).
+# Two workers: the machine's cores, since these tests are CPU-bound, not waiting.
+test-unit: setup-tests
+	.venv/bin/pytest -q -n 2 tests/unit
 
 # The long tests make test leaves out (the traps' honest walks, proof the traps are real).
 test-slow: setup-tests

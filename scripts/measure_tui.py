@@ -30,7 +30,7 @@ from textual import events  # noqa: E402
 from textual.geometry import Region  # noqa: E402
 
 from subterminator_tui.settings import load_settings  # noqa: E402
-from subterminator_tui.tui.run import create_app  # noqa: E402
+from subterminator_tui.tui.run_app import create_app  # noqa: E402
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree  # noqa: E402
 from tests.fakes.scripted_session import (  # noqa: E402
     ScriptedSession,

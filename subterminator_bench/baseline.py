@@ -8,9 +8,9 @@ the bench hands a run this pilot and lets the guard pass every allowlisted tool.
 from __future__ import annotations
 
 from subterminator_tui.browser.tools import ALLOWED_TOOLS
-from subterminator_tui.orchestrator.virtual_tools import VIRTUAL_TOOL_SPECS
 from subterminator_tui.pilots.ai import AIPilot
 from subterminator_tui.pilots.page_view import NAIVE_VIEW
+from subterminator_tui.pilots.virtual_tools import VIRTUAL_TOOL_SPECS
 from subterminator_tui.providers.base import ToolSpec
 from subterminator_tui.providers.resolution import create_model_client, resolve_model_name
 from subterminator_tui.session import PreparedRun

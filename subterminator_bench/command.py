@@ -28,11 +28,11 @@ from subterminator_bench.report import (
 )
 from subterminator_bench.runner import NAIVE, OURS, BenchConfig, Measurement, measure
 from subterminator_bench.scenarios import bench_scenario
+from subterminator_tui.command_run import run_command
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.exit_codes import INTERRUPTED
 from subterminator_tui.providers.resolution import missing_model_reason, resolve_model_name
 from subterminator_tui.rules import ServiceConfig, load_services
-from subterminator_tui.running import run_command
 from subterminator_tui.settings import load_settings
 
 

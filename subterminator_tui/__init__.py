@@ -3,6 +3,7 @@
 The package is split so its folders show the architecture. The core:
 
 - ``browser/``       the guarded gateway to Playwright MCP (processes, snapshots, tool allowlist)
+- ``reach/``         where the browser may go: URLs read as a browser does, sign-in hosts
 - ``rules/``         declarative per-service rules from ``services.toml``
 - ``pilots/``        what proposes the next call: the AI, a recorded playbook, or both
 - ``providers/``     the model SDKs (Anthropic, OpenAI and compatible servers)
@@ -10,6 +11,8 @@ The package is split so its folders show the architecture. The core:
 - ``journal/``       every run and turn in SQLite
 - ``session/``       a run from request to result: what every front end calls
 - ``practice/``      the bundled practice sites (Demoflix, the portal) and their services
+- ``results.py``     how a run ended (``TaskResult``) and the exit code that follows
+- ``costs.py``       the tokens a model call used and the price table that costs them
 
 The front ends, which never import each other:
 

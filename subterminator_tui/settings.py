@@ -22,8 +22,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from subterminator_tui.costs import DEFAULT_PRICES, ModelPrice
 from subterminator_tui.errors import ConfigurationError
-from subterminator_tui.providers.pricing import DEFAULT_PRICES, ModelPrice
 
 APP_NAME = "subterminator"
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import mcp_types as types
 
+#: Sends one tool call to Playwright MCP and returns its answer.
+Dispatch = Callable[[str, dict[str, Any]], Awaitable[types.CallToolResult]]
 #: Terminal colour codes in Playwright's messages: never shown to a person or a model.
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 

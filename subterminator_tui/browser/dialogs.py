@@ -16,20 +16,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
 
-from subterminator_tui.browser.answers import text_of
+from subterminator_tui.browser.answers import Dispatch, text_of
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, split_sections
-from subterminator_tui.errors import MCPConnectionError
+from subterminator_tui.errors import MCPConnectionError, MCPToolError
 from subterminator_tui.inert_text import inert_line
 
-#: Sends one tool call to Playwright MCP and returns its answer.
-Dispatch = Callable[[str, dict[str, Any]], Awaitable[types.CallToolResult]]
-
+#: Tools that may go while a dialog waits for an answer: the answer itself, and looks.
+DIALOG_TOOLS = frozenset({"browser_handle_dialog", "browser_snapshot", "browser_take_screenshot"})
 #: Alerts acknowledged within one call before the page counts as looping dialogs.
 DIALOG_LIMIT = 10
 #: Playwright MCP's error for a tool called while a dialog is open (the tool did not run).
@@ -98,6 +96,18 @@ def answer_first_message(dialog: OpenDialog) -> str:
         f"A {dialog.describe()} is open on the page and blocks everything else. Nothing was "
         "done; answer it first (accept or dismiss) with the dialog tool."
     )
+
+
+def refuse_past_open_dialog(name: str, page: NormalizedSnapshot | None) -> None:
+    """A confirm/prompt on ``page`` waits for an answer: only the dialog tool (or a look) may
+    go; any other call is an MCPToolError carrying the page, and nothing is sent."""
+    if name in DIALOG_TOOLS or page is None:
+        return
+    waiting = [
+        dialog for dialog in open_dialogs(page.notes.get("Modal state")) if dialog.needs_an_answer
+    ]
+    if waiting:
+        raise MCPToolError(answer_first_message(waiting[0]), snapshot=page)
 
 
 async def dispatch_past_alerts(

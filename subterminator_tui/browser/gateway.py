@@ -1,16 +1,14 @@
 """The browser gateway: one guarded Playwright MCP session with fresh state after every action.
 
 Only allowlisted tools with valid arguments are sent; every answer comes back
-with the fresh page. When the server dies (mcp_process.py watches it), the next
-call restarts it once and reopens the last URL; an action that
-was cut off is reported as of unknown outcome, never repeated.
+with the fresh page. The gateway holds the Playwright MCP process (mcp_process.py),
+which watches the server; when it dies, the next call restarts it once and reopens
+the last URL; an action that was cut off is reported as of unknown outcome, never
+repeated.
 """
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import contextlib
 import dataclasses
 import logging
 from dataclasses import dataclass
@@ -19,47 +17,27 @@ from typing import Any
 
 import mcp_types as types
 
-from subterminator_tui.browser.answers import (
-    ANSI,
-    error_message,
-    restart_message,
-    text_of,
-)
+from subterminator_tui.browser.answers import error_message, restart_message, text_of
+from subterminator_tui.browser.console_messages import ConsoleMessages
 from subterminator_tui.browser.dialogs import (
-    answer_first_message,
     dispatch_past_alerts,
-    open_dialogs,
+    refuse_past_open_dialog,
     with_dialog_notes,
 )
-from subterminator_tui.browser.inspection import (
-    NO_FACTS,
-    PAGE_FACTS_FUNCTION,
-    PageFacts,
-    parse_page_facts,
-)
+from subterminator_tui.browser.inspection import PageFacts, PageReader
+from subterminator_tui.browser.interception import RequestWatch
 from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.browser.mcp_process import PlaywrightMCPProcess, ServerStopped
+from subterminator_tui.browser.page_capture import PageCapture
 from subterminator_tui.browser.profile_lock import ensure_profile_free
 from subterminator_tui.browser.restart_gate import RestartGate
-from subterminator_tui.browser.seen_text import SEEN_TEXT_FUNCTION, parse_seen_text
-from subterminator_tui.browser.sign_in import (
-    SAVE_STATE_CODE,
-    SIGN_IN_FILE,
-    add_cookies_code,
-    add_state_code,
-    parse_saved_state,
-    write_private_json,
-)
+from subterminator_tui.browser.sign_in import SignInKeeper
 from subterminator_tui.browser.snapshot import (
     NormalizedSnapshot,
     normalize_snapshot,
     split_sections,
 )
-from subterminator_tui.browser.tools import (
-    check_allowed,
-    validate_arguments,
-    with_schema_defaults,
-)
+from subterminator_tui.browser.tools import check_allowed, validate_arguments, with_schema_defaults
 from subterminator_tui.errors import (
     CallNotSentError,
     MCPConnectionError,
@@ -77,13 +55,9 @@ _REPEATABLE = frozenset(
     {"browser_snapshot", "browser_navigate", "browser_wait_for", "browser_take_screenshot"}
 )
 #: A page still loading after an action gets this many waits of this long to settle.
-#: Tools that may go while a dialog waits for an answer: the answer itself, and looks.
-_DIALOG_TOOLS = frozenset({"browser_handle_dialog", "browser_snapshot", "browser_take_screenshot"})
 _SETTLE_ATTEMPTS = 3
 _SETTLE_SECONDS = 0.5
 _FILE_CHOOSER = "[File chooser]"
-#: How Playwright MCP's answers link console messages that came since its last answer.
-_NEW_CONSOLE_ENTRIES = "New console entries:"
 _FILE_CHOOSER_NOTE = (
     "That action opened a file chooser. SubTerminator never uploads files, so it was "
     "closed; this task does not need a file. Choose another way forward."
@@ -106,13 +80,15 @@ class ActionResult:
     screenshot_path: Path | None = None
 
 
-class BrowserGateway(PlaywrightMCPProcess):
+class BrowserGateway:
     """A Playwright MCP server plus the browser it drives, used from one asyncio task.
 
-    The process side (start, watchdog, stop, the queue to the session owner) is
-    :class:`PlaywrightMCPProcess`; this class is the guarded page: every call checked
-    and answered with the fresh page, restarts that never repeat an action, sign-ins
-    kept, file choosers closed.
+    It holds the process (:class:`PlaywrightMCPProcess`: start, watchdog, stop, the
+    queue to the session owner) and is the guarded page: every call checked and
+    answered with the fresh page, restarts that never repeat an action, file choosers
+    closed. Its helpers keep sign-ins (:class:`SignInKeeper`), save screenshots and
+    take live frames (:class:`PageCapture`), read the DOM (:class:`PageReader`) and the
+    console (:class:`ConsoleMessages`); every call they send goes through the gateway.
     """
 
     #: Set by a long-lived server: its policy decides each restart (None: one, at once).
@@ -126,13 +102,21 @@ class BrowserGateway(PlaywrightMCPProcess):
         call_timeout: float = 30.0,
         max_restarts: int = 1,
     ) -> None:
-        super().__init__(plan, connect_timeout=connect_timeout, call_timeout=call_timeout)
+        self.plan = plan
+        self.process = PlaywrightMCPProcess(
+            plan,
+            connect_timeout=connect_timeout,
+            call_timeout=call_timeout,
+            last_page=lambda: self.last_snapshot,
+        )
         self.max_restarts = max_restarts
         self.last_snapshot: NormalizedSnapshot | None = None
         self.restarts = 0
-        self._screenshots = 0
-        # A console read that found no message, while no answer has linked one since.
-        self._quiet_console: str | None = None
+        self.sign_ins = SignInKeeper(self._dispatch, plan.profile_dir)
+        self.capture = PageCapture(self._dispatch, plan.run_dir / "screenshots")
+        self.console = ConsoleMessages(self._dispatch)
+        # Reading the page is repeatable: a dead server is restarted for it.
+        self.reader = PageReader(self._dispatch_with_restart)
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -146,54 +130,86 @@ class BrowserGateway(PlaywrightMCPProcess):
     async def start(self) -> None:
         """Check the profile, start the server, handshake, cache tools/list, restore sign-ins."""
         ensure_profile_free(self.plan.profile_dir)
-        await self._start_server()
-        await self._restore_sign_in()
+        await self.process.start_server()
+        await self.sign_ins.restore()
+
+    async def close(self) -> None:
+        """Stop the server and make sure no browser process outlives it, even when cancelled."""
+        await self.process.close()
+
+    @property
+    def alive(self) -> bool:
+        """True while the server is running and answering."""
+        return self.process.alive
+
+    @property
+    def node_pid(self) -> int | None:
+        """The Playwright MCP server's process id (None before it started)."""
+        return self.process.node_pid
+
+    @property
+    def server_tools(self) -> dict[str, types.Tool]:
+        """The server's tools/list, by name."""
+        return self.process.server_tools
+
+    @property
+    def mcp_seconds(self) -> float:
+        """Time spent waiting for Playwright MCP's answers: the browser's share of a turn."""
+        return self.process.mcp_seconds
+
+    @mcp_seconds.setter
+    def mcp_seconds(self, seconds: float) -> None:
+        self.process.mcp_seconds = seconds
+
+    @property
+    def requests(self) -> RequestWatch:
+        """Our own DevTools session: every request of the browser paused and judged."""
+        return self.process.requests
+
+    @property
+    def devtools_ports(self) -> set[int]:
+        """The DevTools ports no page may reach (the run's egress filter refuses them)."""
+        return self.process.devtools_ports
+
+    @devtools_ports.setter
+    def devtools_ports(self, ports: set[int]) -> None:
+        self.process.devtools_ports = ports
+
+    async def ping(self, within: float) -> bool:
+        """Whether the server answers an MCP ping within ``within`` s (see the process)."""
+        return await self.process.ping(within)
+
+    # --- sign-ins and pictures (the helpers do the work) ---------------------------
 
     async def keep_sign_in(self) -> None:
-        """Save the browser's cookies and local storage beside the profile, now.
-
-        Chromium writes its cookie store lazily; a run killed with SIGKILL (or a
-        power cut) would lose a sign-in made moments before. The copy is restored
-        when the next browser starts. It lives in the profile directory, which
-        holds the same cookies already, and only the person can read it (0600).
-        """
-        state = await self.storage_state()
-        if state is not None:
-            await asyncio.to_thread(write_private_json, self.plan.profile_dir / SIGN_IN_FILE, state)
+        """Save the browser's sign-ins beside the profile now, so a crash cannot lose them."""
+        await self.sign_ins.keep()
 
     async def storage_state(self) -> Any:
-        """The context's cookies and local storage (Playwright's storage state), or None.
-
-        Read with SubTerminator's own fixed code; no model is ever offered the tool,
-        so no model can read a cookie.
-        """
-        try:
-            result = await self._dispatch("browser_run_code_unsafe", {"code": SAVE_STATE_CODE})
-        except (MCPToolError, ServerStopped):
-            return None
-        return parse_saved_state(text_of(result))
+        """The context's cookies and local storage (Playwright's storage state), or None."""
+        return await self.sign_ins.storage_state()
 
     async def add_storage_state(self, state: dict[str, Any]) -> None:
-        """Add a saved sign-in (already narrowed to one service's domains) to the browser.
+        """Add a saved sign-in, narrowed to one service's domains; MCPToolError if refused."""
+        await self.sign_ins.add(state)
 
-        Raises MCPToolError when the browser refuses it.
+    async def jpeg_frame(self) -> bytes | None:
+        """The viewport as JPEG bytes for a live view (None when there is no picture now)."""
+        return await self.capture.jpeg_frame()
+
+    async def screenshot(self) -> Path:
+        """Save a screenshot of the viewport and return its path."""
+        result = await self.call("browser_take_screenshot", {"type": "png"})
+        if result.screenshot_path is None:
+            raise MCPToolError("Playwright MCP returned no image for the screenshot")
+        return result.screenshot_path
+
+    async def console_messages(self) -> str:
+        """Every console message of the current page, as Playwright MCP prints them ('' if none).
+
+        SubTerminator's own read (serve's call log); the tool stays off the allowlist.
         """
-        code = add_state_code(state)
-        if code is None:
-            return
-        result = await self._dispatch("browser_run_code_unsafe", {"code": code})
-        if result.is_error:
-            raise MCPToolError(error_message(text_of(result)))
-
-    async def _restore_sign_in(self) -> None:
-        code = add_cookies_code(self.plan.profile_dir / SIGN_IN_FILE)
-        if code is not None:
-            with contextlib.suppress(MCPToolError, ServerStopped):
-                await self._dispatch("browser_run_code_unsafe", {"code": code})
-
-    def page_before_failure(self) -> NormalizedSnapshot | None:
-        """The last page seen, carried by the errors of calls that got no answer."""
-        return self.last_snapshot
+        return await self.console.read()
 
     # --- calls ----------------------------------------------------------------------
 
@@ -204,9 +220,12 @@ class BrowserGateway(PlaywrightMCPProcess):
         when there is one) or MCPConnectionError (the server cannot be kept alive).
         """
         args = self.checked_arguments(name, arguments)
-        self._refuse_past_open_dialog(name)
-        await self.watch_requests()
-        result, acknowledged = await self._dispatch_past_alerts(name, args)
+        refuse_past_open_dialog(name, self.last_snapshot)
+        await self.process.watch_requests()
+        before = self.last_snapshot.url if self.last_snapshot else None
+        result, acknowledged = await dispatch_past_alerts(
+            self._dispatch_with_restart, self._dispatch, name, args, before
+        )
         text = text_of(result)
         sections = split_sections(text)
         modal = sections.get("Modal state")
@@ -219,34 +238,14 @@ class BrowserGateway(PlaywrightMCPProcess):
             raise MCPToolError(error_message(text), snapshot=blocked)
         if result.is_error:
             fresh = await self._fresh_snapshot_or_none()
-            raise MCPToolError(self._explain_error(text), snapshot=fresh)
-        screenshot = self._save_images(result)
+            raise MCPToolError(self.process.explain_error(text), snapshot=fresh)
+        screenshot = self.capture.save_images(result)
         snapshot = await self._settled_snapshot(text, screenshot)
         if acknowledged:
             snapshot = with_dialog_notes(snapshot, None, acknowledged)
         if _FILE_CHOOSER in snapshot.notes.get("Modal state", ""):
             snapshot = await self._close_file_chooser()
         return ActionResult(name, args, text, snapshot, screenshot)
-
-    def _refuse_past_open_dialog(self, name: str) -> None:
-        """A confirm/prompt waits for an answer: only the dialog tool (or a look) may go."""
-        if name in _DIALOG_TOOLS or self.last_snapshot is None:
-            return
-        waiting = [
-            dialog
-            for dialog in open_dialogs(self.last_snapshot.notes.get("Modal state"))
-            if dialog.needs_an_answer
-        ]
-        if waiting:
-            raise MCPToolError(answer_first_message(waiting[0]), snapshot=self.last_snapshot)
-
-    async def _dispatch_past_alerts(
-        self, name: str, args: dict[str, Any]
-    ) -> tuple[types.CallToolResult, list[str]]:
-        before = self.last_snapshot.url if self.last_snapshot else None
-        return await dispatch_past_alerts(
-            self._dispatch_with_restart, self._dispatch, name, args, before
-        )
 
     async def _settled_snapshot(self, text: str, screenshot: Path | None) -> NormalizedSnapshot:
         """The page after an action; a page still loading gets time to settle.
@@ -294,114 +293,37 @@ class BrowserGateway(PlaywrightMCPProcess):
         browser would then refuse.
         """
         check_allowed(name)
-        tool = self.server_tools.get(name)
+        tool = self.process.server_tools.get(name)
         schema = tool.input_schema if tool else None
         args = with_schema_defaults(arguments or {}, schema)
         validate_arguments(name, args, schema)
         return args
 
     async def inspect(self, ref: str | None = None) -> PageFacts:
-        """Read the target's visible text, the focused element and the forms from the DOM.
-
-        Runs SubTerminator's own fixed function (never a model's) through
-        ``browser_evaluate``, which the allowlist keeps from every model. Empty facts
-        when the page cannot be read (a dialog is open, the ref is gone).
-        """
-        arguments: dict[str, Any] = {"function": PAGE_FACTS_FUNCTION}
-        if ref is not None:
-            arguments["target"] = ref
-        try:
-            result = await self._dispatch_with_restart("browser_evaluate", arguments)
-        except MCPToolError:
-            return NO_FACTS
-        if result.is_error:
-            return NO_FACTS if ref is None else await self.inspect(None)
-        return parse_page_facts(text_of(result))
+        """The target's visible text, the focused element and the forms, read from the DOM
+        by SubTerminator's own function (empty facts when the page cannot be read)."""
+        return await self.reader.facts(ref)
 
     async def seen_text(self) -> str | None:
-        """The text a person can see on the page (see browser/seen_text.py), or None when the
-        page cannot be read (a native dialog is open, the page is gone)."""
-        arguments: dict[str, Any] = {"function": SEEN_TEXT_FUNCTION}
-        try:
-            result = await self._dispatch_with_restart("browser_evaluate", arguments)
-        except MCPToolError:
-            return None
-        return None if result.is_error else parse_seen_text(text_of(result))
-
-    def _explain_error(self, text: str) -> str:
-        """The tool's error in a line or two; the browser's launch log goes to the server log."""
-        message = error_message(text)
-        if "Browser logs:" not in message:
-            return message
-        head = message.split("Browser logs:", 1)[0].strip()
-        if self._errlog is not None:
-            self._errlog.write(ANSI.sub("", message) + "\n")
-            self._errlog.flush()
-        return (
-            f"{head}. The browser {self.plan.browser_description} did not start or closed at "
-            f"once: check SUBTERMINATOR_BROWSER and run `subterminator doctor`. Browser log: "
-            f"{self.plan.server_log}"
-        )
-
-    async def console_messages(self) -> str:
-        """Every console message of the current page, as Playwright MCP prints them ('' if none).
-
-        SubTerminator's own read (serve mode's call records); the tool stays off the
-        allowlist, so no model calls it. Playwright MCP links "New console entries" in
-        the next answer after any message (``--console-level debug``: every level), so
-        while the last read found none and no answer has linked one since, the page
-        still has none (a new page starts empty) and the read is skipped.
-        """
-        if self._quiet_console is not None:
-            return self._quiet_console
-        try:
-            result = await self._dispatch("browser_console_messages", {"level": "debug"})
-        except (MCPToolError, MCPConnectionError, ServerStopped):
-            return ""  # a record without console messages, never a failed call
-        if result.is_error:
-            return ""
-        text = text_of(result)
-        empty = split_sections(text).get("Result", "").startswith("Total messages: 0 ")
-        self._quiet_console = text if empty else None
-        return text
+        """The text a person can see on the page, or None when it cannot be read."""
+        return await self.reader.seen_text()
 
     async def _dispatch(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
+        """Send one call as it is (no checks): the gateway's own calls and its helpers'."""
         try:
-            result = await super()._dispatch(name, args)
+            result = await self.process.dispatch(name, args)
         except BaseException:
-            self._quiet_console = None  # a restart or a lost answer: read again
+            self.console.forget()  # a restart or a lost answer: read again
             raise
-        if _NEW_CONSOLE_ENTRIES in text_of(result):
-            self._quiet_console = None
+        self.console.saw(result)
         return result
 
     async def snapshot(self) -> NormalizedSnapshot:
         """A fresh snapshot of the current page."""
         return (await self.call("browser_snapshot")).snapshot
 
-    async def screenshot(self) -> Path:
-        """Save a screenshot of the viewport and return its path."""
-        result = await self.call("browser_take_screenshot", {"type": "png"})
-        if result.screenshot_path is None:
-            raise MCPToolError("Playwright MCP returned no image for the screenshot")
-        return result.screenshot_path
-
-    async def jpeg_frame(self) -> bytes | None:
-        """The viewport as JPEG bytes, for a live view: nothing saved, no snapshot taken.
-
-        None when the browser gives no image (a dialog is open, it is restarting).
-        """
-        try:
-            result = await self._dispatch("browser_take_screenshot", {"type": "jpeg"})
-        except (MCPToolError, MCPConnectionError, ServerStopped, OutcomeUnknownError):
-            return None
-        for block in result.content:
-            if isinstance(block, types.ImageContent) and not result.is_error:
-                return base64.b64decode(block.data)
-        return None
-
     async def _dispatch_with_restart(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
-        if self._server_died or (self._owner is not None and self._owner.done()):
+        if self.process.died:
             reopened = await self._restart(f"a call ({name}) found its Playwright MCP dead")
             if name not in _REPEATABLE:
                 raise CallNotSentError(restart_message(reopened), snapshot=self.last_snapshot)
@@ -430,18 +352,19 @@ class BrowserGateway(PlaywrightMCPProcess):
                 return await self._restart_now()
         if self.restarts >= self.max_restarts:
             raise MCPConnectionError(
-                "Playwright MCP stopped again after a restart; giving up. " + self._diagnostics()
+                "Playwright MCP stopped again after a restart; giving up. "
+                + self.process.diagnostics()
             )
         return await self._restart_now()
 
     async def _restart_now(self) -> str | None:
         self.restarts += 1
         logger.warning("Restarting Playwright MCP (restart %d)", self.restarts)
-        await self._stop_server()
+        await self.process.stop_server()
         ensure_profile_free(self.plan.profile_dir)
-        await self._start_server()
-        await self.watch_requests()
-        await self._restore_sign_in()
+        await self.process.start_server()
+        await self.process.watch_requests()
+        await self.sign_ins.restore()
         last_url = self.last_snapshot.url if self.last_snapshot else None
         if last_url and last_url != "about:blank":
             result = await self._dispatch("browser_navigate", {"url": last_url})
@@ -466,15 +389,3 @@ class BrowserGateway(PlaywrightMCPProcess):
             return await self._snapshot_from(text_of(result), None)
         except (MCPToolError, SnapshotValidationError, ServerStopped):
             return None
-
-    def _save_images(self, result: types.CallToolResult) -> Path | None:
-        saved: Path | None = None
-        for block in result.content:
-            if isinstance(block, types.ImageContent):
-                self._screenshots += 1
-                suffix = {"image/jpeg": ".jpg", "image/webp": ".webp"}.get(block.mime_type, ".png")
-                folder = self.plan.run_dir / "screenshots"
-                folder.mkdir(exist_ok=True)
-                saved = folder / f"screenshot-{self._screenshots:03d}{suffix}"
-                saved.write_bytes(base64.b64decode(block.data))
-        return saved

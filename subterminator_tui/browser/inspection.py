@@ -6,6 +6,7 @@ the tree does not say which buttons submit the form a field belongs to. The
 gateway runs one fixed function (below, never one a model wrote) through
 Playwright MCP's ``browser_evaluate`` to read the visible text of the target,
 the focused element and the page's forms with their submit controls.
+:class:`PageReader` runs it, and seen_text.py's reader of what a person can see.
 
 A hostile page could patch the DOM prototypes this reads; the guard treats what
 it reads as extra labels to match (more reasons to ask), never as a reason to
@@ -18,7 +19,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from subterminator_tui.browser.answers import Dispatch, text_of
+from subterminator_tui.browser.seen_text import SEEN_TEXT_FUNCTION, parse_seen_text
 from subterminator_tui.browser.snapshot import split_sections
+from subterminator_tui.errors import MCPToolError
 
 #: At most this many characters of any text are read (labels, not page bodies).
 _TEXT_LIMIT = 200
@@ -51,11 +55,16 @@ PAGE_FACTS_FUNCTION = """(target) => {
   const dialogs = Array.from(document.querySelectorAll(
     'dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]'))
     .filter(shown).map((el) => limit(el.innerText, REGION_LIMIT)).filter(Boolean);
+  // A field whose typing is hidden: type=password, or any text field drawn as dots.
+  const secret = (el) => ['INPUT', 'TEXTAREA'].includes(el.tagName)
+    && ((el.type || '').toLowerCase() === 'password'
+      || (getComputedStyle(el).webkitTextSecurity || 'none') !== 'none');
   const control = (el) => ({
     tag: el.tagName.toLowerCase(),
     type: limit(el.getAttribute('type')),
+    secret: secret(el),
     text: limit(el.innerText || el.textContent),
-    value: el.tagName === 'INPUT' ? limit(el.value) : '',
+    value: el.tagName === 'INPUT' && !secret(el) ? limit(el.value) : '',
     label: limit(el.getAttribute('aria-label')),
     title: limit(el.getAttribute('title')),
     href: el.href ? String(el.href) : '',
@@ -87,6 +96,8 @@ class ControlFacts:
 
     tag: str
     type: str = ""
+    #: What is typed into it is hidden (type=password, or masked by CSS): never read back.
+    secret: bool = False
     text: str = ""
     value: str = ""
     label: str = ""
@@ -193,6 +204,7 @@ def _control(data: Any) -> ControlFacts | None:
     return ControlFacts(
         tag=str(data.get("tag", "")),
         type=str(data.get("type", "")),
+        secret=data.get("secret") is True,
         text=str(data.get("text", "")),
         value=str(data.get("value", "")),
         label=str(data.get("label", "")),
@@ -211,3 +223,36 @@ def _options(data: Any) -> tuple[tuple[str, str], ...]:
     return tuple(
         (str(item[0]), str(item[1])) for item in data if isinstance(item, list) and len(item) == 2
     )
+
+
+class PageReader:
+    """Reads the DOM with SubTerminator's own fixed functions (never a model's).
+
+    They go through ``browser_evaluate``, which the allowlist keeps from every model.
+    """
+
+    def __init__(self, dispatch: Dispatch) -> None:
+        self._dispatch = dispatch
+
+    async def facts(self, ref: str | None = None) -> PageFacts:
+        """The target's visible text, the focused element and the forms; empty facts when
+        the page cannot be read (a dialog is open), the page alone when the ref is gone."""
+        arguments: dict[str, Any] = {"function": PAGE_FACTS_FUNCTION}
+        if ref is not None:
+            arguments["target"] = ref
+        try:
+            result = await self._dispatch("browser_evaluate", arguments)
+        except MCPToolError:
+            return NO_FACTS
+        if result.is_error:
+            return NO_FACTS if ref is None else await self.facts(None)
+        return parse_page_facts(text_of(result))
+
+    async def seen_text(self) -> str | None:
+        """The text a person can see on the page (see seen_text.py), or None when the page
+        cannot be read (a native dialog is open, the page is gone)."""
+        try:
+            result = await self._dispatch("browser_evaluate", {"function": SEEN_TEXT_FUNCTION})
+        except MCPToolError:
+            return None
+        return None if result.is_error else parse_seen_text(text_of(result))

@@ -1,10 +1,11 @@
 """The Playwright MCP process behind the gateway: started, watched, spoken to, stopped.
 
-The MCP client lives in a task of its own (the *session owner*): the SDK's
-stdio transport opens cancel scopes and a task group that must be closed by
-the task that opened them, and callers (the loop, the Textual worker) need to
-time out or be cancelled without tearing those scopes. Callers talk to the
-owner through a queue.
+The gateway (gateway.py) holds one and sends every call through
+:meth:`PlaywrightMCPProcess.dispatch`. The MCP client lives in a task of its own
+(the *session owner*): the SDK's stdio transport opens cancel scopes and a task
+group that must be closed by the task that opened them, and callers (the loop, the
+Textual worker) need to time out or be cancelled without tearing those scopes.
+Callers talk to the owner through a queue.
 
 A watchdog notices when Node dies (a crash, or a SIGKILL) and immediately
 kills the Chromium it leaves behind, which Playwright started in a process
@@ -20,6 +21,7 @@ import os
 import signal
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -29,7 +31,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from subterminator_tui import __version__
-from subterminator_tui.browser.answers import root_cause
+from subterminator_tui.browser.answers import ANSI, error_message, root_cause
 from subterminator_tui.browser.devtools import (
     endpoint_port,
     forget_endpoint,
@@ -62,10 +64,22 @@ class ServerStopped(Exception):
 
 
 class PlaywrightMCPProcess:
-    """One Playwright MCP server over stdio, with the browser it starts."""
+    """One Playwright MCP server over stdio, with the browser it starts.
 
-    def __init__(self, plan: LaunchPlan, *, connect_timeout: float, call_timeout: float) -> None:
+    ``last_page`` gives the last page seen (the gateway keeps it): a call that times out
+    carries it in its error.
+    """
+
+    def __init__(
+        self,
+        plan: LaunchPlan,
+        *,
+        connect_timeout: float,
+        call_timeout: float,
+        last_page: Callable[[], object | None] = lambda: None,
+    ) -> None:
         self.plan = plan
+        self.last_page = last_page
         #: Our own DevTools session: every request of the browser paused and judged.
         self.requests = RequestWatch()
         #: The DevTools ports no page may reach (the run's egress filter refuses them).
@@ -83,7 +97,8 @@ class PlaywrightMCPProcess:
         self._closing = False
         self._errlog: TextIO | None = None
 
-    async def _start_server(self) -> None:
+    async def start_server(self) -> None:
+        """Start the server and handshake; MCPConnectionError, with diagnostics, when it cannot."""
         self._server_died = False
         self._requests = asyncio.Queue()
         if self.plan.remote is None:
@@ -98,22 +113,22 @@ class PlaywrightMCPProcess:
         try:
             listing = await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
         except TimeoutError:
-            await self._stop_server()
+            await self.stop_server()
             raise MCPConnectionError(
                 f"Playwright MCP did not answer within {self.connect_timeout:.0f} s. "
-                + self._diagnostics()
+                + self.diagnostics()
             ) from None
         except (Exception, asyncio.CancelledError) as error:
-            await self._stop_server()
+            await self.stop_server()
             if isinstance(error, asyncio.CancelledError):
                 raise
             raise MCPConnectionError(
-                f"Failed to connect to Playwright MCP ({root_cause(error)}). " + self._diagnostics()
+                f"Failed to connect to Playwright MCP ({root_cause(error)}). " + self.diagnostics()
             ) from error
         self.server_tools = {tool.name: tool for tool in listing.tools}
         missing = REQUIRED_TOOLS - self.server_tools.keys()
         if missing:
-            await self._stop_server()
+            await self.stop_server()
             raise MCPConnectionError(
                 f"Playwright MCP {self.plan.package.version} lacks {', '.join(sorted(missing))}; "
                 "reinstall the pinned version with: make setup"
@@ -130,22 +145,22 @@ class PlaywrightMCPProcess:
         if self.plan.remote is not None or self.requests.attached:
             return
         # The process's own call (not the guarded page's): it only makes Playwright launch.
-        await PlaywrightMCPProcess._dispatch(self, "browser_tabs", {"action": "list"})
+        await self.dispatch("browser_tabs", {"action": "list"})
         endpoint = await wait_for_endpoint(self.plan.profile_dir, self.connect_timeout)
         if endpoint is None:
-            await self._stop_server()
+            await self.stop_server()
             raise MCPConnectionError(
                 "The browser started without its DevTools endpoint, so its requests cannot be "
-                "watched. " + self._diagnostics()
+                "watched. " + self.diagnostics()
             )
         self.devtools_ports.add(endpoint_port(endpoint))
         try:
             await self.requests.attach(endpoint)
         except Exception as error:
-            await self._stop_server()
+            await self.stop_server()
             raise MCPConnectionError(
                 f"Could not attach to the browser's DevTools endpoint ({error}). "
-                + self._diagnostics()
+                + self.diagnostics()
             ) from None
 
     async def _own_session(self, ready: asyncio.Future[types.ListToolsResult]) -> None:
@@ -214,7 +229,8 @@ class PlaywrightMCPProcess:
                 await asyncio.to_thread(kill_browser_processes, self.plan.profile_dir, patience=2.0)
                 return
 
-    async def _stop_server(self) -> None:
+    async def stop_server(self) -> None:
+        """Stop Node (SIGTERM first, so Chromium writes its cookies) and every browser left."""
         await self.requests.close()
         watchdog, self._watchdog = self._watchdog, None
         if watchdog is not None and watchdog is not asyncio.current_task():
@@ -248,7 +264,7 @@ class PlaywrightMCPProcess:
         if self._closing:
             return
         self._closing = True
-        task = asyncio.ensure_future(self._stop_server())
+        task = asyncio.ensure_future(self.stop_server())
         try:
             await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -275,7 +291,13 @@ class PlaywrightMCPProcess:
             return False
         return True
 
-    def _diagnostics(self) -> str:
+    @property
+    def died(self) -> bool:
+        """Whether the server died (or hung) since it started: the next call restarts it."""
+        return self._server_died or (self._owner is not None and self._owner.done())
+
+    def diagnostics(self) -> str:
+        """What to check, where the server log is, and its last lines."""
         tail = ""
         with contextlib.suppress(OSError):
             lines = self.plan.server_log.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -286,11 +308,26 @@ class PlaywrightMCPProcess:
         )
         return hint + (f". Last output: {tail}" if tail else "")
 
-    def page_before_failure(self) -> object | None:
-        """The last page seen, for errors to carry (the gateway keeps it)."""
-        return None
+    def explain_error(self, text: str) -> str:
+        """A tool's error in a line or two; the browser's launch log goes to the server log."""
+        message = error_message(text)
+        if "Browser logs:" not in message:
+            return message
+        head = message.split("Browser logs:", 1)[0].strip()
+        if self._errlog is not None:
+            self._errlog.write(ANSI.sub("", message) + "\n")
+            self._errlog.flush()
+        return (
+            f"{head}. The browser {self.plan.browser_description} did not start or closed at "
+            f"once: check SUBTERMINATOR_BROWSER and run `subterminator doctor`. Browser log: "
+            f"{self.plan.server_log}"
+        )
 
-    async def _dispatch(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
+    async def dispatch(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
+        """Send one tool call as it is (no allowlist: the gateway's job) and await its answer.
+
+        ServerStopped when the server died under it; OutcomeUnknownError when it hung.
+        """
         if self._closing or self._owner is None:
             raise MCPConnectionError("The browser gateway is closed.")
         reply: asyncio.Future[types.CallToolResult] = asyncio.get_running_loop().create_future()
@@ -304,7 +341,7 @@ class PlaywrightMCPProcess:
             raise OutcomeUnknownError(
                 f"{name} did not finish within {self.call_timeout:.0f} s; the browser was "
                 "restarted and what the call did is not known",
-                snapshot=self.page_before_failure(),
+                snapshot=self.last_page(),
             ) from None
         finally:
             seconds = time.perf_counter() - started

@@ -2,20 +2,27 @@
 
 Chromium writes its cookie store lazily, so a run killed with SIGKILL right after a
 sign-in (or after a site set its session cookie) would log the person out. The
-gateway saves the context's storage state at the moments that matter and adds the
-saved cookies back when a browser starts on the profile.
+gateway's :class:`SignInKeeper` saves the context's storage state at the moments that
+matter and adds the saved cookies back when a browser starts on the profile. It runs
+SubTerminator's own fixed code through ``browser_run_code_unsafe``, a tool no model is
+ever offered, so no model can read or write a cookie.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import time
 from pathlib import Path
 from typing import Any
 
+from subterminator_tui.browser.answers import Dispatch, error_message, text_of
+from subterminator_tui.browser.mcp_process import ServerStopped
 from subterminator_tui.browser.snapshot import split_sections
-from subterminator_tui.rules.domains import domain_allowed
+from subterminator_tui.errors import MCPToolError
+from subterminator_tui.reach.urls import domain_allowed
 
 #: The copy of the browser's sign-ins kept beside the profile (see keep_sign_in).
 SIGN_IN_FILE = "subterminator-sign-in.json"
@@ -119,3 +126,51 @@ def parse_saved_state(answer_text: str) -> Any:
         return json.loads(json.loads(body))
     except (json.JSONDecodeError, TypeError):
         return None
+
+
+class SignInKeeper:
+    """One profile's sign-ins, saved beside it and added back when its browser starts."""
+
+    def __init__(self, dispatch: Dispatch, profile_dir: Path) -> None:
+        self._dispatch = dispatch
+        #: The copy kept beside the profile, readable by its owner only.
+        self.path = profile_dir / SIGN_IN_FILE
+
+    async def keep(self) -> None:
+        """Save the browser's cookies and local storage beside the profile, now.
+
+        Chromium writes its cookie store lazily; a run killed with SIGKILL (or a
+        power cut) would lose a sign-in made moments before. The copy is restored
+        when the next browser starts. It lives in the profile directory, which
+        holds the same cookies already, and only the person can read it (0600).
+        """
+        state = await self.storage_state()
+        if state is not None:
+            await asyncio.to_thread(write_private_json, self.path, state)
+
+    async def storage_state(self) -> Any:
+        """The context's cookies and local storage (Playwright's storage state), or None."""
+        try:
+            result = await self._dispatch("browser_run_code_unsafe", {"code": SAVE_STATE_CODE})
+        except (MCPToolError, ServerStopped):
+            return None
+        return parse_saved_state(text_of(result))
+
+    async def add(self, state: dict[str, Any]) -> None:
+        """Add a saved sign-in (already narrowed to one service's domains) to the browser.
+
+        Raises MCPToolError when the browser refuses it.
+        """
+        code = add_state_code(state)
+        if code is None:
+            return
+        result = await self._dispatch("browser_run_code_unsafe", {"code": code})
+        if result.is_error:
+            raise MCPToolError(error_message(text_of(result)))
+
+    async def restore(self) -> None:
+        """Add the saved, unexpired cookies back to a browser just started (best effort)."""
+        code = add_cookies_code(self.path)
+        if code is not None:
+            with contextlib.suppress(MCPToolError, ServerStopped):
+                await self._dispatch("browser_run_code_unsafe", {"code": code})

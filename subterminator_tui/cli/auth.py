@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 
+from subterminator_tui.command_run import run_command
 from subterminator_tui.exit_codes import FAILURE
 from subterminator_tui.rules import load_services
-from subterminator_tui.running import run_command
 from subterminator_tui.session.places import check_browser_place
 from subterminator_tui.session.request import check_practice_service
 from subterminator_tui.session.saved_sign_in import (

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from subterminator_tui.command_run import run_command
 from subterminator_tui.errors import ConfigurationError, SubTerminatorError
 from subterminator_tui.exit_codes import CONFIGURATION
 from subterminator_tui.headless.gate import TerminalGate
@@ -13,7 +14,6 @@ from subterminator_tui.headless.reporter import TerminalReporter
 from subterminator_tui.journal.store import Journal, RunRow
 from subterminator_tui.orchestrator.endings import describe_ending
 from subterminator_tui.rules import load_services
-from subterminator_tui.running import run_command
 from subterminator_tui.session import RunRequest, check_request, prepared_run
 from subterminator_tui.session.request import looks_like_site
 from subterminator_tui.settings import load_settings
@@ -114,7 +114,7 @@ def run_cancel(args: argparse.Namespace) -> int:
     request = request_from_args(args)
     if wants_tui(args):
         try:
-            from subterminator_tui.tui.run import run_tui
+            from subterminator_tui.tui.run_app import run_tui
 
             return run_tui(request, again_command(request))
         except SubTerminatorError as failure:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 
+from subterminator_tui.command_run import run_command
 from subterminator_tui.exit_codes import FAILURE, SUCCESS
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.rules import load_services
-from subterminator_tui.running import run_command
 from subterminator_tui.session.check import check_service
 from subterminator_tui.session.places import check_browser_place
 from subterminator_tui.session.request import check_practice_service

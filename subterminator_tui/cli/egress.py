@@ -14,8 +14,8 @@ import sys
 
 from subterminator_tui.browser.egress.addresses import listen_address
 from subterminator_tui.cli.options import add_services_option
+from subterminator_tui.command_run import run_command
 from subterminator_tui.errors import ConfigurationError
-from subterminator_tui.running import run_command
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -58,7 +58,7 @@ def run_egress(args: argparse.Namespace) -> int:
     # Imported here: the parser (built for every command) stays light.
     from subterminator_tui.browser.egress import EgressPolicy, EgressProxy
     from subterminator_tui.rules import load_services
-    from subterminator_tui.rules.domains import pinned_to_site
+    from subterminator_tui.rules.service_urls import pinned_to_site
     from subterminator_tui.session.request import check_practice_service
 
     async def serve() -> int:

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.command_run import run_command
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.headless.console import read_line
 from subterminator_tui.rules import (
@@ -19,7 +20,6 @@ from subterminator_tui.rules import (
     verify_completion,
 )
 from subterminator_tui.rules.generic import is_generic_rule
-from subterminator_tui.running import run_command
 from subterminator_tui.session.browser import open_service_browser
 from subterminator_tui.session.request import looks_like_site
 from subterminator_tui.settings import load_settings

@@ -7,10 +7,10 @@ import datetime
 import json
 from typing import Any
 
+from subterminator_tui.command_run import run_command
+from subterminator_tui.costs import describe_tokens
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.journal.store import Journal, RunRow
-from subterminator_tui.providers.pricing import describe_tokens
-from subterminator_tui.running import run_command
 from subterminator_tui.settings import load_settings
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from subterminator_tui.command_run import run_command
 from subterminator_tui.practice.sites import practice_hint, practice_site
-from subterminator_tui.running import run_command
 
 
 def run_practice(args: argparse.Namespace) -> int:

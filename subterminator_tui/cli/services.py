@@ -6,10 +6,10 @@ import argparse
 from collections.abc import Sequence
 from typing import get_args
 
+from subterminator_tui.command_run import run_command
 from subterminator_tui.resources import gauntlet_scenarios_file
 from subterminator_tui.rules import ServiceConfig, load_services
 from subterminator_tui.rules.models import Category
-from subterminator_tui.running import run_command
 
 
 def listing_order(services: Sequence[ServiceConfig]) -> list[ServiceConfig]:

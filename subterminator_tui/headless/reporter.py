@@ -18,7 +18,7 @@ from subterminator_tui.orchestrator.events import (
     TurnFinished,
     TurnStarted,
 )
-from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK
+from subterminator_tui.pilots.virtual_tools import COMPLETE_TASK
 
 
 class TerminalReporter:

@@ -8,9 +8,8 @@ durably, when they happen. What a person types never reaches this file:
 hand-offs are not turns, guidance is recorded as a decision only, and every
 snapshot is scrubbed before it gets here.
 
-The database is opened with apsw, which bundles a current SQLite: the system's
-3.40 is inside the range of SQLite's WAL-reset bug (3.7.0-3.51.2), whose conditions
-(two connections to one WAL database, as a run and ``runs`` have) arise here.
+The class is built in layers: the connection (connection.py), an irreversible step's
+facts (steps.py), and here the runs, turns and checks.
 """
 
 from __future__ import annotations
@@ -19,14 +18,8 @@ import dataclasses
 import json
 import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import apsw
-
-from subterminator_tui.errors import JournalError, JournalWriteError
 from subterminator_tui.journal.processes import process_started, still_running
 from subterminator_tui.journal.rows import (
     CheckRow,
@@ -37,13 +30,13 @@ from subterminator_tui.journal.rows import (
     TurnRow,
     run_row,
 )
-
-__all__ = ["CheckRow", "Journal", "RunRow", "StepEvidenceRow", "StepRow", "StepState", "TurnRow"]
-from subterminator_tui.journal.schema import migrate
-from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.journal.steps import StepRecords
+from subterminator_tui.results import TaskResult
 
 if TYPE_CHECKING:
     from subterminator_tui.journal.request_log import RequestRow
+
+__all__ = ["CheckRow", "Journal", "RunRow", "StepEvidenceRow", "StepRow", "StepState", "TurnRow"]
 
 #: A run's columns; a run that never finished counts its turns from the turn rows.
 _RUN_COLUMNS = (
@@ -52,86 +45,15 @@ _RUN_COLUMNS = (
     "final_url, error, message, input_tokens, output_tokens, start_url, verified_by, ending, "
     "cache_read_tokens, cache_write_tokens, cost"
 )
-#: Milliseconds a writer waits for another process's lock before it counts as a failure.
-_BUSY_MS = 5_000
 
 
-class Journal:
-    """One connection to the journal database (WAL, synchronous=FULL, a current SQLite).
+class Journal(StepRecords):
+    """The journal: one connection to its database (WAL, synchronous=FULL, a current SQLite).
 
     Opening problems are JournalError (exit 2) naming the file and what to do; a
     failed write during a run is JournalWriteError, after which nothing more is sent
     to the browser.
     """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise JournalError(
-                f"Cannot create the journal's folder {path.parent}: {error.strerror or error}. "
-                "Point SUBTERMINATOR_JOURNAL at a file in a folder you can write."
-            ) from None
-        if path.is_dir():
-            raise JournalError(f"The journal path {path} is a folder; name a file instead.")
-        try:
-            self._db = apsw.Connection(str(path))
-            self._db.set_busy_timeout(_BUSY_MS)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            migrate(self._db, str(path))
-        except (apsw.NotADBError, apsw.CorruptError) as error:
-            raise JournalError(
-                f"The journal {path} is damaged or not a SubTerminator journal ({error}). Move "
-                "it aside (e.g. mv it to journal.sqlite3.broken) and run again; a new one is made."
-            ) from None
-        except (apsw.ReadOnlyError, apsw.CantOpenError, apsw.PermissionsError) as error:
-            raise JournalError(
-                f"Cannot write the journal {path} ({error}). Make it and its folder writable, "
-                "or point SUBTERMINATOR_JOURNAL at another file."
-            ) from None
-        except apsw.Error as error:
-            raise JournalError(f"Cannot open the journal {path}: {error}.") from None
-
-    @property
-    def connection(self) -> apsw.Connection:
-        """The open connection, for the journal's other tables (call_records.py)."""
-        return self._db
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._db.close()
-
-    def __enter__(self) -> Journal:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    @contextmanager
-    def _writing(self, what: str) -> Iterator[None]:
-        try:
-            yield
-        except apsw.Error as error:
-            raise JournalWriteError(
-                f"The journal {self.path} could not record {what} ({error}); nothing more was "
-                "sent to the browser. Free some disk space or fix the file's permissions."
-            ) from None
-
-    def _select(self, sql: str, values: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """Rows as plain tuples (apsw's own row types are narrower than the columns)."""
-        return [tuple(row) for row in self._db.execute(sql, values).fetchall()]
-
-    def _insert(self, what: str, sql: str, values: tuple[Any, ...]) -> int:
-        with self._writing(what):
-            self._db.execute(sql, values)
-            return int(self._db.last_insert_rowid())
-
-    def _update(self, what: str, sql: str, values: tuple[Any, ...]) -> None:
-        with self._writing(what):
-            self._db.execute(sql, values)
 
     def start_run(
         self, service: str, model: str | None, pilot: str, *, start_url: str | None = None
@@ -242,81 +164,12 @@ class Journal:
             ),
         )
 
-    # --- an irreversible step, fact by fact -----------------------------------------------
-
-    def record_question(self, run_id: int, turn: int, why: str, action: str, url: str) -> int:
-        """The person is about to be asked before an irreversible step; returns the step's id."""
-        return self._insert(
-            "the checkpoint question",
-            "INSERT INTO steps (run_id, turn, asked_at, why, action, url) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (run_id, turn, time.time(), why, action, url),
-        )
-
-    def record_decision(self, step_id: int, verdict: str) -> None:
-        """approve, reject or guidance: the decision only, never what the person typed."""
-        self._update(
-            "your decision",
-            "UPDATE steps SET decision=?, decided_at=? WHERE id=?",
-            (verdict, time.time(), step_id),
-        )
-
-    def record_dispatch(self, step_id: int) -> None:
-        """The approved step is being sent to the browser, now (written first)."""
-        self._update(
-            "the dispatch", "UPDATE steps SET dispatched_at=? WHERE id=?", (time.time(), step_id)
-        )
-
-    def record_step_outcome(self, step_id: int, outcome: str) -> None:
-        """done, failed or unknown: what became of the dispatched step."""
-        self._update(
-            "the step's outcome",
-            "UPDATE steps SET outcome=?, finished_at=? WHERE id=?",
-            (outcome, time.time(), step_id),
-        )
-
     def requests(self, run_id: int) -> list[RequestRow]:
         """The run's request log: each state-changing or gated request, its verdict and the
         service's status (request_log.py)."""
         from subterminator_tui.journal.request_log import RequestLog  # it builds on Journal
 
         return RequestLog(self).requests(run_id)
-
-    def record_step_before(self, step_id: int, approved_by: str, screenshot: str | None) -> None:
-        """Who approved ``step_id`` and the screenshot they approved it on."""
-        self._insert(
-            "the step's approval evidence",
-            "INSERT OR REPLACE INTO step_evidence (step_id, approved_by, before_screenshot) "
-            "VALUES (?, ?, ?)",
-            (step_id, approved_by, screenshot),
-        )
-
-    def record_step_after(self, step_id: int, screenshot: str | None, text: str | None) -> None:
-        """The screenshot and the text a person saw after ``step_id`` went out (scrubbed)."""
-        self._update(
-            "the step's evidence after it",
-            "UPDATE step_evidence SET after_screenshot=?, after_text=? WHERE step_id=?",
-            (screenshot, text, step_id),
-        )
-
-    def step_evidence(self, run_id: int) -> dict[int, StepEvidenceRow]:
-        """The evidence of a run's approved steps, by step id."""
-        rows = self._select(
-            "SELECT e.step_id, e.approved_by, e.before_screenshot, e.after_screenshot, "
-            "e.after_text FROM step_evidence e JOIN steps s ON s.id = e.step_id "
-            "WHERE s.run_id=? ORDER BY e.step_id",
-            (run_id,),
-        )
-        return {row[0]: StepEvidenceRow(*row) for row in rows}
-
-    def steps(self, run_id: int) -> list[StepRow]:
-        """A run's irreversible steps in order, each with its state."""
-        rows = self._select(
-            "SELECT id, turn, why, action, url, decision, dispatched_at, outcome FROM steps "
-            "WHERE run_id=? ORDER BY id",
-            (run_id,),
-        )
-        return [StepRow(*row) for row in rows]
 
     def interrupted_runs(self, service: str) -> list[RunRow]:
         """Unfinished runs of ``service`` whose process is gone (killed, crashed), newest first."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.plurals import plural
+from subterminator_tui.results import TaskResult
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ _UNKNOWN = Wording(
 
 
 @dataclass(frozen=True)
-class Ending:
+class EndingWords:
     """What happened and what next, each one sentence; ``status`` for a header."""
 
     happened: str
@@ -167,7 +167,7 @@ def describe_ending(
     run_id: int | None = None,
     turns: int = 0,
     command: str = "",
-) -> Ending:
+) -> EndingWords:
     """The words for a run of ``service`` that ended with ``reason``.
 
     ``detail`` is the run's own message (a rule's confirmation, what was rejected, an
@@ -185,7 +185,7 @@ def describe_ending(
         "resume": f"subterminator resume {run_id}" if run_id is not None else "subterminator runs",
         "again": command or "the same command",
     }
-    return Ending(
+    return EndingWords(
         happened=wording.happened.format_map(fields),
         next_step=wording.next_step.format_map(fields),
         status=wording.status,
@@ -193,7 +193,7 @@ def describe_ending(
     )
 
 
-def ending_of(result: TaskResult, service: str, command: str = "") -> Ending:
+def ending_of(result: TaskResult, service: str, command: str = "") -> EndingWords:
     """The words for ``result``, a run of ``service``."""
     return describe_ending(
         result.reason,

@@ -7,7 +7,7 @@ from typing import Literal, Protocol
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
-from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.results import TaskResult
 
 Outcome = Literal["ok", "error", "refused", "rejected", "guidance", "unverified", "done"]
 

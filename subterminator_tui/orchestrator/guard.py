@@ -19,6 +19,7 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotEleme
 from subterminator_tui.browser.tools import ALLOWED_TOOLS
 from subterminator_tui.orchestrator.browser import Browser
 from subterminator_tui.orchestrator.secrets import TYPING_TOOLS, password_field_refusal
+from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.rules import CheckpointRule, ServiceConfig, domain_allowed
 from subterminator_tui.rules.defaults import checkpoints_for
 from subterminator_tui.rules.effects import READ_ONLY_TOOLS, Effects, RunMemory, resolve_effects
@@ -28,7 +29,6 @@ from subterminator_tui.rules.matching import (
     target_elements,
 )
 from subterminator_tui.rules.money import money_shown, shows_charge
-from subterminator_tui.rules.reachability import Reachability
 
 # Tools whose arguments carry a URL the browser would open.
 _URL_ARGUMENTS = {"browser_navigate": "url", "browser_tabs": "url"}
@@ -39,6 +39,8 @@ class Refusal:
     """Why a call may not be dispatched; reported to the pilot as an error result."""
 
     message: str
+    #: Only the person can do what the call tried (type a password): hand the page to them.
+    for_the_person: bool = False
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,8 @@ class Guard:
         # Checkpoints or not: a password is typed by the person alone.
         password = await password_field_refusal(call, facts, browser)
         if password is not None or not self.checkpoints:
-            return BeforeDispatch(fresh, refusal=Refusal(password) if password else None)
+            refusal = Refusal(password, for_the_person=True) if password else None
+            return BeforeDispatch(fresh, refusal=refusal)
         self.learn(fresh, facts)
         return BeforeDispatch(fresh, checkpoint=self.judge(call, fresh, facts))
 

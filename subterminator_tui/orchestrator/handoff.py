@@ -26,9 +26,9 @@ from subterminator_tui.orchestrator.sign_in_window import (
     reload_refused,
     sign_in_pending,
 )
+from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.rules import ServiceConfig, detect_handoff
 from subterminator_tui.rules.matching import HandoffKind
-from subterminator_tui.rules.reachability import Reachability
 
 _FIELD_ROLES = frozenset({"textbox", "searchbox", "spinbutton", "combobox"})
 #: A person gets a few tries (a mistyped code) before the run stops.
@@ -60,14 +60,17 @@ async def hand_off(
     headed: bool,
     hint: str = "",
     reach: Reachability | None = None,
+    called_for: tuple[HandoffKind, str] | None = None,
 ) -> tuple[NormalizedSnapshot, list[str]]:
     """Resolve every hand-off the page calls for; returns the fresh page and what was done.
 
+    ``called_for``: a hand-off the caller knows the page needs though no rule says so
+    (a password field the pilot was refused), asked first.
     Raises HandoffCancelled when the human cancels or the page does not move on.
     """
     done: list[str] = []
     attempts = 0
-    needed = _needed(service, reach, snapshot)
+    needed = called_for or _needed(service, reach, snapshot)
     try:
         while needed is not None:
             kind, why = needed

@@ -12,13 +12,11 @@ from dataclasses import dataclass
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.costs import ModelPrice, Usage
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Outcome
-from subterminator_tui.orchestrator.result import TaskReason, TaskResult
 from subterminator_tui.pilots.base import Pilot, PilotTurn
-from subterminator_tui.providers.base import Usage
-from subterminator_tui.providers.pricing import ModelPrice
-from subterminator_tui.rules.endings import Ending
+from subterminator_tui.results import Ending, TaskReason, TaskResult
 from subterminator_tui.rules.matching import VerifiedBy
 
 #: Outcomes whose message is an error worth keeping in the journal.
@@ -26,8 +24,8 @@ _ERROR_OUTCOMES: frozenset[Outcome] = frozenset({"error", "refused", "unverified
 
 
 @dataclass
-class TurnRecord:
-    """One turn's journal row, from intent to outcome."""
+class OpenTurn:
+    """The journal row of the turn in flight: written at its intent, completed at its outcome."""
 
     row: int | None
     turn: int
@@ -57,7 +55,7 @@ class RunLedger:
         self.price = price
         self.final_url: str | None = None
         #: The turn whose row has an intent but no outcome yet.
-        self.open_turn: TurnRecord | None = None
+        self.open_turn: OpenTurn | None = None
 
     def start(self) -> None:
         """The run's row."""
@@ -86,7 +84,7 @@ class RunLedger:
             row = self.journal.record_intent(
                 self.run_id, turn, self.pilot.name, call.name, call.arguments, target=target
             )
-        self.open_turn = TurnRecord(row, turn)
+        self.open_turn = OpenTurn(row, turn)
         return row
 
     def question(self, turn: int, why: str, action: str, url: str) -> int | None:

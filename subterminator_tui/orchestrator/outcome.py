@@ -15,7 +15,7 @@ from typing import Protocol
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.orchestrator.guard import Checkpoint
-from subterminator_tui.orchestrator.result import TaskReason
+from subterminator_tui.results import TaskReason
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.rules.evidence import (
     ApprovedStep,

@@ -78,6 +78,8 @@ class Refused:
     page: NormalizedSnapshot
     #: The page was read just now (the target changed since the caller saw it).
     fresh: bool = False
+    #: What the call tried is the person's to do (a password): a front end hands it over.
+    for_the_person: bool = False
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,8 @@ class CallPipeline:
         if judged.fresh is None:
             return Ready()
         if judged.refusal is not None:
-            return Refused(judged.refusal.message, judged.fresh, fresh=True)
+            refusal = judged.refusal
+            return Refused(refusal.message, judged.fresh, True, refusal.for_the_person)
         if judged.checkpoint is None:
             return Ready(judged.fresh)
         action = describe_action(call, self.guard.target_of(call, judged.fresh))

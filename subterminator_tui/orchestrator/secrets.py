@@ -9,9 +9,10 @@ HTML-escapes it. Every snapshot, URL, title, console message and file the run
 passes on is scrubbed of every such shape first, so neither the model, the
 journal, the log, the screen nor Playwright MCP's output files keep them.
 
-A password field is known by what it is, an ``<input type=password>`` read from the
-page itself, never by its label: "Passwort", "パスワード" or no label at all. No model
-or calling agent types into one; only the person does.
+A password field is known by what it is, read from the page itself: an
+``<input type=password>``, or a text field the page draws as dots
+(``-webkit-text-security``), never by its label: "Passwort", "パスワード" or no
+label at all. No model or calling agent types into one; only the person does.
 """
 
 from __future__ import annotations
@@ -82,6 +83,15 @@ class SecretScrubber:
                 rewritten += 1
         return rewritten
 
+    @property
+    def holds_values(self) -> bool:
+        """Whether anything typed is remembered (only after a hand-off)."""
+        return bool(self._values or self._digit_patterns)
+
+    def shows_a_value(self, snapshot: NormalizedSnapshot) -> bool:
+        """Whether ``snapshot`` (as read, not scrubbed) shows a remembered value in any shape."""
+        return self.snapshot(snapshot) != snapshot
+
     def snapshot(self, snapshot: NormalizedSnapshot) -> NormalizedSnapshot:
         """A copy of ``snapshot`` with every remembered value removed."""
         if not self._values:
@@ -101,6 +111,22 @@ class SecretScrubber:
 
 
 _BINARY_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".pdf", ".zip", ".webm"})
+
+
+async def kept_screenshot(browser: Browser, scrubber: SecretScrubber) -> str | None:
+    """A screenshot to keep (shown at a question, kept as evidence), or None.
+
+    Pixels cannot be scrubbed: when the page shows something the person typed (a
+    code shown back, a name in a field), before or after the picture is taken, no
+    picture is kept at all. Without anything typed this costs no extra read.
+    """
+    if scrubber.holds_values and scrubber.shows_a_value(await browser.snapshot()):
+        return None
+    path = await browser.screenshot()
+    if scrubber.holds_values and scrubber.shows_a_value(await browser.snapshot()):
+        path.unlink(missing_ok=True)
+        return None
+    return str(path)
 
 
 def encoded_forms(value: str) -> set[str]:
@@ -154,9 +180,13 @@ async def password_field_refusal(call: ToolCall, facts: PageFacts, browser: Brow
         return None
     for index, ref in enumerate(call.target_refs()):
         target = facts.target if index == 0 else (await browser.inspect(ref)).target
-        if target is not None and target.tag == "input" and target.type.lower() == "password":
+        if target is None:
+            continue
+        typed_as_password = target.tag == "input" and target.type.lower() == "password"
+        if typed_as_password or target.secret:
+            what = "an input of type password" if typed_as_password else "its typing is masked"
             return (
-                f"Refused: {ref} is a password field (an input of type password). Passwords "
+                f"Refused: {ref} is a password field ({what}). Passwords "
                 "are the person's: only they type one, in the browser or at a sign-in "
                 "hand-off. Nothing was sent; ask the person to sign in."
             )

@@ -15,8 +15,8 @@ import re
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.orchestrator.browser import Browser
 from subterminator_tui.orchestrator.tabs import contain_tabs, open_tabs
-from subterminator_tui.rules.domains import web_host
-from subterminator_tui.rules.reachability import Reachability
+from subterminator_tui.reach.reachability import Reachability
+from subterminator_tui.reach.urls import web_host
 
 #: The title of the egress filter's own answer for a refused page.
 _REFUSED_TITLE = "SubTerminator blocked a request to"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.costs import ModelPrice
 from subterminator_tui.errors import (
     ConfigurationError,
     JournalWriteError,
@@ -12,9 +13,7 @@ from subterminator_tui.errors import (
     SubTerminatorError,
 )
 from subterminator_tui.orchestrator.events import Outcome
-from subterminator_tui.orchestrator.result import TaskReason
-from subterminator_tui.providers.pricing import ModelPrice
-from subterminator_tui.rules.endings import Ending
+from subterminator_tui.results import Ending, TaskReason
 from subterminator_tui.rules.matching import Verification, VerifiedBy
 
 NO_ACTION_LIMIT = 3

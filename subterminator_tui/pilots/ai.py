@@ -10,10 +10,10 @@ from typing import Any
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.tools import MODEL_TOOLS
-from subterminator_tui.orchestrator.virtual_tools import VIRTUAL_TOOL_SPECS
 from subterminator_tui.pilots.base import PilotTurn
 from subterminator_tui.pilots.page_view import COMPACT_VIEW, PageView, page_after, page_stub
 from subterminator_tui.pilots.tool_offer import tools_for_page
+from subterminator_tui.pilots.virtual_tools import VIRTUAL_TOOL_SPECS
 from subterminator_tui.providers.base import (
     AssistantMessage,
     Message,

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.providers.base import Usage
+from subterminator_tui.costs import Usage
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,11 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from subterminator_tui.pilots.compaction import CompactLine
+from subterminator_tui.pilots.compact_lines import PERIPHERAL_ROLES as _PERIPHERAL
 
-_PERIPHERAL = frozenset({"navigation", "contentinfo", "complementary", "banner"})
+if TYPE_CHECKING:
+    from subterminator_tui.pilots.compact_lines import CompactLine
+
 _REF = re.compile(r" \[ref=[^\]]*\]")
 
 

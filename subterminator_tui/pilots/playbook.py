@@ -15,8 +15,8 @@ from urllib.parse import urljoin
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
-from subterminator_tui.orchestrator.virtual_tools import COMPLETE_TASK
 from subterminator_tui.pilots.base import PilotTurn
+from subterminator_tui.pilots.virtual_tools import COMPLETE_TASK
 from subterminator_tui.rules import PlaybookStep, ServiceConfig, verify_completion
 
 

@@ -9,7 +9,8 @@ to a budget: a region longer than that names a ref inside it to open instead.
 from __future__ import annotations
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
-from subterminator_tui.pilots.compaction import describe_element, estimate_tokens
+from subterminator_tui.pilots.compact_lines import describe_element
+from subterminator_tui.pilots.compaction import estimate_tokens
 
 #: The most one region may send, in estimated tokens (a real page's footer fits).
 REGION_BUDGET = 1500

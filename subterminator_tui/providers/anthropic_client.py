@@ -26,12 +26,12 @@ from anthropic.types import (
 )
 
 from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.costs import Usage
 from subterminator_tui.providers.base import Message as ConversationMessage
 from subterminator_tui.providers.base import (
     ModelReply,
     ToolResultMessage,
     ToolSpec,
-    Usage,
     UserMessage,
 )
 from subterminator_tui.providers.retry import (

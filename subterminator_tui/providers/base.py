@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.costs import Usage
 
 
 @dataclass(frozen=True)
@@ -16,35 +17,6 @@ class ToolSpec:
     name: str
     description: str
     input_schema: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Tokens one model call used, as the provider counted them.
-
-    ``input_tokens`` is every token of the prompt the model read, whether served
-    from the prompt cache or not, so sums stay comparable with runs recorded
-    before caching; ``cache_read_tokens`` and ``cache_write_tokens`` say how much
-    of it came from, or went into, the provider's cache.
-    """
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-
-    @property
-    def uncached_input_tokens(self) -> int:
-        """Prompt tokens billed at the full input price."""
-        return max(0, self.input_tokens - self.cache_read_tokens - self.cache_write_tokens)
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cache_read_tokens + other.cache_read_tokens,
-            self.cache_write_tokens + other.cache_write_tokens,
-        )
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from openai.types.chat import (
 )
 
 from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.costs import Usage
 from subterminator_tui.errors import LLMError
 from subterminator_tui.providers.base import (
     AssistantMessage,
@@ -31,7 +32,6 @@ from subterminator_tui.providers.base import (
     ModelReply,
     ToolResultMessage,
     ToolSpec,
-    Usage,
     UserMessage,
 )
 from subterminator_tui.providers.retry import (

@@ -14,9 +14,7 @@
 - ``requests``  what a request to the service does, read from the request itself
 - ``evidence``  what a verified success must rest on besides a sentence on a page
 - ``text``      one normaliser for every text a rule reads
-- ``domains``   where the browser may go, and where a run starts
-- ``reachability`` the one answer to "may the browser be at this host now" (sign-ins)
-- ``identity_providers`` Google, Apple, Microsoft, ... and the hosts their sign-ins visit
+- ``service_urls`` a practice service's addresses pinned to its site, and where a run starts
 - ``endings``   billed elsewhere and offline-only endings: their details and a letter
 - ``typed_endings`` which of those endings a page calls for
 - ``account_state`` a plan's state on its account page, for ``subterminator check``
@@ -26,7 +24,7 @@
 - ``user_file`` one service written into the user's own ``services.toml``
 """
 
-from subterminator_tui.rules.domains import domain_allowed, resolve_start_url
+from subterminator_tui.reach.urls import domain_allowed
 from subterminator_tui.rules.generic import generic_service
 from subterminator_tui.rules.loader import load_services, user_services_file
 from subterminator_tui.rules.matching import (
@@ -43,6 +41,7 @@ from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
 from subterminator_tui.rules.playbook_steps import PlaybookStep
 from subterminator_tui.rules.registry import ServiceRegistry
+from subterminator_tui.rules.service_urls import resolve_start_url
 from subterminator_tui.rules.sites import SiteAddressError, registrable_domain, site_url
 
 __all__ = [

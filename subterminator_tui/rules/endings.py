@@ -12,15 +12,12 @@ to every service: they describe what any page says, not one site's flow.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import AfterValidator
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.rules.page_rules import PageRule
-
-EndingReason = Literal["billed_elsewhere", "offline_only"]
 
 
 def _https_or_empty(value: str) -> str:
@@ -40,48 +37,6 @@ class BillerRule(PageRule):
     """The biller's own steps, in one sentence, for the person."""
     source: str = ""
     """Where ``cancel_at`` and ``how`` were read (the biller's help page)."""
-
-
-@dataclass(frozen=True)
-class Ending:
-    """Why the run ends without a click: who to go to, or how to reach the service."""
-
-    reason: EndingReason
-    why: str
-    biller: str | None = None
-    cancel_at: str | None = None
-    how: str | None = None
-    #: Phone numbers, e-mail and postal addresses, chat, as the page shows them.
-    contacts: tuple[str, ...] = ()
-    #: A letter the person can send as it is (their name and the date left to fill in).
-    letter: str | None = None
-
-    def message(self, service_name: str) -> str:
-        """What the person is told at the end of the run."""
-        if self.reason == "billed_elsewhere":
-            where = f" at {self.cancel_at}" if self.cancel_at else ""
-            steps = f" {self.how}" if self.how else ""
-            return (
-                f"{service_name} is billed by {self.biller}, so it is cancelled with "
-                f"{self.biller}{where}, not on {service_name}'s site.{steps}"
-            )
-        shown = "; ".join(self.contacts) or "the contact details on the page"
-        return (
-            f"{service_name} can only be cancelled by phone, chat or letter ({shown}). "
-            "A letter you can send is in the run's result."
-        )
-
-    def rows(self) -> list[tuple[str, str]]:
-        """The details as label and value, for an end screen or a summary (page text: escape it)."""
-        rows: list[tuple[str, str]] = []
-        if self.biller:
-            rows.append(("Billed by", self.biller))
-        if self.cancel_at:
-            rows.append(("Cancel at", self.cancel_at))
-        if self.how:
-            rows.append(("How", self.how))
-        rows.extend(("Contact", contact) for contact in self.contacts)
-        return rows
 
 
 # Contact details as pages print them: international or national phone numbers,

@@ -20,8 +20,8 @@ from typing import Annotated
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from subterminator_tui.errors import ServiceConfigError
+from subterminator_tui.reach.urls import site_entry
 from subterminator_tui.resources import builtin_generic_rules_file
-from subterminator_tui.rules.domains import site_entry
 from subterminator_tui.rules.endings import BillerRule
 from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.rules.page_rules import CheckpointRule, PageRule

@@ -25,9 +25,9 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from subterminator_tui.rules.domains import domain_allowed, ip_address, is_bare_host, local_origin
+from subterminator_tui.reach.identity_providers import IDENTITY_PROVIDERS, is_provider_name
+from subterminator_tui.reach.urls import domain_allowed, ip_address, is_bare_host, local_origin
 from subterminator_tui.rules.fields import STRICT_MODEL_CONFIG, Needles, NonBlank, as_tuple
-from subterminator_tui.rules.identity_providers import IDENTITY_PROVIDERS, is_provider_name
 from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
 from subterminator_tui.rules.playbook_steps import PlaybookStep
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 from publicsuffixlist import PublicSuffixList
 
 from subterminator_tui.errors import ConfigurationError
-from subterminator_tui.rules.domains import ip_address, is_bare_host
+from subterminator_tui.reach.urls import ip_address, is_bare_host
 
 _WEB_SCHEMES = frozenset({"http", "https"})
 # "mailto:x", "file:/etc", "javascript:..." name a scheme; "example.com:8080" does not.

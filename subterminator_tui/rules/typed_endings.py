@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.rules.endings import Ending, cancellation_letter, contact_details
+from subterminator_tui.results import Ending
+from subterminator_tui.rules.endings import cancellation_letter, contact_details
 from subterminator_tui.rules.generic import generic_rules
 from subterminator_tui.rules.matching import first_holding
 from subterminator_tui.rules.models import ServiceConfig

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from subterminator_tui.journal.call_records import CONSOLE_LEVELS, ConsoleMessage
+from subterminator_tui.journal.call_log import CONSOLE_LEVELS, ConsoleMessage
 
 _ENTRY = re.compile(r"^\[([A-Z]+)\] ")
 _PAGE_ERROR = re.compile(r"^(?:[A-Za-z]*Error|Uncaught)\b")

@@ -15,7 +15,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Literal
 
-from subterminator_tui.journal.call_records import CONSOLE_LEVELS, CallRecord, CallRecordStore
+from subterminator_tui.journal.call_log import CONSOLE_LEVELS, CallRecord, CallRecordStore
 from subterminator_tui.serve.console_log import at_least
 from subterminator_tui.serve.errors import ServeError, ServeInputError
 

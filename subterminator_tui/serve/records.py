@@ -20,7 +20,7 @@ import uuid
 from typing import Any
 
 from subterminator_tui.browser.calls import ToolCall
-from subterminator_tui.journal.call_records import CallRecord, CallRecordStore
+from subterminator_tui.journal.call_log import CallRecord, CallRecordStore
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.serve.answers import Answer
 from subterminator_tui.serve.console_log import parse_console

@@ -15,8 +15,8 @@ from typing import Any
 
 from subterminator_tui.errors import ServiceNotFoundError, SubTerminatorError
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.reach.urls import web_host
 from subterminator_tui.rules import ServiceConfig, domain_allowed, generic_service, load_services
-from subterminator_tui.rules.domains import web_host
 from subterminator_tui.serve.approvals import ApprovalDesk
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.errors import (

@@ -20,7 +20,7 @@ from typing import Any
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.mcpserver import MCPServer
 
-from subterminator_tui.journal.call_records import CallRecordStore
+from subterminator_tui.journal.call_log import CallRecordStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.serve import live_view
 from subterminator_tui.serve.approvals import ApprovalDesk

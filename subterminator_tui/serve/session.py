@@ -29,14 +29,14 @@ from subterminator_tui.errors import (
     MCPToolError,
     OutcomeUnknownError,
 )
-from subterminator_tui.journal.call_records import CallRecordStore
+from subterminator_tui.journal.call_log import CallRecordStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.outcome import sent_not_verified_message
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
-from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.orchestrator.tabs import contain_tabs
+from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.rules.evidence import ApprovedStep
 from subterminator_tui.serve.answers import Answer, judged_by

@@ -13,9 +13,9 @@ from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.launch import plan_launch
 from subterminator_tui.practice.server import PracticeServer
 from subterminator_tui.practice.sites import practice_site
+from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.rules import ServiceConfig, resolve_start_url
-from subterminator_tui.rules.domains import pinned_to_site
-from subterminator_tui.rules.reachability import Reachability
+from subterminator_tui.rules.service_urls import pinned_to_site
 from subterminator_tui.settings import Settings
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.journal.store import Journal, RunRow
-from subterminator_tui.rules.domains import site_entry
+from subterminator_tui.reach.urls import site_entry
 from subterminator_tui.rules.generic import default_goal, site_name
 from subterminator_tui.rules.loader import load_services, service_table, user_services_file
 from subterminator_tui.rules.recording import RecordedPlaybook, record_steps

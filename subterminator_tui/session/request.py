@@ -12,6 +12,7 @@ from subterminator_tui.providers.resolution import (
     configured_model_problem,
     missing_model_reason,
 )
+from subterminator_tui.reach.urls import site_entry
 from subterminator_tui.rules import (
     ServiceConfig,
     ServiceRegistry,
@@ -21,7 +22,6 @@ from subterminator_tui.rules import (
     registrable_domain,
     site_url,
 )
-from subterminator_tui.rules.domains import site_entry
 from subterminator_tui.session.places import check_browser_place
 from subterminator_tui.session.saved_sign_in import read_sign_in_file
 from subterminator_tui.settings import Settings, load_settings

@@ -1,8 +1,9 @@
 """Every key the app and the operator console offer, declared once.
 
-Each screen's ``BINDINGS``, the keymap check (``keymap.py``) and the help screen
-(``?``/F1) derive from ``ACTIONS``: a key added here is bound, remappable by its
-id and listed in the help, or it is none of them.
+Each screen's ``BINDINGS``, the keymap check (``keymap.py``), the help screen
+(``?``/F1) and the command palette (``commands.py``) derive from ``ACTIONS``: a key
+added here is bound, remappable by its id and listed in the help, or it is none of
+them; an action with a ``command`` title is in the palette too, with the same words.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ class AppAction:
     help: str
     show: bool = True
     priority: bool = False
+    #: Its title in the command palette (Ctrl+P); empty: not offered there.
+    command: str = ""
 
     @property
     def owner(self) -> str:
@@ -53,22 +56,57 @@ ACTIONS: tuple[AppAction, ...] = (
         "Quit",
         "Stop the run (asks first), close the browser and exit",
         priority=True,
+        command="Stop the run",
     ),
     AppAction("app.quit-q", "q", "request_quit", "Quit", "Stop the run (asks first) and exit"),
     # F1 has priority so it works over every question; ? only where it is not typed text.
-    AppAction("app.help", "f1", "help", "Help", "The keys of the screen in front", priority=True),
-    AppAction("app.help-key", "question_mark", "help", "Help", "The keys of the screen in front"),
-    AppAction("app.search", "slash", "search", "Search page", "Find an element in the snapshot"),
-    AppAction("app.follow", "f", "follow_live", "Follow live", "Show the newest page and turn"),
     AppAction(
-        "app.toggle-tree", "x", "toggle_tree", "Expand/collapse", "Open or close the whole tree"
+        "app.help",
+        "f1",
+        "help",
+        "Help",
+        "The keys of the screen in front",
+        priority=True,
+        command="Help: keys",
+    ),
+    AppAction("app.help-key", "question_mark", "help", "Help", "The keys of the screen in front"),
+    AppAction(
+        "app.search",
+        "slash",
+        "search",
+        "Search page",
+        "Find an element in the snapshot",
+        command="Search the page",
+    ),
+    AppAction(
+        "app.follow",
+        "f",
+        "follow_live",
+        "Follow live",
+        "Show the newest page and turn",
+        command="Follow the live page",
+    ),
+    AppAction(
+        "app.toggle-tree",
+        "x",
+        "toggle_tree",
+        "Expand/collapse",
+        "Open or close the whole tree",
+        command="Expand or collapse the snapshot",
     ),
     AppAction(
         "app.close-search", "escape", "close_search", "Close search", "Close the search box", False
     ),
     # The checkpoint: an irreversible step waits.
-    AppAction("checkpoint.approve", "y", "approve", "Approve", "Run this step"),
-    AppAction("checkpoint.reject", "n", "reject", "Reject", "End the run; this step never runs"),
+    AppAction("checkpoint.approve", "y", "approve", "Approve", "Run this step", command="Approve"),
+    AppAction(
+        "checkpoint.reject",
+        "n",
+        "reject",
+        "Reject",
+        "End the run; this step never runs",
+        command="Reject",
+    ),
     AppAction("checkpoint.escape", "escape", "reject", "Reject", "Reject", show=False),
     AppAction(
         "checkpoint.guidance",
@@ -76,12 +114,13 @@ ACTIONS: tuple[AppAction, ...] = (
         "guidance",
         "Guidance",
         "Tell the pilot what to do instead (only when a model drives)",
+        command="Guidance",
     ),
     # The hand-off: the page needs the person.
     AppAction("handoff.cancel", "escape", "cancel", "Cancel run", "End the run; nothing is typed"),
     # "Stop the run?" (and "Stop the server?").
-    AppAction("quit.yes", "s", "stop", "Stop", "Stop and close the browser"),
-    AppAction("quit.no", "n,escape", "stay", "Back", "Keep running"),
+    AppAction("quit.yes", "s", "stop", "Stop", "Stop and close the browser", command="Stop"),
+    AppAction("quit.no", "n,escape", "stay", "Back", "Keep running", command="Back to the run"),
     # The end and error screens.
     AppAction("end.quit", "q", "quit_run", "Quit", "Leave with this exit code"),
     AppAction("end.look", "escape", "look", "Look around", "Back to the run's turns"),
@@ -93,7 +132,14 @@ ACTIONS: tuple[AppAction, ...] = (
     # The help screen itself.
     AppAction("help.close", "escape,question_mark,f1,q", "close", "Close", "Back"),
     # The operator console (serve --tui).
-    AppAction("console.quit", "q", "quit_console", "Quit", "Close every session (asks first)"),
+    AppAction(
+        "console.quit",
+        "q",
+        "quit_console",
+        "Quit",
+        "Close every session (asks first)",
+        command="Stop the server",
+    ),
     AppAction(
         "console.quit-ctrl-c",
         "ctrl+c",
@@ -102,7 +148,15 @@ ACTIONS: tuple[AppAction, ...] = (
         "Close every session (asks first)",
         priority=True,
     ),
-    AppAction("console.help", "f1", "help", "Help", "The keys of this screen", priority=True),
+    AppAction(
+        "console.help",
+        "f1",
+        "help",
+        "Help",
+        "The keys of this screen",
+        priority=True,
+        command="Help: keys",
+    ),
     AppAction("console.help-key", "question_mark", "help", "Help", "The keys of this screen"),
     AppAction(
         "console.save-sign-in",
@@ -127,6 +181,11 @@ BY_ID: dict[str, AppAction] = {action.id: action for action in ACTIONS}
 def bindings(owner: str) -> list[Binding]:
     """The bindings of one part of the app, in the registry's order."""
     return [action.binding() for action in ACTIONS if action.owner == owner]
+
+
+def palette_actions(owner: str) -> list[AppAction]:
+    """The actions of one part of the app that the command palette offers, in order."""
+    return [action for action in ACTIONS if action.owner == owner and action.command]
 
 
 def binding_ids() -> frozenset[str]:

@@ -23,29 +23,20 @@ from textual.theme import Theme
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
-from subterminator_tui.browser.gateway import BrowserGateway
+from subterminator_tui.browser.page_capture import LiveFrames
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import FAILURE, INTERRUPTED, TERMINATED
-from subterminator_tui.orchestrator.endings import Ending, ending_of
-from subterminator_tui.orchestrator.events import (
-    NoAction,
-    Notice,
-    PageSeen,
-    RunFinished,
-    RunStarted,
-    TurnFinished,
-    TurnStarted,
-)
+from subterminator_tui.orchestrator.endings import EndingWords, ending_of
 from subterminator_tui.orchestrator.gates import CheckpointRequest
 from subterminator_tui.orchestrator.pause import RunPause
-from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.plurals import plural
 from subterminator_tui.resources import styles_dir
-from subterminator_tui.session.run import RunSession
+from subterminator_tui.results import TaskResult
+from subterminator_tui.session.cancel_run import RunSession
+from subterminator_tui.tui import messages
 from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.bridge import AppGate, AppReporter
-from subterminator_tui.tui.messages import RunEvent
 from subterminator_tui.tui.plain import escaped
 from subterminator_tui.tui.questions import Question, QuestionDesk, is_early_key
 from subterminator_tui.tui.screens.end import EndScreen
@@ -56,7 +47,7 @@ from subterminator_tui.tui.widgets.arguments import ArgumentsPane
 from subterminator_tui.tui.widgets.live_page import LivePage
 from subterminator_tui.tui.widgets.run_header import RunHeader
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
-from subterminator_tui.tui.widgets.turn_log import TurnLog, TurnRecord
+from subterminator_tui.tui.widgets.turn_log import LoggedTurn, TurnLog
 from subterminator_tui.tui.widgets.url_bar import UrlBar
 
 
@@ -78,8 +69,11 @@ class SubTerminatorApp(App[int]):
         command: str = "",
         theme: str | None = None,
         save_theme: Callable[[str], None] | None = None,
+        live_frames: LiveFrames | None = None,
     ) -> None:
         super().__init__()
+        #: Where the live view's frames come from (None: the run shows none).
+        self.live_frames = live_frames
         self._saved_theme = theme
         self._save_theme = save_theme
         self.session = session
@@ -87,7 +81,7 @@ class SubTerminatorApp(App[int]):
         self.command = command
         self.service_name = ""
         #: How the run ended, in words (None until it has); printed after the app closes.
-        self.ending: Ending | None = None
+        self.ending: EndingWords | None = None
         #: The error that ended the run, in words, when it could not go on.
         self.failure: str | None = None
         self.image_previews = image_previews
@@ -172,61 +166,67 @@ class SubTerminatorApp(App[int]):
 
     # --- events from the run ----------------------------------------------------------
 
-    def on_run_event(self, message: RunEvent) -> None:
-        """Render one core event."""
-        event = message.event
-        header = self.query_one(RunHeader)
-        if isinstance(event, RunStarted):
-            header.service = self.service_name = event.service_name
-            header.driver = f"model {event.model}" if event.model else f"{event.pilot} pilot"
-            header.max_turns = event.max_turns
-            header.state = "running" if event.checkpoints else "running, CHECKPOINTS OFF"
-            if not event.checkpoints:
-                self.notify(
-                    "Checkpoints are off: nothing will ask before irreversible steps.",
-                    severity="warning",
-                    timeout=30,
-                )
-        elif isinstance(event, PageSeen):
-            self.latest, self.latest_allowed = event.snapshot, event.allowed
-            if self.follow_live:
-                self._show_page(event.snapshot, event.allowed, None, "Live")
-        elif isinstance(event, TurnStarted):
-            header.turn = event.turn
-            record = TurnRecord(event.turn, event.call, event.target, self.latest, event.reasoning)
-            self.query_one(TurnLog).add_turn(record)
-            if self.follow_live:
-                self._show_turn(record, live=True)
-        elif isinstance(event, TurnFinished):
-            header.tokens += event.input_tokens + event.output_tokens
-            header.cached_tokens += event.cache_read_tokens
-            self.query_one(TurnLog).finish_turn(
-                event.turn, event.outcome, event.latency, event.message
-            )
-            if event.outcome not in ("ok", "done") and event.message:
-                self.notify(escaped(event.message), title=f"Turn {event.turn}: {event.outcome}")
-            if self.image_previews:
-                self._frame_after_action()
-        elif isinstance(event, NoAction):
-            self.notify(f"The model answered without a tool call ({event.count}).")
-        elif isinstance(event, Notice):
+    def on_run_started(self, message: messages.RunStarted) -> None:
+        """The header shows the service, the driver and whether checkpoints are on."""
+        event, header = message.event, self.query_one(RunHeader)
+        header.service = self.service_name = event.service_name
+        header.driver = f"model {event.model}" if event.model else f"{event.pilot} pilot"
+        header.max_turns = event.max_turns
+        header.state = "running" if event.checkpoints else "running, CHECKPOINTS OFF"
+        if not event.checkpoints:
             self.notify(
-                escaped(event.text),
-                severity="warning" if event.level == "warning" else "information",
+                "Checkpoints are off: nothing will ask before irreversible steps.",
+                severity="warning",
+                timeout=30,
             )
-        elif isinstance(event, RunFinished):
-            header.tokens = event.result.input_tokens + event.result.output_tokens
-            header.cached_tokens = event.result.cache_read_tokens
-            header.cost = event.result.cost
-            header.state = ending_of(event.result, self.service_name, self.command).status
+
+    def on_page_seen(self, message: messages.PageSeen) -> None:
+        """The newest page, shown while the person follows the live run."""
+        self.latest, self.latest_allowed = message.event.snapshot, message.event.allowed
+        if self.follow_live:
+            self._show_page(self.latest, self.latest_allowed, None, "Live")
+
+    def on_turn_started(self, message: messages.TurnStarted) -> None:
+        """A row in the turn log, and the call's target on the page."""
+        event = message.event
+        self.query_one(RunHeader).turn = event.turn
+        logged = LoggedTurn(event.turn, event.call, event.target, self.latest, event.reasoning)
+        self.query_one(TurnLog).add_turn(logged)
+        if self.follow_live:
+            self._show_turn(logged, live=True)
+
+    def on_turn_finished(self, message: messages.TurnFinished) -> None:
+        """The turn's outcome in its row, the tokens in the header, a frame in the live view."""
+        event, header = message.event, self.query_one(RunHeader)
+        header.tokens += event.input_tokens + event.output_tokens
+        header.cached_tokens += event.cache_read_tokens
+        self.query_one(TurnLog).finish_turn(event.turn, event.outcome, event.latency, event.message)
+        if event.outcome not in ("ok", "done") and event.message:
+            self.notify(escaped(event.message), title=f"Turn {event.turn}: {event.outcome}")
+        if self.image_previews:
+            self._frame_after_action()
+
+    def on_no_action(self, message: messages.NoAction) -> None:
+        """The model answered without a tool call: say so."""
+        self.notify(f"The model answered without a tool call ({message.event.count}).")
+
+    def on_notice(self, message: messages.Notice) -> None:
+        """A notice from the run, as a notification."""
+        warning = message.event.level == "warning"
+        self.notify(escaped(message.event.text), severity="warning" if warning else "information")
+
+    def on_run_finished(self, message: messages.RunFinished) -> None:
+        """The run's totals and how it ended, in the header."""
+        result, header = message.event.result, self.query_one(RunHeader)
+        header.tokens = result.input_tokens + result.output_tokens
+        header.cached_tokens = result.cache_read_tokens
+        header.cost = result.cost
+        header.state = ending_of(result, self.service_name, self.command).status
 
     @work(exclusive=True, group="live-view", exit_on_error=False)
     async def _frame_after_action(self) -> None:
         """The page as the browser shows it after the action, in the live view."""
-        # The session exposes its running browser (CancelSession does; a test's may not).
-        browser = getattr(self.session, "browser", None)
-        gateway = getattr(browser, "gateway", None)
-        frame = await gateway.jpeg_frame() if isinstance(gateway, BrowserGateway) else None
+        frame = await self.live_frames.jpeg_frame() if self.live_frames is not None else None
         if frame is not None:
             self.query_one(LivePage).show_frame(frame)
 
@@ -248,18 +248,18 @@ class SubTerminatorApp(App[int]):
         if snapshot is not None:
             self.query_one(SnapshotTree).show_snapshot(snapshot, target)
 
-    def _show_turn(self, record: TurnRecord, *, live: bool) -> None:
-        target = record.target.ref if record.target else None
-        label = "Live" if live else f"Turn {record.turn}"
-        self._show_page(record.page, self.latest_allowed if live else True, target, label)
-        self.query_one(ArgumentsPane).show(record.call, f"Turn {record.turn}")
+    def _show_turn(self, logged: LoggedTurn, *, live: bool) -> None:
+        target = logged.target.ref if logged.target else None
+        label = "Live" if live else f"Turn {logged.turn}"
+        self._show_page(logged.page, self.latest_allowed if live else True, target, label)
+        self.query_one(ArgumentsPane).show(logged.call, f"Turn {logged.turn}")
 
     @on(TurnLog.TurnSelected)
     def _turn_selected(self, message: TurnLog.TurnSelected) -> None:
         log = self.query_one(TurnLog)
-        newest = max(log.records) if log.records else 0
-        self.follow_live = message.record.turn == newest
-        self._show_turn(message.record, live=self.follow_live)
+        newest = max(log.turns) if log.turns else 0
+        self.follow_live = message.logged.turn == newest
+        self._show_turn(message.logged, live=self.follow_live)
 
     # --- the end of the run ------------------------------------------------------------
 

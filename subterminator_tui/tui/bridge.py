@@ -12,7 +12,7 @@ from subterminator_tui.orchestrator.gates import (
     HandoffRequest,
 )
 from subterminator_tui.orchestrator.pause import RunPause
-from subterminator_tui.tui.messages import RunEvent
+from subterminator_tui.tui.messages import message_for
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.screens.handoff import HandoffScreen
 
@@ -27,8 +27,8 @@ class AppReporter:
         self.app = app
 
     def emit(self, event: Event) -> None:
-        """Deliver ``event`` as a RunEvent message."""
-        self.app.post_message(RunEvent(event))
+        """Deliver ``event`` as its own message (``tui/messages.py``)."""
+        self.app.post_message(message_for(event))
 
 
 class AppGate:

@@ -42,7 +42,7 @@ from subterminator_tui.serve.runner import ServerParts, Transport, server_parts
 from subterminator_tui.serve.session import BrowserSession
 from subterminator_tui.serve.sign_ins import load_session_sign_in, save_session_sign_in
 from subterminator_tui.tui.actions import bindings
-from subterminator_tui.tui.commands import question_commands
+from subterminator_tui.tui.commands import question_commands, registry_commands
 from subterminator_tui.tui.plain import escaped, plain
 from subterminator_tui.tui.questions import Question, QuestionDesk, is_early_key
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
@@ -205,10 +205,7 @@ class OperatorConsole(App[int]):
         """Textual's commands, the question's answers while it is asked, help and stop."""
         yield from super().get_system_commands(screen)
         yield from question_commands(screen)
-        yield SystemCommand("Help: keys", "The keys of the screen in front", self.action_help)
-        yield SystemCommand(
-            "Stop the server", "Asks first, then closes every session", self.action_quit_console
-        )
+        yield from registry_commands("console", self)
 
     def _checkpoint(self, request: CheckpointRequest, code: str) -> CheckpointScreen:
         # Calls from agents: approving takes y and the approval's code, as on a plain terminal.

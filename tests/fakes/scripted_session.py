@@ -43,7 +43,7 @@ from subterminator_tui.orchestrator.gates import (
 )
 from subterminator_tui.orchestrator.guard import describe_action
 from subterminator_tui.orchestrator.handoff import describe_handoff
-from subterminator_tui.orchestrator.result import TaskReason, TaskResult
+from subterminator_tui.results import TaskReason, TaskResult
 from subterminator_tui.session import RunSession
 from subterminator_tui.tui.widgets import run_header
 

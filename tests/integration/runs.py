@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.practice.demoflix import DemoflixState
+from subterminator_tui.results import TaskResult
 from subterminator_tui.session import RunRequest, prepared_run
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing

@@ -38,9 +38,9 @@ from subterminator_tui.orchestrator.gates import (
 )
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.loop import Orchestrator
-from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.turns import RunOptions
 from subterminator_tui.pilots.base import PilotTurn
+from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing

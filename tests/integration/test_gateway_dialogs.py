@@ -7,15 +7,14 @@ stops the call; JSON and plain-text pages (no <title>) are pages; labels are ine
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from subterminator_tui.browser.dialogs import DialogLoopError
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.errors import MCPToolError
+from tests.page_server import serving_pages
 
 pytestmark = pytest.mark.browser
 
@@ -46,31 +45,11 @@ PAGES: dict[str, tuple[str, str]] = {
 }
 
 
-class _Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        kind, body = PAGES.get(self.path, (_HTML, "<title>Not found</title>"))
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *_args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def site() -> Iterator[str]:
     """The page server's base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving_pages(lambda path: PAGES.get(path, (_HTML, "<title>Not found</title>"))) as url:
+        yield url
 
 
 async def test_two_alerts_in_a_row_are_acknowledged_and_reported(

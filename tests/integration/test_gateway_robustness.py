@@ -5,14 +5,13 @@ A real Playwright MCP and Chromium against a small page server on 127.0.0.1.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from subterminator_tui.browser.gateway import BrowserGateway
+from tests.page_server import serving_pages
 
 pytestmark = pytest.mark.browser
 
@@ -26,34 +25,19 @@ _START = (
 _SLOW = "<!doctype html><html><head><title>Results</title></head><body><h1>Results</h1></body>"
 
 
-class _Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        if self.path.startswith("/slow"):
-            # A page that takes its time: the key press answers before it has a title.
-            time.sleep(1.5)
-            body = _SLOW
-        else:
-            body = _START
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.end_headers()
-        self.wfile.write(body.encode())
-
-    def log_message(self, *_args: object) -> None:
-        pass
+def _page_for(path: str) -> str:
+    if path.startswith("/slow"):
+        # A page that takes its time: the key press answers before it has a title.
+        time.sleep(1.5)
+        return _SLOW
+    return _START
 
 
 @pytest.fixture
 def site() -> Iterator[str]:
     """The page server's base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving_pages(_page_for) as url:
+        yield url
 
 
 async def test_a_key_that_starts_a_navigation_waits_for_the_new_page(

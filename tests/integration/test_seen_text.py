@@ -10,9 +10,7 @@ shows). A plainly visible confirmation still verifies, so the judgement is not b
 
 from __future__ import annotations
 
-import threading
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import pytest_asyncio
@@ -23,6 +21,7 @@ from subterminator_tui.rules import ServiceConfig, generic_service, load_service
 from subterminator_tui.rules.evidence import holds_on_seen
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing
+from tests.page_server import serving_pages
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -65,29 +64,15 @@ PAGES: dict[str, tuple[str, str]] = {
 VISIBLE = _page(f"<h2>Cancellation confirmed</h2><p>{ENDS}</p>", title="Membership cancelled")
 
 
-class _Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = (PAGES[self.path.strip("/")][0] if self.path != "/visible" else VISIBLE).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_args: object) -> None:
-        return
+def _page_for(path: str) -> str:
+    return VISIBLE if path == "/visible" else PAGES[path.strip("/")][0]
 
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
     """The hostile pages on 127.0.0.1."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with serving_pages(_page_for) as url:
+        yield url
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")

@@ -23,9 +23,9 @@ from subterminator_tui.orchestrator.gates import (
     HandoffAnswer,
     HandoffRequest,
 )
-from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.practice.portal.state import PROVIDER_EMAIL, PROVIDER_PASSWORD, PortalState
-from subterminator_tui.rules.reachability import Reachability
+from subterminator_tui.reach.reachability import Reachability
+from subterminator_tui.results import TaskResult
 from subterminator_tui.session import RunRequest, prepared_run
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing

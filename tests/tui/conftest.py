@@ -27,11 +27,12 @@ from subterminator_tui.session import CancelSession, RunRequest, RunSession
 from subterminator_tui.settings import load_settings
 from subterminator_tui.tui.app import SubTerminatorApp
 from subterminator_tui.tui.operator_console import OperatorConsole
-from subterminator_tui.tui.run import create_app
+from subterminator_tui.tui.run_app import create_app
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.screens.end import EndScreen
 from subterminator_tui.tui.screens.error import ErrorScreen
 from subterminator_tui.tui.screens.handoff import HandoffScreen
+from subterminator_tui.tui.screens.help import HelpScreen
 from subterminator_tui.tui.screens.quit import QuitScreen
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 from subterminator_tui.tui.widgets.turn_log import TurnLog
@@ -263,6 +264,16 @@ def stop_scene() -> Scene:
     )
 
 
+def help_scene() -> Scene:
+    """F1 at turn 2: the keys of the run's main screen, from the action registry."""
+    return _scene(
+        ScriptedSession(hold_at_turn=2),
+        _until(_rows(2), "turn 2 in the log"),
+        _press("f1"),
+        _until(_on_screen(HelpScreen), "the help screen"),
+    )
+
+
 def rejected_end_scene() -> Scene:
     """After `n` at the checkpoint: not cancelled, in plain words."""
     return _scene(
@@ -281,8 +292,9 @@ def error_scene() -> Scene:
     return _scene(failing_session(failure), _until(_on_screen(ErrorScreen), "the error screen"))
 
 
-def console_scene(tmp_path: Path, *, held: bool) -> Scene:
-    """The operator console with one session open; ``held``: a call waiting for the operator."""
+def console_scene(tmp_path: Path, *, held: bool, keys: bool = False) -> Scene:
+    """The operator console with one session open; ``held``: a call waiting for the operator;
+    ``keys``: its help screen (F1) over it."""
     from tests.tui.test_serve_console import console
 
     app = console(tmp_path)
@@ -315,6 +327,9 @@ def console_scene(tmp_path: Path, *, held: bool) -> Scene:
 
         # The table and status line are redrawn on a timer: wait for the settled picture.
         await wait_until(pilot, settled, "the session in the table and status line", 10)
+        if keys:
+            await pilot.press("f1")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help", 10)
         quiet(app)
         await pilot.pause()
 

@@ -289,10 +289,10 @@ class TestLookingBack:
             await wait_until(pilot, lambda: at_end(app), "the end screen")
             await pilot.press("escape")
             log = app.query_one(TurnLog)
-            newest = max(log.records)
+            newest = max(log.turns)
             log.focus()
             await pilot.press("up")
-            older = log.records[newest - 1]
+            older = log.turns[newest - 1]
             bar = app.query_one(UrlBar)
             await wait_until(pilot, lambda: f"Turn {older.turn}" in plain(bar), "the older turn")
             assert older.page is not None

@@ -20,6 +20,7 @@ from tests.tui.conftest import (
     end_scene,
     error_scene,
     handoff_scene,
+    help_scene,
     long_snapshot_scene,
     mid_run_scene,
     rejected_end_scene,
@@ -62,6 +63,10 @@ class TestModals:
         """The sign-in hand-off with both fields typed: the password shows as dots."""
         assert matches(snap_compare, handoff_scene(), size)
 
+    def test_help(self, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+        """F1 over the run: every key of the main screen, from the action registry."""
+        assert matches(snap_compare, help_scene(), size)
+
     def test_stop(self, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
         """Ctrl+C mid-run: "Stop the run?" with s and n/Esc."""
         assert matches(snap_compare, stop_scene(), size)
@@ -99,3 +104,13 @@ class TestOperatorConsole:
     ) -> None:
         """A held call waits for the operator's key."""
         assert matches(snap_compare, console_scene(tmp_path, held=True), size)
+
+    def test_help(self, snap_compare: SnapCompare, size: tuple[int, int], tmp_path: Path) -> None:
+        """F1 in the console: its keys (sign-ins, stop), from the action registry."""
+        assert matches(snap_compare, console_scene(tmp_path, held=False, keys=True), size)
+
+    def test_help_over_a_held_call(
+        self, snap_compare: SnapCompare, size: tuple[int, int], tmp_path: Path
+    ) -> None:
+        """F1 while a call is held: the question's own keys (approve, reject), not the console's."""
+        assert matches(snap_compare, console_scene(tmp_path, held=True, keys=True), size)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from subterminator_tui.tui.run import closing_lines
+from subterminator_tui.tui.run_app import closing_lines
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.screens.end import EndScreen
 from subterminator_tui.tui.widgets.key_hints import KeyHints

@@ -16,7 +16,7 @@ from subterminator_tui.tui.app import SubTerminatorApp
 from subterminator_tui.tui.commands import app_commands
 from subterminator_tui.tui.keymap import check_keymap
 from subterminator_tui.tui.operator_console import OperatorConsole
-from subterminator_tui.tui.run import create_app
+from subterminator_tui.tui.run_app import create_app
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.screens.end import EndScreen
 from subterminator_tui.tui.screens.error import ErrorScreen

@@ -14,7 +14,7 @@ from mcp import Client
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.session import CancelSession
 from subterminator_tui.settings import load_settings
-from subterminator_tui.tui.run import create_app
+from subterminator_tui.tui.run_app import create_app
 from subterminator_tui.tui.widgets.live_page import LivePage
 from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
 from tests.integration.serve_clients import text_of

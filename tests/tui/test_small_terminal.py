@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import Button, Input
 
 from subterminator_tui.settings import load_settings
-from subterminator_tui.tui.run import create_app
+from subterminator_tui.tui.run_app import create_app
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from subterminator_tui.tui.widgets.key_hints import KeyHints
 from tests.fakes.scripted_session import ScriptedSession

@@ -7,7 +7,7 @@ from typing import get_args
 import pytest
 
 from subterminator_tui.orchestrator.endings import WORDINGS, describe_ending, ending_of
-from subterminator_tui.orchestrator.result import TaskReason, TaskResult
+from subterminator_tui.results import TaskReason, TaskResult
 
 REASONS = get_args(TaskReason)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.results import TaskResult
 
 CLICK = {"target": "f4e12", "element": "button 'Finish cancellation'"}
 

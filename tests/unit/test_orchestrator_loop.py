@@ -25,10 +25,10 @@ from subterminator_tui.orchestrator.events import RunFinished
 from subterminator_tui.orchestrator.gates import Decision
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.loop import Orchestrator
-from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.turns import NO_ACTION_LIMIT, UNVERIFIED_CLAIM_LIMIT, RunOptions
+from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import load_services
-from subterminator_tui.rules.domains import pinned_to_site
+from subterminator_tui.rules.service_urls import pinned_to_site
 from tests.fakes.browser import FakeBrowser
 from tests.fakes.human import RecordingReporter, ScriptedHuman
 from tests.fakes.pilot import ScriptedPilot, calls, silence

@@ -17,6 +17,7 @@ import pytest
 
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.tools import MODEL_TOOLS
+from subterminator_tui.costs import Usage
 from subterminator_tui.pilots.ai import AIPilot, system_prompt
 from subterminator_tui.pilots.page_view import PageView
 from subterminator_tui.providers.base import (
@@ -25,7 +26,6 @@ from subterminator_tui.providers.base import (
     ModelReply,
     ToolResultMessage,
     ToolSpec,
-    Usage,
     UserMessage,
 )
 from subterminator_tui.rules import ServiceConfig, generic_service, load_services

@@ -11,7 +11,8 @@ from subterminator_tui.browser.snapshot import (
     NormalizedSnapshot,
     parse_elements,
 )
-from subterminator_tui.pilots.compaction import INTERACTIVE_ROLES, compact_snapshot, estimate_tokens
+from subterminator_tui.pilots.compact_lines import INTERACTIVE_ROLES
+from subterminator_tui.pilots.compaction import compact_snapshot, estimate_tokens
 from tests.fixtures.pages import SNAPSHOTS, page
 
 PAGES = sorted(path.stem for path in SNAPSHOTS.glob("*.md"))

@@ -8,10 +8,10 @@ import re
 import pytest
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, parse_elements
-from subterminator_tui.orchestrator.virtual_tools import SHOW_REGION
 from subterminator_tui.pilots.ai import SYSTEM_PROMPT, default_tools
 from subterminator_tui.pilots.compaction import compact_page, compact_snapshot, estimate_tokens
 from subterminator_tui.pilots.regions import region_text
+from subterminator_tui.pilots.virtual_tools import SHOW_REGION
 from tests.fixtures.pages import page
 
 _SUMMARY_REF = re.compile(r"\[ref=(\w+)\] \(.*not shown\)|not shown \(in ref (\w+)\)")

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.errors import ConfigurationError
-from subterminator_tui.providers.base import Usage
-from subterminator_tui.providers.pricing import (
+from subterminator_tui.costs import (
     DEFAULT_PRICES,
     ModelPrice,
+    Usage,
     cost_of,
     describe_tokens,
     price_for,
 )
+from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.settings import load_settings
 
 

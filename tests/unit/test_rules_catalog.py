@@ -12,10 +12,10 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot, parse_element
 from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
 from subterminator_tui.cli.services import listing_order
 from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.reach.identity_providers import expand_sign_in_domains
+from subterminator_tui.reach.urls import domain_allowed
 from subterminator_tui.resources import builtin_services_file, practice_services_file
-from subterminator_tui.rules.domains import domain_allowed
 from subterminator_tui.rules.generic import generic_rules
-from subterminator_tui.rules.identity_providers import expand_sign_in_domains
 from subterminator_tui.rules.loader import load_services, read_services_file
 from subterminator_tui.rules.matching import verify_completion
 from subterminator_tui.rules.models import Category, ServiceConfig

@@ -11,7 +11,7 @@ import pytest
 from subterminator_tui.cli.main import main
 from subterminator_tui.errors import ConfigurationError, ServiceConfigError
 from subterminator_tui.journal.store import Journal, TurnRow
-from subterminator_tui.orchestrator.result import TaskResult
+from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import load_services, user_services_file
 from subterminator_tui.rules.recording import NEUTRAL_TEXT, name_pattern, record_steps
 from subterminator_tui.rules.user_file import write_user_service

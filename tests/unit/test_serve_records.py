@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.journal.call_records import CallRecord, CallRecordStore, ConsoleMessage
+from subterminator_tui.journal.call_log import CallRecord, CallRecordStore, ConsoleMessage
 from subterminator_tui.journal.schema import SCHEMA_VERSION
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.serve.answers import Answer

@@ -1,7 +1,7 @@
 """The per-run egress filter: a proxy the browser must use, allowing what the service allows.
 
 ``egress_filter(EgressPolicy.for_reach(reach))`` runs the proxy for a run whose
-Reachability (``rules/reachability.py``) also opens the service's sign-in domains
+Reachability (``reach/reachability.py``) also opens the service's sign-in domains
 while a sign-in hand-off lasts; ``EgressPolicy.for_domains`` serves a filter that
 runs beside a remote browser. Its ``url`` goes to Playwright MCP as ``--proxy-server``.
 """

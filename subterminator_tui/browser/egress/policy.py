@@ -33,8 +33,8 @@ from subterminator_tui.browser.egress.addresses import (
     host_text,
     non_public_reason,
 )
-from subterminator_tui.rules.domains import domain_allowed, local_origin
-from subterminator_tui.rules.reachability import Reachability
+from subterminator_tui.reach.reachability import Reachability
+from subterminator_tui.reach.urls import domain_allowed, local_origin
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
-from subterminator_tui.orchestrator.endings import Ending
-from subterminator_tui.orchestrator.result import TaskResult
-from subterminator_tui.providers.pricing import describe_tokens
+from subterminator_tui.costs import describe_tokens
+from subterminator_tui.orchestrator.endings import EndingWords
+from subterminator_tui.results import TaskResult
 from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.plain import labelled, plain
 from subterminator_tui.tui.screens.question import QuestionScreen
@@ -27,7 +27,7 @@ class EndScreen(QuestionScreen[int]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("end")  # type: ignore[assignment]
 
-    def __init__(self, result: TaskResult, ending: Ending) -> None:
+    def __init__(self, result: TaskResult, ending: EndingWords) -> None:
         super().__init__()
         self.result = result
         self.ending = ending

@@ -25,8 +25,8 @@ _OUTCOME_COLOURS: dict[str, tuple[str, bool]] = {
 
 
 @dataclass
-class TurnRecord:
-    """What the log knows about one turn."""
+class LoggedTurn:
+    """What the log knows about one turn: its call, target, page, reasoning and outcome."""
 
     turn: int
     call: ToolCall
@@ -54,13 +54,13 @@ class TurnLog(DataTable[Text | str]):
     class TurnSelected(Message):
         """The person picked a turn to look at."""
 
-        def __init__(self, record: TurnRecord) -> None:
+        def __init__(self, logged: LoggedTurn) -> None:
             super().__init__()
-            self.record = record
+            self.logged = logged
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, id=id)
-        self.records: dict[int, TurnRecord] = {}
+        self.turns: dict[int, LoggedTurn] = {}
         # Rows the cursor moved to by itself to follow a new turn. Their highlights arrive
         # later (after a burst of turns, after later turns) and are not the person's choice:
         # posted as TurnSelected they showed an old turn and stopped following the live page.
@@ -79,17 +79,17 @@ class TurnLog(DataTable[Text | str]):
         ):
             self.add_column(label, key=key)
 
-    def add_turn(self, record: TurnRecord) -> None:
+    def add_turn(self, logged: LoggedTurn) -> None:
         """A new turn, still running."""
-        self.records[record.turn] = record
+        self.turns[logged.turn] = logged
         self.add_row(
-            str(record.turn),
-            self._outcome(record),
-            record.call.name.removeprefix("browser_"),
-            plain(record.target_text),
+            str(logged.turn),
+            self._outcome(logged),
+            logged.call.name.removeprefix("browser_"),
+            plain(logged.target_text),
             "",
-            plain(record.reasoning[:80]),
-            key=str(record.turn),
+            plain(logged.reasoning[:80]),
+            key=str(logged.turn),
         )
         if self.cursor_row == self.row_count - 2 or self.row_count == 1:
             # Exactly one highlight follows: add_row's own for the first row, the move's after.
@@ -98,19 +98,19 @@ class TurnLog(DataTable[Text | str]):
 
     def finish_turn(self, turn: int, outcome: str, latency: float, message: str) -> None:
         """A turn's outcome arrived."""
-        record = self.records.get(turn)
-        if record is None:
+        logged = self.turns.get(turn)
+        if logged is None:
             return
-        record.outcome, record.latency, record.message = outcome, latency, message
-        self.update_cell(str(turn), "outcome", self._outcome(record))
+        logged.outcome, logged.latency, logged.message = outcome, latency, message
+        self.update_cell(str(turn), "outcome", self._outcome(logged))
         self.update_cell(str(turn), "latency", f"{latency:.1f}s")
 
-    def _outcome(self, record: TurnRecord) -> Text:
+    def _outcome(self, logged: LoggedTurn) -> Text:
         """The outcome in the theme's colour for it (dim while running)."""
-        variable, bold = _OUTCOME_COLOURS.get(record.outcome, ("", False))
+        variable, bold = _OUTCOME_COLOURS.get(logged.outcome, ("", False))
         colour = self.app.theme_variables.get(variable, "") if variable else ""
         style = " ".join(part for part in ("bold" if bold else "", colour) if part)
-        return plain(record.outcome, style=style or "dim")
+        return plain(logged.outcome, style=style or "dim")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Tell the app which turn to show."""
@@ -118,5 +118,5 @@ class TurnLog(DataTable[Text | str]):
             self._followed_rows.discard(event.cursor_row)
             return
         key = event.row_key.value
-        if key is not None and int(key) in self.records:
-            self.post_message(self.TurnSelected(self.records[int(key)]))
+        if key is not None and int(key) in self.turns:
+            self.post_message(self.TurnSelected(self.turns[int(key)]))

@@ -16,8 +16,8 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from subterminator_tui.rules.domains import domain_allowed, local_origin, web_host
-from subterminator_tui.rules.identity_providers import expand_sign_in_domains
+from subterminator_tui.reach.identity_providers import expand_sign_in_domains
+from subterminator_tui.reach.urls import domain_allowed, local_origin, web_host
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 

@@ -6,13 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.rules.domains import (
-    domain_allowed,
-    pinned_to_site,
-    resolve_start_url,
-    site_entry,
-)
+from subterminator_tui.reach.urls import domain_allowed, site_entry
 from subterminator_tui.rules.models import ServiceConfig
+from subterminator_tui.rules.service_urls import pinned_to_site, resolve_start_url
 
 NETFLIX = ["netflix.com"]
 

@@ -1,4 +1,5 @@
-"""What a model's tokens cost: a price table (per model, per million tokens) and the sums.
+"""What a model's tokens cost: the tokens a call used, a price table (per model, per
+million tokens) and the sums.
 
 The table lives in the settings (``[prices."claude-sonnet-*"]`` in config.toml),
 so a person can correct a price or add a model without a release; the defaults
@@ -12,10 +13,39 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from subterminator_tui.providers.base import Usage
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens one model call used, as the provider counted them.
+
+    ``input_tokens`` is every token of the prompt the model read, whether served
+    from the prompt cache or not, so sums stay comparable with runs recorded
+    before caching; ``cache_read_tokens`` and ``cache_write_tokens`` say how much
+    of it came from, or went into, the provider's cache.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    @property
+    def uncached_input_tokens(self) -> int:
+        """Prompt tokens billed at the full input price."""
+        return max(0, self.input_tokens - self.cache_read_tokens - self.cache_write_tokens)
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+        )
+
 
 #: Anthropic's multipliers of the input price for cache reads and cache writes (5 minutes).
 ANTHROPIC_CACHE_READ = 0.1

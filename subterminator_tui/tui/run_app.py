@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from subterminator_tui.browser.page_capture import LiveFrames
 from subterminator_tui.exit_codes import INTERRUPTED, TERMINATED
 from subterminator_tui.orchestrator.endings import describe_ending
 from subterminator_tui.session import CancelSession, RunRequest, RunSession
@@ -14,11 +15,27 @@ from subterminator_tui.tui.keymap import check_keymap
 from subterminator_tui.tui.widgets.preview import prepare_terminal_graphics
 
 
+class RunningBrowserFrames:
+    """The live frames of a cancel session's browser: none before it starts."""
+
+    def __init__(self, session: CancelSession) -> None:
+        self.session = session
+
+    async def jpeg_frame(self) -> bytes | None:
+        """The running browser's viewport as JPEG bytes, or None."""
+        browser = self.session.browser
+        return await browser.gateway.jpeg_frame() if browser is not None else None
+
+
 def create_app(settings: Settings, session: RunSession, command: str = "") -> SubTerminatorApp:
     """The app for ``session``, with the person's keymap and preview choice from ``settings``.
 
     An unknown binding id in the keymap is a ConfigurationError before anything starts.
+    A cancel session's browser feeds the live view; another session (a test's) shows none.
     """
+    frames: LiveFrames | None = (
+        RunningBrowserFrames(session) if isinstance(session, CancelSession) else None
+    )
     # One keymap serves the app and the operator console (`serve --tui`).
     check_keymap(settings.keymap, binding_ids())
     return SubTerminatorApp(
@@ -28,6 +45,7 @@ def create_app(settings: Settings, session: RunSession, command: str = "") -> Su
         command=command,
         theme=settings.theme,
         save_theme=lambda name: save_setting("theme", name),
+        live_frames=frames,
     )
 
 

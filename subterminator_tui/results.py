@@ -1,4 +1,8 @@
-"""How a run ended, and the exit code that follows from it."""
+"""How a run ended, and the exit code that follows from it.
+
+The bottom of the core: the journal stores these and every layer above returns them,
+so they import nothing of the core but the exit codes.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from subterminator_tui import exit_codes
-from subterminator_tui.rules.endings import Ending
 
 TaskReason = Literal[
     "completed",  # verified success
@@ -29,6 +32,50 @@ TaskReason = Literal[
     "billed_elsewhere",  # another company bills it: cancel there (TaskResult.ending says where)
     "offline_only",  # only a phone call, chat or letter cancels it (TaskResult.ending has them)
 ]
+EndingReason = Literal["billed_elsewhere", "offline_only"]
+
+
+@dataclass(frozen=True)
+class Ending:
+    """Why the run ends without a click: who to go to, or how to reach the service."""
+
+    reason: EndingReason
+    why: str
+    biller: str | None = None
+    cancel_at: str | None = None
+    how: str | None = None
+    #: Phone numbers, e-mail and postal addresses, chat, as the page shows them.
+    contacts: tuple[str, ...] = ()
+    #: A letter the person can send as it is (their name and the date left to fill in).
+    letter: str | None = None
+
+    def message(self, service_name: str) -> str:
+        """What the person is told at the end of the run."""
+        if self.reason == "billed_elsewhere":
+            where = f" at {self.cancel_at}" if self.cancel_at else ""
+            steps = f" {self.how}" if self.how else ""
+            return (
+                f"{service_name} is billed by {self.biller}, so it is cancelled with "
+                f"{self.biller}{where}, not on {service_name}'s site.{steps}"
+            )
+        shown = "; ".join(self.contacts) or "the contact details on the page"
+        return (
+            f"{service_name} can only be cancelled by phone, chat or letter ({shown}). "
+            "A letter you can send is in the run's result."
+        )
+
+    def rows(self) -> list[tuple[str, str]]:
+        """The details as label and value, for an end screen or a summary (page text: escape it)."""
+        rows: list[tuple[str, str]] = []
+        if self.biller:
+            rows.append(("Billed by", self.biller))
+        if self.cancel_at:
+            rows.append(("Cancel at", self.cancel_at))
+        if self.how:
+            rows.append(("How", self.how))
+        rows.extend(("Contact", contact) for contact in self.contacts)
+        return rows
+
 
 #: Endings with their own exit codes.
 _OWN_EXIT_CODES = {

@@ -7,7 +7,7 @@ from typing import get_args
 
 import pytest
 
-from subterminator_tui.orchestrator.result import TaskReason, TaskResult
+from subterminator_tui.results import TaskReason, TaskResult
 
 ALL_REASONS: tuple[TaskReason, ...] = get_args(TaskReason)
 CONNECTION_ERRORS = ("llm_error", "mcp_error", "outcome_unknown")

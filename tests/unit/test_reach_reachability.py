@@ -13,10 +13,10 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot, parse_element
 from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.sign_in_window import sign_in_pending
-from subterminator_tui.rules.identity_providers import IDENTITY_PROVIDERS, expand_sign_in_domains
+from subterminator_tui.reach.identity_providers import IDENTITY_PROVIDERS, expand_sign_in_domains
+from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.rules.loader import load_services
 from subterminator_tui.rules.models import ServiceConfig
-from subterminator_tui.rules.reachability import Reachability
 
 PRACTICE_ID = ipaddress.ip_address("127.0.0.2")
 

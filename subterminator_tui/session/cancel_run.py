@@ -12,18 +12,18 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
+from subterminator_tui.costs import price_for
 from subterminator_tui.errors import JournalWriteError
 from subterminator_tui.journal.store import Journal, RunRow
 from subterminator_tui.orchestrator.events import Notice, Reporter
 from subterminator_tui.orchestrator.gates import HumanGate
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.loop import Orchestrator
-from subterminator_tui.orchestrator.result import TaskResult
 from subterminator_tui.orchestrator.turns import RunOptions
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.plurals import plural
 from subterminator_tui.practice.sites import practice_hint
-from subterminator_tui.providers.pricing import price_for
+from subterminator_tui.results import TaskResult
 from subterminator_tui.session.browser import ServiceBrowser, open_service_browser
 from subterminator_tui.session.pilot import build_pilot
 from subterminator_tui.session.request import CheckedRequest, RunRequest, check_request

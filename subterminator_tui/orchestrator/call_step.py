@@ -1,0 +1,182 @@
+"""One proposed browser call carried out: prepared, asked about, sent and settled.
+
+An approved irreversible step is journaled before and after it goes out; when the
+browser stops answering during one, the page (never a second try) says what happened.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.errors import (
+    CallNotSentError,
+    MCPConnectionError,
+    MCPToolError,
+    SubTerminatorError,
+)
+from subterminator_tui.orchestrator.events import PageSeen
+from subterminator_tui.orchestrator.guard import describe_action
+from subterminator_tui.orchestrator.page_arrival import PageArrival
+from subterminator_tui.orchestrator.pipeline import Failed, Held, Lost, Refused
+from subterminator_tui.orchestrator.secrets import kept_screenshot
+from subterminator_tui.orchestrator.turns import RunEnded, TurnOutcome
+from subterminator_tui.orchestrator.virtual_calls import VirtualCalls
+from subterminator_tui.pilots.virtual_tools import (
+    COMPLETE_TASK,
+    REQUEST_HUMAN_APPROVAL,
+    SHOW_REGION,
+)
+from subterminator_tui.rules.effects import READ_ONLY_TOOLS
+
+#: Why the person is handed a page no rule knew as a sign-in.
+PASSWORD_HANDOFF = (
+    "This page asks for a password, and only you type one. Fill in the fields here (nothing "
+    "you type is shown, logged or sent to the model) or sign in in the browser window."
+)
+
+
+class CallStep(PageArrival, VirtualCalls):
+    """Turns a proposed call into its outcome, through the guarded-call pipeline."""
+
+    async def _execute(self, call: ToolCall, snapshot: NormalizedSnapshot) -> TurnOutcome:
+        if call.name == COMPLETE_TASK:
+            return await self._complete(call)
+        if call.name == REQUEST_HUMAN_APPROVAL:
+            return await self._model_asks(call, snapshot)
+        if call.name == SHOW_REGION:
+            return self._show_region(call, snapshot)
+        try:
+            prepared = await self.calls.prepare(call, snapshot, self.browser)
+        except MCPToolError as unread:
+            # The page could not be read before dispatch: nothing was sent; the pilot hears why.
+            return self._tell_error(call, unread, snapshot)
+        if isinstance(prepared, Refused):
+            if prepared.fresh:
+                allowed = self.guard.url_allowed(prepared.page.url)
+                self.reporter.emit(PageSeen(prepared.page, allowed))
+            refused: dict[str, Any] = {"error": True, "message": prepared.message}
+            page = prepared.page
+            if prepared.for_the_person and not self.options.dry_run:
+                # No rule knew this page for a sign-in, but its password field says so.
+                notes: list[str] = []
+                page = await self._hand_off(page, notes, called_for=("login", PASSWORD_HANDOFF))
+                self.ledger.saw(page)
+                refused["note"] = " ".join(notes)
+            return self._tell(call, "refused", refused, page)
+        step = None
+        if isinstance(prepared, Held):
+            # The person may take a while, or the run may die right after: keep the sign-in.
+            await self.browser.keep_sign_in()
+            step = self.calls.ask(self.ledger.turns, prepared)
+            # Read while asking, not after: the first thing after an approval is the step.
+            seen = await self.outcomes.seen()
+            why, action = prepared.checkpoint.why, prepared.action
+            decision = await self._ask("rule", why, action, snapshot, call)
+            self.calls.decide(step, decision.verdict)
+            if decision.verdict == "reject" and not decision.answered:
+                raise RunEnded("no_answer", f"{action} was not run")
+            if decision.verdict == "reject":
+                raise RunEnded("human_rejected", f"You rejected: {action}")
+            if decision.verdict == "guidance":
+                guided = {
+                    "error": True,
+                    "message": "Not done: the person sent guidance instead.",
+                    "human_guidance": decision.guidance,
+                }
+                return self._tell(call, "guidance", guided, snapshot)
+            self.ledger.step_before(step, self._screenshot)
+            approved = self.outcomes.approved(
+                step, prepared.action, prepared.checkpoint, snapshot, seen
+            )
+        else:
+            approved = None
+            if not self.guard.checkpoints and call.name not in READ_ONLY_TOOLS:
+                # Checkpoints are off by the person's choice: every step stands in for one.
+                target = self.guard.target_of(call, snapshot)
+                labels = (target.label,) if target is not None else ()
+                approved = await self.outcomes.unasked(
+                    describe_action(call, target), labels, snapshot
+                )
+        # While the person is asked whether to stop, nothing is sent to the page.
+        await self.pause.until_released()
+        sent = await self.calls.send(
+            call, self.browser, step, turn=self.ledger.turns, approved=isinstance(prepared, Held)
+        )
+        if isinstance(sent, Lost):
+            self.outcomes.went(approved, "unknown")
+            if not isinstance(prepared, Held):
+                if isinstance(sent.error, MCPConnectionError):
+                    raise sent.error
+                return self._tell_error(call, sent.error, snapshot)
+            # An approved irreversible step may have run: look, never repeat it.
+            return await self._after_lost_answer(call, snapshot, str(sent.error), step)
+        if isinstance(sent, Failed):
+            if not isinstance(sent.error, CallNotSentError):
+                # Refused by the browser after it may have acted: counted as sent.
+                self.outcomes.went(approved, "failed")
+            return self._tell_error(call, sent.error, snapshot)
+        self.outcomes.went(approved, "done")
+        if step is not None:
+            await self._after_step(step)
+        page, note = await self._settle(sent.result.snapshot)
+        if isinstance(prepared, Held):
+            # The approved step's page proves the cancellation on evidence: the run is done.
+            # The pilot's own claim would add nothing the rules have not checked; asking
+            # for it costs a model call and offers the page's "rejoin" one more turn.
+            verification = await self.outcomes.verify(page)
+            if verification.verified:
+                # The step itself went as any other ("ok": a recording replays it); its
+                # verification is what ends the run.
+                ended = TurnOutcome.verified_on(page, verification)
+                return dataclasses.replace(ended, outcome="ok")
+        self._end_without_a_click(page)
+        status: dict[str, Any] = {"error": False}
+        if note:
+            status["note"] = note
+        return self._tell(call, "ok", status, page)
+
+    async def _after_step(self, step: int) -> None:
+        """Keep what the page showed after an approved step: a receipt's evidence."""
+        try:
+            shot = await kept_screenshot(self.browser, self.scrubber)
+            text = await self.outcomes.seen()
+        except SubTerminatorError:
+            # Evidence for later only: the run goes on, and its next call meets any real loss.
+            shot, text = None, None
+        self.ledger.step_after(step, shot, text)
+
+    async def _after_lost_answer(
+        self, call: ToolCall, seen: NormalizedSnapshot, why: str, step: int | None
+    ) -> TurnOutcome:
+        """The browser stopped answering during an approved irreversible step: what happened?
+
+        The page decides, by the service's success and failure rules, on the page the
+        browser reopens and then on the service's start page. Neither tells: the run
+        ends as ``outcome_unknown`` and the pilot is never asked to try again.
+        """
+        action = describe_action(call, self.guard.target_of(call, seen))
+        for url in (None, self.options.start_url):
+            try:
+                if url is not None:
+                    await self.browser.call("browser_navigate", {"url": url})
+                page = self.scrubber.snapshot(await self.browser.snapshot())
+            except SubTerminatorError:
+                continue
+            self.ledger.saw(page)
+            self.reporter.emit(PageSeen(page, self.guard.url_allowed(page.url)))
+            verification = await self.outcomes.verify(page)
+            if verification.verified:
+                self.calls.settle(step, "done")
+                return TurnOutcome.verified_on(page, verification)
+            if verification.failure_rule is not None:
+                self.calls.settle(step, "failed")
+                raise RunEnded("task_failed", verification.message)
+        raise RunEnded(
+            "outcome_unknown",
+            f"The browser stopped answering right after you approved: {action} ({why}). The "
+            f"cancellation may have gone through: check {self.options.start_url} yourself "
+            "before running again; SubTerminator did not repeat the step.",
+        )

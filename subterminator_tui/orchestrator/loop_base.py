@@ -1,0 +1,114 @@
+"""What every part of the loop shares: the run's collaborators, how the pilot hears
+how its call went, and how the person is asked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.errors import MCPToolError
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.orchestrator.browser import Browser
+from subterminator_tui.orchestrator.events import Outcome, Reporter
+from subterminator_tui.orchestrator.gates import (
+    CheckpointKind,
+    CheckpointRequest,
+    Decision,
+    HumanGate,
+    TimedGate,
+)
+from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.orchestrator.ledger import RunLedger
+from subterminator_tui.orchestrator.outcome import OutcomeJudge
+from subterminator_tui.orchestrator.pause import pause_of
+from subterminator_tui.orchestrator.pipeline import CallPipeline
+from subterminator_tui.orchestrator.request_gate import gate_for_run
+from subterminator_tui.orchestrator.secrets import SecretScrubber, kept_screenshot
+from subterminator_tui.orchestrator.turns import RunOptions, TurnOutcome
+from subterminator_tui.pilots.base import Pilot
+from subterminator_tui.rules import ServiceConfig
+
+
+class LoopBase:
+    """The collaborators of one run, and the two ways a turn reaches someone."""
+
+    def __init__(
+        self,
+        service: ServiceConfig,
+        browser: Browser,
+        pilot: Pilot,
+        gate: HumanGate,
+        reporter: Reporter,
+        guard: Guard,
+        options: RunOptions,
+        journal: Journal | None = None,
+    ) -> None:
+        self.service = service
+        self.browser = browser
+        self.pilot = pilot
+        self.gate = TimedGate(gate)
+        self.pause = pause_of(gate)
+        self.reporter = reporter
+        self.guard = guard
+        self.options = options
+        self.ledger = RunLedger(service.id, pilot, journal, options.start_url, options.price)
+        self.scrubber = SecretScrubber()
+        # The backstop: every request the browser sends is judged again where it happens.
+        self.requests = gate_for_run(browser, guard, self.ledger, self.gate, self.scrubber.text)
+        self.calls = CallPipeline(guard, self.ledger, self.scrubber.snapshot, self.requests)
+        self.outcomes = OutcomeJudge(service, browser, self.scrubber.text)
+        self._unverified_claims = 0
+        #: The screenshot the person was last asked on (a receipt shows it).
+        self._screenshot: str | None = None
+
+    def _tell_error(
+        self, call: ToolCall, error: MCPToolError, seen: NormalizedSnapshot
+    ) -> TurnOutcome:
+        """A failed call: the pilot hears the error with the page it carries (else the one it
+        saw), scrubbed like every page that reaches a pilot."""
+        page = error.snapshot if isinstance(error.snapshot, NormalizedSnapshot) else seen
+        failed = {"error": True, "message": str(error)}
+        return self._tell(call, "error", failed, self.scrubber.snapshot(page))
+
+    def _tell(
+        self,
+        call: ToolCall,
+        outcome: Outcome,
+        feedback: dict[str, Any],
+        snapshot: NormalizedSnapshot | None,
+    ) -> TurnOutcome:
+        """Give the pilot the call's feedback (its JSON) and the page; the loop keeps the rest."""
+        refused = self.requests.take_notes() if self.requests is not None else []
+        if refused:
+            feedback = {**feedback, "requests_refused": refused}
+        self.pilot.observe(call, feedback, snapshot)
+        message = str(feedback.get("message") or feedback.get("note") or "")
+        return TurnOutcome(outcome, message, snapshot)
+
+    async def _ask(
+        self,
+        kind: CheckpointKind,
+        why: str,
+        action: str,
+        snapshot: NormalizedSnapshot,
+        call: ToolCall | None,
+    ) -> Decision:
+        # The person sees a screenshot of exactly what they approve; while a
+        # native dialog is open the browser cannot take one, and the dialog is the page.
+        try:
+            screenshot = await kept_screenshot(self.browser, self.scrubber)
+        except MCPToolError:
+            screenshot = None
+        self._screenshot = screenshot
+        request = CheckpointRequest(
+            kind=kind,
+            why=why,
+            action=action,
+            url=snapshot.url,
+            screenshot_path=screenshot,
+            call=call,
+            target=self.guard.target_of(call, snapshot) if call else None,
+            takes_guidance=self.pilot.model_name is not None,
+        )
+        return await self.gate.approve(request)

@@ -1,0 +1,90 @@
+"""A fresh page arrives: scrubbed, its hand-offs done, its tabs contained, its ending read."""
+
+from __future__ import annotations
+
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.orchestrator.events import Notice, PageSeen
+from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
+from subterminator_tui.orchestrator.loop_base import LoopBase
+from subterminator_tui.orchestrator.sign_in_window import sign_in_pending
+from subterminator_tui.orchestrator.tabs import contain_tabs
+from subterminator_tui.orchestrator.turns import RunEnded
+from subterminator_tui.rules import verify_completion
+from subterminator_tui.rules.matching import HandoffKind
+from subterminator_tui.rules.typed_endings import detect_ending
+
+
+class PageArrival(LoopBase):
+    """What happens to every page before the pilot or the person reads it."""
+
+    async def _settle(
+        self, raw: NormalizedSnapshot, *, allow_handoff: bool = True
+    ) -> tuple[NormalizedSnapshot, str]:
+        """Scrub the fresh page, check its domain, and hand off when it needs the human."""
+        snapshot = self.scrubber.snapshot(raw)
+        notes: list[str] = []
+        if allow_handoff and sign_in_pending(self.guard.reach, snapshot):
+            # An identity provider's page (or pop-up) is the person's: signed in there
+            # first, so containment never takes it away from them.
+            snapshot = await self._hand_off(snapshot, notes)
+        # Off-domain tabs are closed and the current tab brought back before anyone reads them.
+        contained, removed = await contain_tabs(self.browser, snapshot, self.guard.url_allowed)
+        snapshot = self.scrubber.snapshot(contained)
+        self.reporter.emit(PageSeen(snapshot, True))
+        if removed:
+            left = ", ".join(removed)
+            decision = await self._ask(
+                "left_domains",
+                f"A page tried to leave {self.service.name}'s allowed domains ({left}); "
+                "SubTerminator closed it before anything read it",
+                f"Continue the run on {snapshot.url}",
+                snapshot,
+                None,
+            )
+            if decision.verdict == "reject":
+                raise RunEnded("human_rejected", f"You stopped the run after it reached {left}")
+            notes.append(
+                "A page outside the allowed domains was closed; the run goes on from this page."
+            )
+            if decision.verdict == "guidance":
+                notes.append(f"The person says: {decision.guidance}")
+        if allow_handoff:
+            snapshot = await self._hand_off(snapshot, notes)
+        self.guard.learn(snapshot)
+        self.ledger.saw(snapshot)
+        return snapshot, " ".join(notes)
+
+    def _end_without_a_click(self, snapshot: NormalizedSnapshot) -> None:
+        """End the run (RunEnded) when the page says no click can cancel it here."""
+        ending = detect_ending(self.service, snapshot)
+        # A page that proves the cancellation is left to complete_task, whatever else it says.
+        if ending is not None and not verify_completion(self.service, snapshot).verified:
+            raise RunEnded(ending.reason, ending.message(self.service.name), ending=ending)
+
+    async def _hand_off(
+        self,
+        snapshot: NormalizedSnapshot,
+        notes: list[str],
+        called_for: tuple[HandoffKind, str] | None = None,
+    ) -> NormalizedSnapshot:
+        """Every hand-off the page calls for (sign-ins, codes, captchas); the page after them."""
+        try:
+            snapshot, kinds = await hand_off(
+                self.service,
+                self.browser,
+                self.gate,
+                snapshot,
+                self.scrubber,
+                headed=self.options.headed,
+                hint=self.options.handoff_hint,
+                reach=self.guard.reach,
+                called_for=called_for,
+            )
+        except HandoffCancelled as cancelled:
+            raise RunEnded("human_rejected", str(cancelled)) from None
+        if kinds:
+            await self.browser.keep_sign_in()
+            notes.append(describe_handoff(kinds))
+            self.reporter.emit(Notice(describe_handoff(kinds)))
+            self.reporter.emit(PageSeen(snapshot, self.guard.url_allowed(snapshot.url)))
+        return snapshot
