@@ -1,5 +1,5 @@
 # The entry points the README names. Each sets up whatever is missing first.
-.PHONY: demo test test-unit test-slow setup setup-tests lint
+.PHONY: demo bench test test-unit test-slow setup setup-tests lint
 
 setup:
 	@scripts/setup.sh
@@ -9,6 +9,11 @@ setup-tests:
 
 demo: setup
 	.venv/bin/subterminator cancel demoflix
+
+# The benchmark over the practice scenarios (source checkout only, see docs/bench.md);
+# options through BENCH_ARGS, e.g. make bench BENCH_ARGS="--scenario gauntlet-basic".
+bench: setup
+	.venv/bin/python -m subterminator_bench $(BENCH_ARGS)
 
 lint: setup-tests
 	.venv/bin/ruff check .

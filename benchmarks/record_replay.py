@@ -21,13 +21,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from subterminator_bench.gauntlet import SCENARIOS_FILE
 from subterminator_bench.ground_truth import judged_success, read_ground_truth
 from subterminator_bench.loopback_model import ScriptedModelServer
 from subterminator_bench.runner import BenchGate, BenchReporter, scripted_model_env
+from subterminator_bench.scenarios import expected_outcome
 from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.resources import builtin_scenarios_file
 from subterminator_tui.rules import load_services
 from subterminator_tui.session import RunRequest, prepared_run
 from subterminator_tui.session.record import record_playbook
@@ -51,15 +52,17 @@ async def one_run(service_id: str, *, ai: bool, workdir: Path, brain: Any) -> di
         pilot="ai" if ai else "auto",
         headless=True,
         profile_dir=str(workdir / f"{service_id}-{'ai' if ai else 'replay'}"),
-        services=(str(builtin_scenarios_file()),) if ai else (),
+        services=(str(SCENARIOS_FILE),) if ai else (),
     )
     with ScriptedModelServer(brain) as server, scripted_model_env(server):
         async with prepared_run(request) as prepared:
             site = prepared.browser.practice
             gate = BenchGate(site.state if site else None)
-            expected = prepared.checked.service.expected
             result = await prepared.run(gate, BenchReporter(naive=False))
     truth = read_ground_truth(gate.state)
+    # The outcome the gauntlet's scenario expects (a recorded copy no longer extends it).
+    scenarios = load_services([SCENARIOS_FILE], user_file=None)
+    expected = expected_outcome(scenarios.get(service_id), scenarios)
     return {
         "run_id": result.run_id,
         "reason": result.reason,

@@ -20,25 +20,25 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urljoin
 
-from subterminator_bench.loopback_model import ModelRequest, ScriptedTurn
-from subterminator_bench.scripted_brain import PageElement, page_elements
-from subterminator_tui.practice.gauntlet.scenarios.adversarial import (
+from subterminator_bench.gauntlet.scenarios.adversarial import (
     FINAL_LABEL,
     NOTE_LABEL,
     RELABEL_BEFORE,
     SELECT_LABEL,
     SELECT_OPTION,
 )
-from subterminator_tui.practice.gauntlet.scenarios.channels import (
+from subterminator_bench.gauntlet.scenarios.channels import (
     FINISH_CONFIRMED,
     FINISH_NOW,
 )
-from subterminator_tui.practice.gauntlet.scenarios.listeners import (
+from subterminator_bench.gauntlet.scenarios.listeners import (
     NEXT_LABEL,
     NEXT_OPTION,
     REASON_LABEL,
     SHORTCUT_KEY,
 )
+from subterminator_bench.loopback_model import ModelRequest, ScriptedTurn
+from subterminator_bench.scripted_brain import PageElement, page_elements
 
 _PAGE_MARK = "Current page:"
 _CONFIRMED = 'heading "Cancellation confirmed"'

@@ -1,10 +1,17 @@
-"""``subterminator bench``: run a pilot over the practice scenarios and measure it."""
+"""``python -m subterminator_bench``: run a pilot over the practice scenarios and measure it.
+
+Output: a table per scenario and a summary, ``bench-results.json`` and
+``bench-chart.svg`` in ``--output``. Exit codes: 0 when every run ended as its
+scenario expects with nothing unsafe, 1 otherwise, 2 for bad options or
+configuration, 130 when interrupted.
+"""
 
 from __future__ import annotations
 
 import argparse
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -20,17 +27,57 @@ from subterminator_bench.report import (
     write_json,
 )
 from subterminator_bench.runner import NAIVE, OURS, BenchConfig, Measurement, measure
+from subterminator_bench.scenarios import bench_scenario
 from subterminator_tui.command_run import run_command
 from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.exit_codes import INTERRUPTED
 from subterminator_tui.providers.resolution import missing_model_reason, resolve_model_name
 from subterminator_tui.rules import ServiceConfig, load_services
 from subterminator_tui.settings import load_settings
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The bench's options."""
+    parser = argparse.ArgumentParser(
+        prog="python -m subterminator_bench",
+        description="Run a pilot over every practice scenario, judge each run by the practice "
+        "server's ground truth, and compare with the naive configuration (every tool, full "
+        "snapshots, full history). Without an API key a scripted model on loopback plays each "
+        "scenario's intended path through the real SDK wire format.",
+    )
+    parser.add_argument("--pilot", choices=("ai", "playbook"), default="ai")
+    parser.add_argument("--model", help="model for the AI pilot (default as for cancel)")
+    parser.add_argument(
+        "--scripted", action="store_true", help="use the scripted loopback model even with a key"
+    )
+    parser.add_argument(
+        "--scenario", action="append", default=[], metavar="ID", help="only these (repeatable)"
+    )
+    parser.add_argument("--no-naive", action="store_true", help="skip the naive comparison")
+    parser.add_argument("--output", default="bench-out", help="directory for JSON and chart")
+    parser.add_argument(
+        "--services",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="PATH",
+        help="extra services.toml (repeatable; later files override earlier ones)",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m subterminator_bench``; Ctrl+C exits 130 quietly."""
+    try:
+        return run_bench(build_parser().parse_args(argv))
+    except KeyboardInterrupt:
+        return INTERRUPTED
+
+
 def scenarios(services: list[Path], wanted: list[str]) -> list[ServiceConfig]:
     """Practice services with an expected outcome: the gauntlet (or the ones asked for)."""
     registry = load_services(services, practice_scenarios=True)
-    candidates = [s for s in registry.all() if s.practice and s.expected and s.playbook]
+    candidates = [s for s in registry.all() if bench_scenario(s, registry) is not None]
     gauntlet = [s for s in candidates if s.id.startswith("gauntlet-")]
     chosen = gauntlet or candidates
     if wanted:

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from subterminator_bench.adversarial_brain import ATTACKS, AdversarialBrain
+from subterminator_bench.baseline import NAIVE_OFFERED_TOOLS, naive_pilot
+from subterminator_bench.gauntlet import SCENARIOS_FILE
 from subterminator_bench.ground_truth import (
     GroundTruth,
     bypasses,
@@ -20,6 +22,7 @@ from subterminator_bench.ground_truth import (
 )
 from subterminator_bench.loopback_model import ScriptedModelServer
 from subterminator_bench.prompt_cache import PromptCache
+from subterminator_bench.scenarios import expected_outcome
 from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_bench.stats import median
 from subterminator_tui.orchestrator.events import Event, PageSeen, RunStarted, TurnFinished
@@ -38,8 +41,7 @@ from subterminator_tui.practice.demoflix.state import (
     USERNAME,
 )
 from subterminator_tui.providers.resolution import DEFAULT_MODEL
-from subterminator_tui.resources import builtin_scenarios_file
-from subterminator_tui.rules import ServiceConfig
+from subterminator_tui.rules import ServiceConfig, load_services
 from subterminator_tui.session import RunRequest, prepared_run
 
 #: The practice account, typed by the bench when a page hands off to the person.
@@ -226,14 +228,15 @@ async def measure(
     brain = scripted_brain_for(service)
     server = ScriptedModelServer(brain, cache).start() if scripted and pilot != "playbook" else None
     reporter = BenchReporter(config.naive)
+    run_services = (str(SCENARIOS_FILE), *services)
+    expected = expected_outcome(service, load_services([Path(p) for p in run_services]))
     request = RunRequest(
         service.id,
         pilot=pilot,
         model=None if scripted else model,
         headless=True,
         profile_dir=str(workdir / f"{service.id}-{config.name}"),
-        services=(str(builtin_scenarios_file()), *services),
-        naive=config.naive,
+        services=run_services,
     )
     started = time.perf_counter()
     try:
@@ -241,7 +244,13 @@ async def measure(
             async with prepared_run(request) as prepared:
                 site = prepared.browser.practice
                 gate = BenchGate(site.state if site else None)
-                result = await prepared.run(gate, reporter)
+                if config.naive:
+                    own = naive_pilot(prepared)
+                    result = await prepared.run(
+                        gate, reporter, pilot=own, offered_tools=NAIVE_OFFERED_TOOLS
+                    )
+                else:
+                    result = await prepared.run(gate, reporter)
     finally:
         if server is not None:
             server.stop()
@@ -253,12 +262,12 @@ async def measure(
         pilot=reporter.driver or pilot,
         model=None if pilot == "playbook" else (model or DEFAULT_MODEL),
         scripted=server is not None,
-        expected=service.expected,
+        expected=expected,
         reason=result.reason,
         success=result.success,
         verified=result.verified,
         # An account cancelled before the run is the right answer there, said as such.
-        correct=judged_success(truth, service.expected)
+        correct=judged_success(truth, expected)
         and (result.success or result.reason == "already_cancelled"),
         unsafe_actions=unapproved_actions(truth, gate.approvals_at),
         bypasses=bypasses(truth, gate.approvals_at),

@@ -10,7 +10,7 @@ The package is split so its folders show the architecture. The core:
 - ``orchestrator/``  the loop, the guard, hand-offs and the gates a front end answers
 - ``journal/``       every run and turn in SQLite
 - ``session/``       a run from request to result: what every front end calls
-- ``practice/``      the bundled practice sites (demoflix and the gauntlet)
+- ``practice/``      the bundled practice sites (Demoflix, the portal) and their services
 - ``results.py``     how a run ended (``TaskResult``) and the exit code that follows
 - ``costs.py``       the tokens a model call used and the price table that costs them
 
@@ -20,7 +20,8 @@ The front ends, which never import each other:
 - ``headless/``      plain terminal output and prompts (``--no-tui``)
 - ``tui/``           the Textual app, the only place that imports Textual
 
-The benchmark lives beside the package, in ``subterminator_bench/`` of a source checkout.
+The benchmark and its gauntlet live beside the package, in ``subterminator_bench/`` of a
+source checkout (``python -m subterminator_bench``); the wheel leaves them out.
 """
 
 __version__ = "0.1.0"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
-# A wheel carries copies under _bundled/ (pyproject's force-include); a checkout
-# or an editable install reads them from the repository root.
+# A wheel carries copies of the repository root's files under _bundled/ (pyproject's
+# force-include); a checkout or an editable install reads them from the root. Files
+# inside the package (the practice services, generic.toml) are where they always are.
 _SEARCH_ROOTS = (_PACKAGE_DIR / "_bundled", _PACKAGE_DIR.parent)
 
 
@@ -25,23 +26,28 @@ def bundled_path(relative: str) -> Path:
 
 
 def builtin_services_file() -> Path:
-    """The built-in ``services.toml``."""
+    """The built-in ``services.toml``: the real services (Netflix and the catalog)."""
     return bundled_path("services.toml")
 
 
-def builtin_catalog_file() -> Path:
-    """The built-in ``catalog.toml``: widely used services, researched from their help pages."""
-    return bundled_path("catalog.toml")
+def practice_services_file() -> Path:
+    """The practice services (Demoflix, the portal), shipped beside the practice sites."""
+    return _PACKAGE_DIR / "practice" / "services.toml"
 
 
 def builtin_generic_rules_file() -> Path:
     """The built-in ``generic.toml``: success, failure and hand-off rules for any site."""
-    return bundled_path("generic.toml")
+    return _PACKAGE_DIR / "rules" / "generic.toml"
 
 
-def builtin_scenarios_file() -> Path:
-    """The built-in ``scenarios.toml``: the practice gauntlet's services."""
-    return bundled_path("scenarios.toml")
+def gauntlet_scenarios_file() -> Path | None:
+    """The gauntlet's ``scenarios.toml`` in a source checkout; None in an installed copy.
+
+    The gauntlet belongs to the bench, which the wheel leaves out: only a checkout (or
+    an editable install of one) has it, beside the package.
+    """
+    path = _PACKAGE_DIR.parent / "subterminator_bench" / "gauntlet" / "scenarios.toml"
+    return path if path.is_file() else None
 
 
 def styles_dir() -> Path:

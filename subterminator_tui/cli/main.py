@@ -155,26 +155,6 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("run", type=int, help="the interrupted run's number")
     _add_run_options(resume)
 
-    bench = commands.add_parser(
-        "bench",
-        help="measure a pilot over the practice scenarios (success, safety, tokens, overhead)",
-        description="Run a pilot over every practice scenario, judge each run by the practice "
-        "server's ground truth, and compare with the naive configuration (every tool, full "
-        "snapshots, full history). Without an API key a scripted model on loopback plays each "
-        "scenario's intended path through the real SDK wire format.",
-    )
-    bench.add_argument("--pilot", choices=("ai", "playbook"), default="ai")
-    bench.add_argument("--model", help="model for the AI pilot (default as for cancel)")
-    bench.add_argument(
-        "--scripted", action="store_true", help="use the scripted loopback model even with a key"
-    )
-    bench.add_argument(
-        "--scenario", action="append", default=[], metavar="ID", help="only these (repeatable)"
-    )
-    bench.add_argument("--no-naive", action="store_true", help="skip the naive comparison")
-    bench.add_argument("--output", default="bench-out", help="directory for JSON and chart")
-    add_services_option(bench)
-
     record = commands.add_parser(
         "record",
         help="turn a verified run into its service's playbook (next runs need no model)",
@@ -287,12 +267,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Each subcommand's runner, imported only when used: `subterminator --help` and the
-# headless commands never load Textual or the model SDKs they do not need. The bench
-# lives beside the package (subterminator_bench/), in a source checkout only.
+# headless commands never load Textual or the model SDKs they do not need.
 _RUNNERS: dict[str, tuple[str, str]] = {
     "cancel": ("subterminator_tui.cli.cancel", "run_cancel"),
     "resume": ("subterminator_tui.cli.cancel", "run_resume"),
-    "bench": ("subterminator_bench.command", "run_bench"),
     "record": ("subterminator_tui.cli.record", "run_record"),
     "runs": ("subterminator_tui.cli.journal_views", "run_runs"),
     "show": ("subterminator_tui.cli.journal_views", "run_show"),
@@ -325,18 +303,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         target = ("subterminator_tui.cli.serve_console", "run_serve_console")
     if target is not None:
         module_name, function_name = target
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as missing:
-            if missing.name != "subterminator_bench":
-                raise
-            print(
-                "error: the benchmark comes with SubTerminator's source checkout, not the "
-                "installed package; run it from a clone (make setup, then "
-                ".venv/bin/subterminator bench).",
-                file=sys.stderr,
-            )
-            return CONFIGURATION
+        module = importlib.import_module(module_name)
         runner: Callable[[argparse.Namespace], int] = getattr(module, function_name)
         try:
             return runner(args)

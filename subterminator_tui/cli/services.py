@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import get_args
 
 from subterminator_tui.command_run import run_command
+from subterminator_tui.resources import gauntlet_scenarios_file
 from subterminator_tui.rules import ServiceConfig, load_services
 from subterminator_tui.rules.models import Category
 
@@ -55,7 +56,8 @@ def run_services(args: argparse.Namespace) -> int:
         if not args.practice:
             _print_section("Services", real)
         _print_section("Practice services (bundled sites on this computer)", practice)
-        if not with_gauntlet:
+        # Only a source checkout has the gauntlet (it belongs to the bench).
+        if not with_gauntlet and gauntlet_scenarios_file() is not None:
             print("The practice gauntlet's scenarios: subterminator services --practice")
         return 0
 

@@ -1,7 +1,8 @@
 """The practice sites' HTTP vocabulary: a parsed request in, a response out, no sockets.
 
-Both sites (Demoflix and the gauntlet) route :class:`Request` to :class:`Response` with
-the helpers here; :mod:`subterminator_tui.practice.server` puts any such router on a socket.
+Every site (Demoflix, the portal, the bench's gauntlet) routes :class:`Request` to
+:class:`Response` with the helpers here; :mod:`subterminator_tui.practice.server` puts
+any such router on a socket.
 """
 
 from __future__ import annotations

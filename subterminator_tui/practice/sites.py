@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.practice.demoflix import DemoflixServer
@@ -13,7 +14,6 @@ from subterminator_tui.practice.demoflix.state import (
     TWO_FACTOR_CODE,
     USERNAME,
 )
-from subterminator_tui.practice.gauntlet import GauntletServer
 from subterminator_tui.practice.portal import PortalServer
 from subterminator_tui.practice.server import PracticeServer
 
@@ -22,21 +22,44 @@ PracticeSiteFactory = Callable[..., PracticeServer[Any]]
 
 PRACTICE_SITES: dict[str, PracticeSiteFactory] = {
     "demoflix": DemoflixServer,
-    "gauntlet": GauntletServer,
     "portal": PortalServer,
+}
+
+#: Practice sites that live beside the package in a source checkout and never in the
+#: wheel: the bench's gauntlet, with its scenarios. Imported by name only when a
+#: service asks for one, so the product does not depend on the bench.
+CHECKOUT_SITES: dict[str, tuple[str, str]] = {
+    "gauntlet": ("subterminator_bench.gauntlet", "GauntletServer"),
 }
 
 
 def practice_site(name: str, variants: Iterable[str] = (), *, port: int = 0) -> PracticeServer[Any]:
     """An unstarted practice server; ConfigurationError for an unknown name or variant."""
-    factory = PRACTICE_SITES.get(name)
+    factory = PRACTICE_SITES.get(name) or _checkout_site(name)
     if factory is None:
-        known = ", ".join(sorted(PRACTICE_SITES))
+        known = ", ".join(sorted({*PRACTICE_SITES, *CHECKOUT_SITES}))
         raise ConfigurationError(f"Unknown practice site '{name}'. Available: {known}")
     try:
         return factory(variants=tuple(variants), port=port)
     except ValueError as error:
         raise ConfigurationError(str(error)) from error
+
+
+def _checkout_site(name: str) -> PracticeSiteFactory | None:
+    """A checkout-only site's factory; ConfigurationError in an installed copy."""
+    if name not in CHECKOUT_SITES:
+        return None
+    module_name, factory_name = CHECKOUT_SITES[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as missing:
+        if missing.name is None or not module_name.startswith(missing.name):
+            raise
+        raise ConfigurationError(
+            f"The practice site '{name}' comes with the bench in SubTerminator's source "
+            "checkout, not with the installed package; run it from a clone."
+        ) from None
+    return cast(PracticeSiteFactory, getattr(module, factory_name))
 
 
 def practice_hint() -> str:

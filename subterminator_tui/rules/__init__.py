@@ -1,14 +1,25 @@
 """Declarative per-service rules from ``services.toml``.
 
-- ``models``    the strict shape of a service, its rules and its playbook
-- ``loader``    built-in, user and ``--services`` files merged into a ServiceRegistry
+- ``models``    the strict shape of a service (``ServiceConfig``)
+- ``page_rules`` page rules and checkpoints: judgements about one page and a pending call
+- ``playbook_steps`` the steps of a playbook, replayed without a model
+- ``fields``    the field types the models share (strict config, needles, patterns)
+- ``loader``    built-in, practice, user and ``--services`` files merged into a ServiceRegistry
+- ``registry``  the loaded services, looked up by id
+- ``problems``  validation problems in words for someone editing TOML
 - ``matching``  rules judged against snapshots and pending tool calls
+- ``defaults``  the built-in checkpoints every service gets (irreversible or money-moving words)
+- ``money``     money as a built-in checkpoint, whatever the button is called
+- ``effects``   what a call will really do: the elements it can activate
+- ``requests``  what a request to the service does, read from the request itself
+- ``evidence``  what a verified success must rest on besides a sentence on a page
+- ``text``      one normaliser for every text a rule reads
 - ``service_urls`` a practice service's addresses pinned to its site, and where a run starts
 - ``endings``   billed elsewhere and offline-only endings: their details and a letter
 - ``typed_endings`` which of those endings a page calls for
 - ``account_state`` a plan's state on its account page, for ``subterminator check``
 - ``sites``     a typed site's full URL and registrable domain (Public Suffix List)
-- ``generic``   rules for any site (``generic.toml``) and services built from an address
+- ``generic``   rules for any site (``generic.toml``, beside it) and services built from an address
 - ``recording`` a playbook from a run's journal turns (``subterminator record``)
 - ``user_file`` one service written into the user's own ``services.toml``
 """
@@ -26,7 +37,9 @@ from subterminator_tui.rules.matching import (
     target_elements,
     verify_completion,
 )
-from subterminator_tui.rules.models import CheckpointRule, PageRule, PlaybookStep, ServiceConfig
+from subterminator_tui.rules.models import ServiceConfig
+from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
+from subterminator_tui.rules.playbook_steps import PlaybookStep
 from subterminator_tui.rules.registry import ServiceRegistry
 from subterminator_tui.rules.service_urls import resolve_start_url
 from subterminator_tui.rules.sites import SiteAddressError, registrable_domain, site_url

@@ -10,7 +10,7 @@ reports loudly.
 
 from __future__ import annotations
 
-from subterminator_tui.rules.models import CheckpointRule
+from subterminator_tui.rules.page_rules import CheckpointRule
 
 # Word boundaries keep "pay" out of "payment", "end" out of "recommended".
 _ENGLISH = (

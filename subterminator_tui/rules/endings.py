@@ -17,7 +17,7 @@ from typing import Annotated
 from pydantic import AfterValidator
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.rules.models import PageRule
+from subterminator_tui.rules.page_rules import PageRule
 
 
 def _https_or_empty(value: str) -> str:

@@ -27,7 +27,8 @@ from typing import Literal, Protocol
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
 from subterminator_tui.rules.matching import Verification, first_holding, rule_holds
-from subterminator_tui.rules.models import PageRule, ServiceConfig
+from subterminator_tui.rules.models import ServiceConfig
+from subterminator_tui.rules.page_rules import PageRule
 from subterminator_tui.rules.text import normalise_text
 
 #: Conditions that read what the page says (as opposed to its address or title).

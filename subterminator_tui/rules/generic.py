@@ -23,7 +23,8 @@ from subterminator_tui.errors import ServiceConfigError
 from subterminator_tui.reach.urls import site_entry
 from subterminator_tui.resources import builtin_generic_rules_file
 from subterminator_tui.rules.endings import BillerRule
-from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConfig
+from subterminator_tui.rules.models import ServiceConfig
+from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
 from subterminator_tui.rules.problems import describe_error, key_path
 from subterminator_tui.rules.sites import registrable_domain, site_url
 

@@ -1,9 +1,10 @@
 """Read ``services.toml`` files into a ServiceRegistry.
 
-Files load in this order: the built-in ``services.toml``, the built-in
-``scenarios.toml`` (the practice gauntlet's services, only when asked for: the
-bench, the tests and ``services --practice``), the built-in ``catalog.toml``
-(widely used services researched from their help pages), the user's own
+Files load in this order: the built-in ``services.toml`` (the real services: Netflix
+and the catalog, researched from their help pages), the practice services shipped
+beside the practice sites (``practice/services.toml``), the gauntlet's
+``scenarios.toml`` (only when asked for: the bench, the tests and ``services
+--practice``; a source checkout has it, an installed copy does not), the user's own
 ``services.toml`` in the platform config directory (when it exists), then every
 ``--services PATH`` in the order given. A later file replaces an earlier
 definition SERVICE BY SERVICE: a whole ``[services.<id>]`` table wins, keys are
@@ -29,15 +30,12 @@ from pydantic import ValidationError
 
 from subterminator_tui.errors import ServiceConfigError
 from subterminator_tui.resources import (
-    builtin_catalog_file,
-    builtin_scenarios_file,
     builtin_services_file,
+    gauntlet_scenarios_file,
+    practice_services_file,
 )
 from subterminator_tui.rules.generic import with_generic_rules
-from subterminator_tui.rules.models import (
-    LOADER_KEYS,
-    ServiceConfig,
-)
+from subterminator_tui.rules.models import LOADER_KEYS, ServiceConfig
 from subterminator_tui.rules.problems import describe_error, key_path
 from subterminator_tui.rules.registry import ServiceRegistry
 from subterminator_tui.settings import user_config_dir
@@ -69,7 +67,8 @@ def load_services(
     """Load the built-in files, the user's file, then ``extra_files``; later ones win.
 
     ``practice_scenarios`` adds the gauntlet's ``scenarios.toml`` after the built-in
-    services: the bench and the tests ask for it, a person's runs never load it.
+    services when a source checkout has it: the bench and the tests ask for it, a
+    person's runs never load it.
 
     ``user_file`` defaults to :func:`user_services_file`; pass another path to read
     that instead, or None to skip the user's file (tests must never read the real
@@ -118,12 +117,12 @@ def _files_to_load(
     practice_scenarios: bool,
 ) -> list[Path]:
     try:
-        files = [builtin_services_file()]
-        if practice_scenarios:
-            files.append(builtin_scenarios_file())
-        files.append(builtin_catalog_file())
+        files = [builtin_services_file(), practice_services_file()]
     except FileNotFoundError as error:
         raise ServiceConfigError(str(error)) from None
+    scenarios = gauntlet_scenarios_file() if practice_scenarios else None
+    if scenarios is not None:
+        files.append(scenarios)
     chosen_user_file = user_services_file() if user_file is USER_CONFIG_DIR else user_file
     if isinstance(chosen_user_file, Path) and chosen_user_file.exists():
         files.append(chosen_user_file)

@@ -19,7 +19,8 @@ from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
 from subterminator_tui.rules.effects import Effects, element_target
 from subterminator_tui.rules.generic import is_generic_rule
-from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConfig
+from subterminator_tui.rules.models import ServiceConfig
+from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
 from subterminator_tui.rules.text import fold_text, normalise_text
 
 RuleT = TypeVar("RuleT", bound=PageRule)

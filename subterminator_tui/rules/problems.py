@@ -7,13 +7,9 @@ import difflib
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
-from subterminator_tui.rules.models import (
-    LOADER_KEYS,
-    CheckpointRule,
-    PageRule,
-    PlaybookStep,
-    ServiceConfig,
-)
+from subterminator_tui.rules.models import LOADER_KEYS, ServiceConfig
+from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
+from subterminator_tui.rules.playbook_steps import PlaybookStep
 
 # Which model a key path's first part leads into, for "did you mean" suggestions.
 _LIST_MODELS: dict[str, type[BaseModel]] = {

@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from subterminator_tui.journal.rows import TurnRow
-from subterminator_tui.rules.models import PlaybookStep
+from subterminator_tui.rules.playbook_steps import PlaybookStep
 
 #: Typed into a free-text field when what the model typed is not the page's own words.
 NEUTRAL_TEXT = "I no longer need this subscription."

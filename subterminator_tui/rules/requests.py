@@ -28,8 +28,8 @@ from urllib.parse import parse_qsl, urlsplit
 from subterminator_tui.browser.interception import InterceptedRequest
 from subterminator_tui.rules.effects import normalise_url
 from subterminator_tui.rules.matching import address_matches, rule_naming
-from subterminator_tui.rules.models import CheckpointRule
 from subterminator_tui.rules.money import money_in_fields
+from subterminator_tui.rules.page_rules import CheckpointRule
 
 RequestClass = Literal["gated", "state_changing", "safe"]
 

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from subterminator_tui.browser.tools import ALLOWED_TOOLS, MODEL_TOOL_NAMES
+from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
 from subterminator_tui.costs import price_for
 from subterminator_tui.errors import JournalWriteError
 from subterminator_tui.journal.store import Journal, RunRow
@@ -20,9 +20,9 @@ from subterminator_tui.orchestrator.gates import HumanGate
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.loop import Orchestrator
 from subterminator_tui.orchestrator.turns import RunOptions
+from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.plurals import plural
 from subterminator_tui.practice.sites import practice_hint
-from subterminator_tui.providers.base import ToolSpec
 from subterminator_tui.results import TaskResult
 from subterminator_tui.session.browser import ServiceBrowser, open_service_browser
 from subterminator_tui.session.pilot import build_pilot
@@ -42,11 +42,23 @@ class PreparedRun:
     #: Earlier runs of this service that a crash or a kill left unfinished.
     interrupted: tuple[RunRow, ...] = ()
 
-    async def run(self, gate: HumanGate, reporter: Reporter) -> TaskResult:
-        """Build the pilot and the loop for ``gate`` and ``reporter``, and drive the run."""
+    async def run(
+        self,
+        gate: HumanGate,
+        reporter: Reporter,
+        *,
+        pilot: Pilot | None = None,
+        offered_tools: frozenset[str] = MODEL_TOOL_NAMES,
+    ) -> TaskResult:
+        """Build the pilot and the loop for ``gate`` and ``reporter``, and drive the run.
+
+        ``pilot`` drives instead of the one the request asks for (a front end with a
+        pilot of its own, such as the bench's baseline), and ``offered_tools`` are the
+        browser tools the guard lets it call.
+        """
         for earlier in self.interrupted:
             reporter.emit(Notice(interrupted_notice(self.journal, earlier), "warning"))
-        orchestrator = self.orchestrator(gate, reporter)
+        orchestrator = self.orchestrator(gate, reporter, pilot=pilot, offered_tools=offered_tools)
         try:
             result = await orchestrator.run()
         finally:
@@ -59,20 +71,23 @@ class PreparedRun:
                     self.journal.close_interrupted(earlier.id, by_run=result.run_id)
         return result
 
-    def orchestrator(self, gate: HumanGate, reporter: Reporter) -> Orchestrator:
+    def orchestrator(
+        self,
+        gate: HumanGate,
+        reporter: Reporter,
+        *,
+        pilot: Pilot | None = None,
+        offered_tools: frozenset[str] = MODEL_TOOL_NAMES,
+    ) -> Orchestrator:
         """The loop for this run (the pilot's model client is created here)."""
         checked, opened = self.checked, self.browser
-        naive = checked.request.naive
-        server_tools = [
-            ToolSpec(tool.name, tool.description or "", tool.input_schema)
-            for tool in opened.gateway.server_tools.values()
-        ]
-        pilot = build_pilot(checked, opened.start_url, reporter, server_tools)
+        if pilot is None:
+            pilot = build_pilot(checked, opened.start_url, reporter)
         # The browser's service: a practice site's address is pinned to its port there.
         service = opened.service
         guard = Guard(
             service,
-            offered_tools=ALLOWED_TOOLS if naive else MODEL_TOOL_NAMES,
+            offered_tools=offered_tools,
             checkpoints=checked.request.checkpoints,
             reach=opened.reach,
         )

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.orchestrator.events import Notice, Reporter
 from subterminator_tui.pilots.ai import AIPilot
 from subterminator_tui.pilots.auto import AutoPilot
 from subterminator_tui.pilots.base import Pilot
-from subterminator_tui.pilots.page_view import NAIVE_VIEW
 from subterminator_tui.pilots.playbook import PlaybookPilot
-from subterminator_tui.pilots.virtual_tools import VIRTUAL_TOOL_SPECS
-from subterminator_tui.providers.base import ToolSpec
 from subterminator_tui.providers.resolution import (
     create_model_client,
     missing_model_reason,
@@ -30,7 +25,6 @@ def build_pilot(
     checked: CheckedRequest,
     start_url: str,
     reporter: Reporter,
-    server_tools: Sequence[ToolSpec] = (),
 ) -> Pilot:
     """The pilot ``--pilot`` asks for; ConfigurationError when it cannot drive this service."""
     request, service, settings = checked.request, checked.service, checked.settings
@@ -38,11 +32,7 @@ def build_pilot(
 
     def make_ai() -> AIPilot:
         model = resolve_model_name(request.model, settings)
-        client = create_model_client(model, settings)
-        if request.naive:
-            tools = [*server_tools, *VIRTUAL_TOOL_SPECS]
-            return AIPilot(client, service, tools=tools, view=NAIVE_VIEW)
-        return AIPilot(client, service)
+        return AIPilot(create_model_client(model, settings), service)
 
     if request.pilot == "ai":
         if missing:

@@ -42,8 +42,6 @@ class RunRequest:
     headless: bool | None = None
     profile_dir: str | None = None
     services: tuple[str, ...] = ()
-    #: The benchmark's baseline: every server tool, full snapshots, full history.
-    naive: bool = False
     #: A practice site already running at this URL, instead of one started for the run.
     practice_url: str | None = None
     #: A sign-in saved with ``subterminator auth save``, added before the run starts.

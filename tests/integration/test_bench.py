@@ -16,14 +16,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys
 
 
 def test_bench_command_writes_results_and_chart(tmp_path: Path) -> None:
-    """`subterminator bench` over two scenarios: exit 0, JSON with both configurations, a chart."""
+    """The bench on two scenarios: exit 0, JSON with both configurations, a chart."""
     output = tmp_path / "out"
     run = subprocess.run(
         [
             sys.executable,
             "-m",
-            "subterminator_tui",
-            "bench",
+            "subterminator_bench",
             "--scenario",
             "gauntlet-basic",
             "--scenario",

@@ -14,6 +14,7 @@ from urllib.parse import urljoin
 
 import pytest
 
+from subterminator_bench.gauntlet import SCENARIOS_FILE, GauntletServer
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.launch import LaunchPlan
@@ -21,8 +22,6 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.orchestrator.events import PageSeen
 from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
 from subterminator_tui.orchestrator.guard import Guard
-from subterminator_tui.practice.gauntlet import GauntletServer
-from subterminator_tui.resources import builtin_scenarios_file
 from subterminator_tui.rules import load_services
 from subterminator_tui.session import RunRequest
 from tests.fakes.human import ScriptedHuman
@@ -75,9 +74,7 @@ async def test_playbook_walks_the_intended_path(service_id: str, tmp_path: Path)
         on_approve=irreversible_so_far,
     )
     run = await run_service(
-        RunRequest(
-            service_id, pilot="playbook", headless=True, services=(str(builtin_scenarios_file()),)
-        ),
+        RunRequest(service_id, pilot="playbook", headless=True, services=(str(SCENARIOS_FILE),)),
         human,
         tmp_path,
     )

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_bench.adversarial_brain import AdversarialBrain
+from subterminator_bench.gauntlet import SCENARIOS_FILE, GauntletState
 from subterminator_bench.ground_truth import bypasses, read_ground_truth, unapproved_actions
 from subterminator_bench.loopback_model import ScriptedModelServer
 from subterminator_bench.runner import scripted_model_env
@@ -27,8 +28,6 @@ from subterminator_tui.orchestrator.gates import (
     HandoffAnswer,
     HandoffRequest,
 )
-from subterminator_tui.practice.gauntlet import GauntletState
-from subterminator_tui.resources import builtin_scenarios_file
 from subterminator_tui.session import RunRequest, prepared_run
 from tests.fakes.human import RecordingReporter
 from tests.unit.test_gauntlet_traps import (
@@ -89,7 +88,7 @@ async def test_trap_gets_nothing_past_the_guard(trap: str, tmp_path: Path) -> No
         headless=True,
         max_turns=MAX_TURNS,
         profile_dir=str(tmp_path / "profile"),
-        services=(str(builtin_scenarios_file()),),
+        services=(str(SCENARIOS_FILE),),
     )
     with ScriptedModelServer(brain) as model, scripted_model_env(model):
         async with prepared_run(request) as prepared:
@@ -134,7 +133,7 @@ async def test_a_refused_request_never_reaches_the_site(trap: str, tmp_path: Pat
         headless=True,
         max_turns=MAX_TURNS,
         profile_dir=str(tmp_path / "profile"),
-        services=(str(builtin_scenarios_file()),),
+        services=(str(SCENARIOS_FILE),),
     )
     with ScriptedModelServer(brain) as model, scripted_model_env(model):
         async with prepared_run(request) as prepared:

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from subterminator_bench.gauntlet import SCENARIOS_FILE
 from subterminator_tui.orchestrator.gates import Decision
-from subterminator_tui.resources import builtin_scenarios_file
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
 from subterminator_tui.serve.sessions.registry import SessionRegistry
 from tests.conftest import browser_parts_missing
@@ -73,7 +73,7 @@ def browser_parts() -> None:
 @pytest.mark.usefixtures("browser_parts")
 async def test_going_back_to_the_pages_own_entry_cancels_nothing(tmp_path: Path) -> None:
     """trap-popstate: browser_navigate_back fires the page's popstate listener."""
-    async with serve_registry(tmp_path, None, (builtin_scenarios_file(),)) as registry:
+    async with serve_registry(tmp_path, None, (SCENARIOS_FILE,)) as registry:
         session = await at_confirmation(registry, "trap-popstate")
         await call_refusing_holds(registry, session, "browser_navigate_back", {})
         assert await nothing_happened(session) == []
@@ -83,7 +83,7 @@ async def test_going_back_to_the_pages_own_entry_cancels_nothing(tmp_path: Path)
 async def test_a_listener_on_continue_cancels_nothing(tmp_path: Path) -> None:
     """trap-listener-click: the agent's click on "Continue" runs a listener that clicks the final
     button."""
-    async with serve_registry(tmp_path, None, (builtin_scenarios_file(),)) as registry:
+    async with serve_registry(tmp_path, None, (SCENARIOS_FILE,)) as registry:
         session = await at_confirmation(registry, "trap-listener-click")
         assert session.page is not None
         target = session.page.ref_of("button", "Continue")
@@ -94,6 +94,6 @@ async def test_a_listener_on_continue_cancels_nothing(tmp_path: Path) -> None:
 @pytest.mark.usefixtures("browser_parts")
 async def test_opening_a_prefetching_page_cancels_nothing(tmp_path: Path) -> None:
     """trap-prefetch: merely showing the confirmation prefetches the finishing address."""
-    async with serve_registry(tmp_path, None, (builtin_scenarios_file(),)) as registry:
+    async with serve_registry(tmp_path, None, (SCENARIOS_FILE,)) as registry:
         session = await at_confirmation(registry, "trap-prefetch")
         assert await nothing_happened(session) == []

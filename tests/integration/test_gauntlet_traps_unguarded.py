@@ -19,6 +19,7 @@ import pytest
 import pytest_asyncio
 
 from subterminator_bench.adversarial_brain import AdversarialBrain
+from subterminator_bench.gauntlet import GauntletServer
 from subterminator_bench.loopback_model import ModelRequest
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.launch import plan_launch
@@ -26,7 +27,6 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.tools import MODEL_TOOLS
 from subterminator_tui.errors import MCPToolError
 from subterminator_tui.pilots.page_view import page_for_model
-from subterminator_tui.practice.gauntlet import GauntletServer
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing
 from tests.unit.test_gauntlet_traps import (

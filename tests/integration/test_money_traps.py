@@ -18,6 +18,13 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from subterminator_bench.gauntlet import GauntletServer
+from subterminator_bench.gauntlet.scenarios import MONEY_TRAPS
+from subterminator_bench.gauntlet.scenarios.money import (
+    BREAK_LABEL,
+    PAUSE_LABEL,
+    SELECT_OPTION,
+)
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.launch import plan_launch
@@ -25,13 +32,6 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.tools import MODEL_TOOLS
 from subterminator_tui.errors import MCPToolError
 from subterminator_tui.orchestrator.guard import Guard
-from subterminator_tui.practice.gauntlet import GauntletServer
-from subterminator_tui.practice.gauntlet.scenarios import MONEY_TRAPS
-from subterminator_tui.practice.gauntlet.scenarios.money import (
-    BREAK_LABEL,
-    PAUSE_LABEL,
-    SELECT_OPTION,
-)
 from subterminator_tui.rules import generic_service, load_services
 from subterminator_tui.rules.text import fold_text
 from subterminator_tui.settings import load_settings

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import tomlkit
 
+from subterminator_bench.gauntlet import SCENARIOS_FILE
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Notice
 from subterminator_tui.orchestrator.gates import Decision
-from subterminator_tui.resources import builtin_scenarios_file
 from subterminator_tui.rules import PlaybookStep, load_services, user_services_file
 from subterminator_tui.rules.recording import NEUTRAL_TEXT
 from subterminator_tui.session import RunRequest
@@ -28,7 +28,7 @@ from tests.integration.test_any_site import scripted_model
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
 
-SCENARIOS = str(builtin_scenarios_file())
+SCENARIOS = str(SCENARIOS_FILE)
 #: The practice account, typed at hand-offs (never part of a turn, so never recorded).
 PRACTICE_ACCOUNT = {
     "Username": "demo",

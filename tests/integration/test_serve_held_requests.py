@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from subterminator_tui.practice.gauntlet import GauntletServer
-from subterminator_tui.resources import builtin_scenarios_file
+from subterminator_bench.gauntlet import SCENARIOS_FILE, GauntletServer
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import (
     TerminalOperator,
@@ -56,7 +55,7 @@ async def test_a_held_request_is_asked_on_the_operators_terminal(
         "--practice-url",
         site.base_url,
         "--services",
-        str(builtin_scenarios_file()),
+        str(SCENARIOS_FILE),
     )
     async with Client(params) as client:
         opened = await client.call_tool("session_open", {"name": "main", "service": SERVICE})

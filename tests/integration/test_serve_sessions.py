@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from subterminator_bench.gauntlet import SCENARIOS_FILE
+from subterminator_bench.gauntlet.forbidden_host import ForbiddenHost
 from subterminator_tui.browser.processes import pid_alive
 from subterminator_tui.orchestrator.gates import Decision
 from subterminator_tui.practice.demoflix import DemoflixServer
-from subterminator_tui.practice.gauntlet.forbidden_host import ForbiddenHost
-from subterminator_tui.resources import builtin_scenarios_file
 from subterminator_tui.serve.server.errors import SessionBusyError, SessionNotFoundError
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
 from tests.conftest import browser_parts_missing
@@ -161,7 +161,7 @@ async def test_enter_on_an_autofocused_final_button_is_held(tmp_path: Path) -> N
     presses, so it waits for the operator and the site records nothing irreversible."""
     if browser_parts_missing():
         pytest.skip(browser_parts_missing() or "")
-    services = (builtin_scenarios_file(),)
+    services = (SCENARIOS_FILE,)
     async with serve_registry(tmp_path, None, services) as registry:
         session, _ = registry.open("agent", "trap", "gauntlet-trap-autofocus")
         await session.run("browser_snapshot", {})

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+from subterminator_bench.gauntlet import SCENARIOS_FILE, GauntletServer
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.practice.gauntlet import GauntletServer
-from subterminator_tui.resources import builtin_scenarios_file
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_clients import ref_in, text_of
@@ -30,7 +29,7 @@ async def test_a_held_request_is_decided_in_the_console(tmp_path: Path) -> None:
         pytest.skip(missing)
     with GauntletServer((TRAP, "remembered")) as site:
         app = console_over_http(
-            tmp_path, site.base_url, image_previews=False, services=(builtin_scenarios_file(),)
+            tmp_path, site.base_url, image_previews=False, services=(SCENARIOS_FILE,)
         )
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: bool(app.listening), "the server to listen")

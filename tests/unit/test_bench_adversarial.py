@@ -7,12 +7,12 @@ from typing import Any
 import pytest
 
 from subterminator_bench.adversarial_brain import ATTACKS, AdversarialBrain
+from subterminator_bench.gauntlet import GauntletServer
+from subterminator_bench.gauntlet.scenarios import TRAPS
 from subterminator_bench.ground_truth import GroundTruth, bypasses, read_ground_truth
 from subterminator_bench.loopback_model import ModelRequest
 from subterminator_bench.runner import scripted_brain_for
 from subterminator_bench.scripted_brain import PlaybookBrain
-from subterminator_tui.practice.gauntlet import GauntletServer
-from subterminator_tui.practice.gauntlet.scenarios import TRAPS
 from subterminator_tui.rules import load_services
 from tests.unit.test_gauntlet_traps import DISTANCE_TRAPS, PACKET_TRAPS
 

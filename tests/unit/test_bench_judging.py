@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from subterminator_bench.gauntlet import GauntletServer
 from subterminator_bench.ground_truth import (
     GroundTruth,
     judged_success,
@@ -12,7 +13,6 @@ from subterminator_bench.ground_truth import (
     unapproved_actions,
 )
 from subterminator_tui.practice.demoflix import DemoflixState
-from subterminator_tui.practice.gauntlet import GauntletServer
 
 
 def truth(*irreversible: str, cancelled: bool = True, decoys: int = 0) -> GroundTruth:

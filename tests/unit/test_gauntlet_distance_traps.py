@@ -18,9 +18,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from subterminator_tui.practice.gauntlet import GauntletServer
-from subterminator_tui.practice.gauntlet.forbidden_host import ForbiddenHost
-from subterminator_tui.practice.gauntlet.scenarios.channels import (
+from subterminator_bench.gauntlet import GauntletServer
+from subterminator_bench.gauntlet.forbidden_host import ForbiddenHost
+from subterminator_bench.gauntlet.scenarios.channels import (
     CANCEL_FRAME,
     FINISH_CONFIRMED,
     FINISH_NOW,
@@ -28,7 +28,7 @@ from subterminator_tui.practice.gauntlet.scenarios.channels import (
     PLAN_API,
     PLAN_ORDER,
 )
-from subterminator_tui.practice.gauntlet.scenarios.listeners import SHORTCUT_KEY
+from subterminator_bench.gauntlet.scenarios.listeners import SHORTCUT_KEY
 from tests.unit.test_gauntlet_site import Visitor
 from tests.unit.test_gauntlet_traps import DISTANCE_TRAPS, TODAY, at_confirmation
 

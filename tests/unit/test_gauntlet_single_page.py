@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from subterminator_tui.practice.gauntlet import GauntletServer
-from subterminator_tui.practice.gauntlet.scenarios.single_page import OFFER_ID
+from subterminator_bench.gauntlet import GauntletServer
+from subterminator_bench.gauntlet.scenarios.single_page import OFFER_ID
 from tests.unit.test_gauntlet_site import Visitor
 from tests.unit.test_gauntlet_traps import TODAY
 

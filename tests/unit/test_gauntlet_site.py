@@ -25,16 +25,17 @@ from urllib.parse import urljoin
 
 import pytest
 
-from subterminator_tui.errors import ConfigurationError
-from subterminator_tui.practice.gauntlet import SCENARIOS, GauntletServer
-from subterminator_tui.practice.gauntlet.scenarios import MONEY_TRAPS, TRAPS
-from subterminator_tui.practice.gauntlet.scenarios.channels import (
+from subterminator_bench.gauntlet import SCENARIOS, GauntletServer
+from subterminator_bench.gauntlet.scenarios import MONEY_TRAPS, TRAPS
+from subterminator_bench.gauntlet.scenarios.channels import (
     FINAL_WITH_ARROW,
     FINISH_CONFIRMED,
 )
-from subterminator_tui.practice.gauntlet.scenarios.retention import SHAMING_DECLINE
-from subterminator_tui.practice.gauntlet.scenarios.single_page import OFFER_ID
-from subterminator_tui.practice.gauntlet.state import CONFIRM
+from subterminator_bench.gauntlet.scenarios.retention import SHAMING_DECLINE
+from subterminator_bench.gauntlet.scenarios.single_page import OFFER_ID
+from subterminator_bench.gauntlet.state import CONFIRM
+from subterminator_bench.scenarios import expected_outcome
+from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.practice.sites import practice_site
 from subterminator_tui.rules import load_services
 from tests.unit.test_demoflix_site import Client, Page
@@ -598,6 +599,6 @@ def test_every_scenario_has_a_service() -> None:
     for service_id, service in services.items():
         scenario = service_id.removeprefix("gauntlet-")
         assert service.practice == "gauntlet" and service.extends == "gauntlet"
-        assert service.expected == "cancelled" and service.playbook
+        assert expected_outcome(service, registry) == "cancelled" and service.playbook
         assert service.practice_variants[0] == scenario
         assert ("remembered" in service.practice_variants) != signs_in(scenario)

@@ -20,16 +20,17 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from subterminator_tui.practice.gauntlet import GauntletServer
-from subterminator_tui.practice.gauntlet.forbidden_host import FORBIDDEN_ADDRESS, ForbiddenHost
-from subterminator_tui.practice.gauntlet.scenarios import SCENARIOS, TRAPS
-from subterminator_tui.practice.gauntlet.scenarios.adversarial import (
+from subterminator_bench.gauntlet import GauntletServer
+from subterminator_bench.gauntlet.forbidden_host import FORBIDDEN_ADDRESS, ForbiddenHost
+from subterminator_bench.gauntlet.scenarios import SCENARIOS, TRAPS
+from subterminator_bench.gauntlet.scenarios.adversarial import (
     FINAL_LABEL,
     FORBIDDEN_PATH,
     NOTE_LABEL,
     RELABEL_BEFORE,
     SELECT_OPTION,
 )
+from subterminator_bench.scenarios import expected_outcome
 from subterminator_tui.rules import load_services
 from tests.unit.test_gauntlet_site import Visitor
 
@@ -141,7 +142,7 @@ def test_every_trap_is_gated_the_ordinary_way_only() -> None:
     for trap in TRAPS:
         service = registry.get(f"gauntlet-{trap}")
         assert service.practice_variants == (trap, "remembered")
-        assert service.expected == "cancelled"
+        assert expected_outcome(service, registry) == "cancelled"
         rule, *address = service.checkpoint
         assert rule.tool == ("browser_click",) and rule.target_any == ("cancel my plan",)
         # A service's own rule for its opaque finishing address, by URL alone.

@@ -17,25 +17,36 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "subterminator_tui"
 
 BUNDLED = (
     "subterminator_tui/_bundled/services.toml",
-    "subterminator_tui/_bundled/catalog.toml",
-    "subterminator_tui/_bundled/generic.toml",
+    "subterminator_tui/practice/services.toml",
+    "subterminator_tui/rules/generic.toml",
     "subterminator_tui/_bundled/styles/app.tcss",
     "subterminator_tui/_bundled/node/package.json",
     "subterminator_tui/_bundled/node/package-lock.json",
 )
 
 _INSTALLED_PROBE = """
+import contextlib
+import io
 import json
 import subterminator_tui
 from subterminator_tui import resources
 from subterminator_tui.browser import node
+from subterminator_tui.cli.main import main
 from subterminator_tui.rules import load_services
 from subterminator_tui.rules.generic import generic_service
 
 registry = load_services(user_file=None)
+with_gauntlet = load_services(user_file=None, practice_scenarios=True)
+scenarios_file = resources.gauntlet_scenarios_file()
+with contextlib.redirect_stderr(io.StringIO()) as bench_error:
+    try:
+        bench_exit = main(["bench"])
+    except SystemExit as exit:
+        bench_exit = exit.code
 print(json.dumps({
     "package": subterminator_tui.__file__,
     "services_file": str(resources.builtin_services_file()),
@@ -44,9 +55,14 @@ print(json.dumps({
     "pinned": node.pinned_version(),
     "has_demoflix": "demoflix" in registry,
     "demoflix_source": str(registry.source_of("demoflix")),
-    "catalog_file": str(resources.builtin_catalog_file()),
+    "practice_services_file": str(resources.practice_services_file()),
     "dropbox_source": str(registry.source_of("dropbox")),
     "generic_success_rules": len(generic_service("example.com").success),
+    "bench_exit": bench_exit,
+    "bench_error": bench_error.getvalue(),
+    "gauntlet_scenarios_file": str(scenarios_file) if scenarios_file else None,
+    "practice_ids": [s.id for s in registry.all() if s.practice],
+    "practice_ids_with_gauntlet": [s.id for s in with_gauntlet.all() if s.practice],
 }))
 """
 
@@ -113,7 +129,7 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
 
 @pytest.mark.parametrize("member", BUNDLED)
 def test_wheel_bundles_the_shipped_files(wheel: Path, member: str) -> None:
-    """The wheel carries each file the app reads at run time under _bundled/."""
+    """The wheel carries each file the app reads at run time (the root's under _bundled/)."""
     with zipfile.ZipFile(wheel) as archive:
         assert member in archive.namelist()
 
@@ -122,8 +138,8 @@ def test_bundled_files_are_copies_of_the_checkout(wheel: Path) -> None:
     """What the wheel carries is byte for byte what the repository root has."""
     sources = {
         "subterminator_tui/_bundled/services.toml": ROOT / "services.toml",
-        "subterminator_tui/_bundled/catalog.toml": ROOT / "catalog.toml",
-        "subterminator_tui/_bundled/generic.toml": ROOT / "generic.toml",
+        "subterminator_tui/practice/services.toml": PACKAGE / "practice" / "services.toml",
+        "subterminator_tui/rules/generic.toml": PACKAGE / "rules" / "generic.toml",
         "subterminator_tui/_bundled/styles/app.tcss": ROOT / "styles" / "app.tcss",
         "subterminator_tui/_bundled/node/package.json": ROOT / "package.json",
         "subterminator_tui/_bundled/node/package-lock.json": ROOT / "package-lock.json",
@@ -180,16 +196,33 @@ def test_installed_node_side_is_the_bundled_one(installed: dict[str, object]) ->
 
 
 def test_installed_wheel_loads_the_builtin_services(installed: dict[str, object]) -> None:
-    """``load_services(user_file=None)`` finds demoflix in the wheel's services.toml."""
+    """``load_services(user_file=None)`` finds demoflix in the wheel's practice services."""
+    path = Path(str(installed["practice_services_file"]))
+    assert path == Path(str(installed["site"])) / "subterminator_tui/practice/services.toml"
     assert installed["has_demoflix"] is True
-    assert installed["demoflix_source"] == installed["services_file"]
+    assert installed["demoflix_source"] == installed["practice_services_file"]
 
 
 def test_installed_wheel_loads_the_catalog(installed: dict[str, object]) -> None:
     """The catalog ships in the wheel and its services load from the wheel's copy."""
-    path = Path(str(installed["catalog_file"]))
-    assert path == Path(str(installed["site"])) / "subterminator_tui/_bundled/catalog.toml"
-    assert installed["dropbox_source"] == installed["catalog_file"]
+    path = Path(str(installed["services_file"]))
+    assert path == Path(str(installed["site"])) / "subterminator_tui/_bundled/services.toml"
+    assert installed["dropbox_source"] == installed["services_file"]
+
+
+def test_wheel_leaves_out_the_gauntlet_and_its_scenarios(wheel: Path) -> None:
+    """The gauntlet belongs to the bench: no page, state or scenario of it is shipped."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    assert not [name for name in names if "gauntlet" in name or "scenarios.toml" in name]
+
+
+def test_installed_copy_has_no_bench_and_no_gauntlet(installed: dict[str, object]) -> None:
+    """The installed command offers no ``bench``, and finds no gauntlet scenarios to load."""
+    assert installed["bench_exit"] == 2
+    assert "invalid choice: 'bench'" in str(installed["bench_error"])
+    assert installed["gauntlet_scenarios_file"] is None
+    assert installed["practice_ids_with_gauntlet"] == installed["practice_ids"]
 
 
 def test_installed_wheel_has_the_generic_rules(installed: dict[str, object]) -> None:

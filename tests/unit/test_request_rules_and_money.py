@@ -7,7 +7,7 @@ import json
 from subterminator_tui.browser.interception import InterceptedRequest
 from subterminator_tui.rules import load_services
 from subterminator_tui.rules.defaults import DEFAULT_CHECKPOINTS, checkpoints_for
-from subterminator_tui.rules.models import CheckpointRule
+from subterminator_tui.rules.page_rules import CheckpointRule
 from subterminator_tui.rules.requests import RequestJudgement, classify
 
 SITE = "https://www.example.com"

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from subterminator_bench.scenarios import expected_outcome
 from subterminator_tui.errors import ServiceConfigError, ServiceNotFoundError
 from subterminator_tui.practice.demoflix.state import VARIANTS
-from subterminator_tui.resources import builtin_services_file
+from subterminator_tui.resources import builtin_services_file, practice_services_file
 from subterminator_tui.rules.loader import load_services, user_services_file
 
 ACME = """
@@ -63,10 +64,11 @@ def test_netflix_is_marked_unverified() -> None:
 
 def test_demoflix_is_a_practice_service() -> None:
     """demoflix starts at a path on the practice site, which is the only allowed host."""
-    demoflix = load_services(user_file=None).get("demoflix")
+    registry = load_services(user_file=None)
+    demoflix = registry.get("demoflix")
     assert (demoflix.practice, demoflix.start_url) == ("demoflix", "/account")
     assert demoflix.allowed_domains == ("127.0.0.1",)
-    assert demoflix.expected == "cancelled"
+    assert expected_outcome(demoflix, registry) == "cancelled"
 
 
 @pytest.mark.parametrize("service_id", DEMOFLIX_VARIANTS)
@@ -201,12 +203,6 @@ def test_practice_start_url_must_be_a_path(tmp_path: Path) -> None:
     assert "key 'start_url': a practice service's start_url is a path" in _load_error(path)
 
 
-def test_expected_outcome_needs_a_practice_site(tmp_path: Path) -> None:
-    """expected only makes sense for practice scenarios."""
-    path = _write(tmp_path, ACME + 'expected = "cancelled"\n')
-    assert "key 'expected': 'expected' only applies to practice services" in _load_error(path)
-
-
 def test_playbook_click_needs_a_name(tmp_path: Path) -> None:
     """A click step must say what to click."""
     path = _write(tmp_path, ACME + '[[services.acme.playbook]]\naction = "click"\n')
@@ -299,7 +295,7 @@ def test_later_file_replaces_one_service_and_keeps_the_others(tmp_path: Path) ->
     registry = load_services([path], user_file=None)
     assert registry.get("netflix").name == "Acme"
     assert registry.source_of("netflix") == path
-    assert registry.source_of("demoflix") == builtin_services_file()
+    assert registry.source_of("demoflix") == practice_services_file()
 
 
 def test_replacement_is_whole_not_key_by_key(tmp_path: Path) -> None:

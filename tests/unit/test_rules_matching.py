@@ -22,7 +22,8 @@ from subterminator_tui.rules.matching import (
     target_elements,
     verify_completion,
 )
-from subterminator_tui.rules.models import CheckpointRule, PageRule, ServiceConfig
+from subterminator_tui.rules.models import ServiceConfig
+from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
 from tests.fixtures.pages import page_from_parts as page
 
 UNFINISHED_PAGES = ["login", "account", "survey", "offer", "confirm", "offer_accepted", "error"]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable
 
+from subterminator_bench.gauntlet.forbidden_host import ForbiddenHost
+from subterminator_bench.gauntlet.router import GauntletRouter
+from subterminator_bench.gauntlet.scenarios import choose_scenario
+from subterminator_bench.gauntlet.state import GauntletState
 from subterminator_tui.practice.demoflix.router import SESSION_COOKIE
 from subterminator_tui.practice.demoflix.state import DemoflixState, parse_variants
-from subterminator_tui.practice.gauntlet.forbidden_host import ForbiddenHost
-from subterminator_tui.practice.gauntlet.router import GauntletRouter
-from subterminator_tui.practice.gauntlet.scenarios import choose_scenario
-from subterminator_tui.practice.gauntlet.state import GauntletState
 from subterminator_tui.practice.server import PracticeServer
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from html import escape
 
-from subterminator_tui.practice.gauntlet import pages
-from subterminator_tui.practice.gauntlet.scenario import Scenario, View
+from subterminator_bench.gauntlet import pages
+from subterminator_bench.gauntlet.scenario import Scenario, View
 
 NATIVE_QUESTION = "Are you sure you want to cancel?"
 SLOW_SECONDS = 1.5

@@ -7,8 +7,8 @@ is generated deterministically, so every run sees the same page.
 
 from __future__ import annotations
 
-from subterminator_tui.practice.gauntlet import pages
-from subterminator_tui.practice.gauntlet.scenario import Scenario, View
+from subterminator_bench.gauntlet import pages
+from subterminator_bench.gauntlet.scenario import Scenario, View
 
 #: Generated sizes; the heavy page must stay above 1,500 accessibility elements.
 LONG_ARTICLES = 320

@@ -6,8 +6,8 @@ Demoflix's final confirmation.
 
 from __future__ import annotations
 
-from subterminator_tui.practice.gauntlet import pages
-from subterminator_tui.practice.gauntlet.scenario import Scenario, View
+from subterminator_bench.gauntlet import pages
+from subterminator_bench.gauntlet.scenario import Scenario, View
 
 # Opens or closes the menu named by the button's aria-controls, and says so to assistive tech.
 _TOGGLE_MENU = (

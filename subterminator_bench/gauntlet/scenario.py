@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from subterminator_bench.gauntlet.state import CONFIRM, Effect, GauntletState
 from subterminator_tui.practice.demoflix import pages as demoflix_pages
-from subterminator_tui.practice.gauntlet.state import CONFIRM, Effect, GauntletState
 from subterminator_tui.practice.http import Request, Response
 
 

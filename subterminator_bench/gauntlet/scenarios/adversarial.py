@@ -7,7 +7,7 @@ traps end the membership through a request the ordinary checkpoint on
 typed Enter, a GET of the link's address, a select that submits its form, a button
 named "Continue" to assistive tech, a button that renames itself as the pointer
 reaches it. The egress traps make the browser reach the forbidden host
-(:mod:`~subterminator_tui.practice.gauntlet.forbidden_host`): redirects, a meta
+(:mod:`~subterminator_bench.gauntlet.forbidden_host`): redirects, a meta
 refresh, a form post, a script, new tabs and windows, and on the confirmation page
 itself an iframe, a WebSocket and a fetch.
 
@@ -21,8 +21,8 @@ from __future__ import annotations
 from html import escape
 from urllib.parse import quote
 
-from subterminator_tui.practice.gauntlet import pages
-from subterminator_tui.practice.gauntlet.scenario import Render, Responder, Scenario, View
+from subterminator_bench.gauntlet import pages
+from subterminator_bench.gauntlet.scenario import Render, Responder, Scenario, View
 from subterminator_tui.practice.http import Request, Response, html
 
 #: The honest way on, and the name the ordinary checkpoint watches for.

@@ -14,10 +14,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from urllib.parse import quote
 
-from subterminator_tui.practice.demoflix import pages as demoflix_pages
-from subterminator_tui.practice.demoflix.router import DemoflixRouter
-from subterminator_tui.practice.gauntlet import pages
-from subterminator_tui.practice.gauntlet.scenario import (
+from subterminator_bench.gauntlet import pages
+from subterminator_bench.gauntlet.scenario import (
     KEEP,
     Action,
     Detour,
@@ -27,7 +25,9 @@ from subterminator_tui.practice.gauntlet.scenario import (
     Step,
     View,
 )
-from subterminator_tui.practice.gauntlet.state import CONFIRM, GauntletState
+from subterminator_bench.gauntlet.state import CONFIRM, GauntletState
+from subterminator_tui.practice.demoflix import pages as demoflix_pages
+from subterminator_tui.practice.demoflix.router import DemoflixRouter
 from subterminator_tui.practice.http import (
     Handler,
     Request,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from subterminator_tui.practice.gauntlet.scenario import Scenario
-from subterminator_tui.practice.gauntlet.scenarios import (
+from subterminator_bench.gauntlet.scenario import Scenario
+from subterminator_bench.gauntlet.scenarios import (
     access,
     adversarial,
     bulk,

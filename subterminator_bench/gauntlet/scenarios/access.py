@@ -6,11 +6,11 @@ Demoflix's own sign-in pages and checks guard the gauntlet's account.
 
 from __future__ import annotations
 
+from subterminator_bench.gauntlet import pages
+from subterminator_bench.gauntlet.scenario import Question, Scenario, Step, View
+from subterminator_bench.gauntlet.state import CONFIRM
 from subterminator_tui.practice.demoflix import pages as demoflix_pages
 from subterminator_tui.practice.demoflix.state import SURVEY_REASONS
-from subterminator_tui.practice.gauntlet import pages
-from subterminator_tui.practice.gauntlet.scenario import Question, Scenario, Step, View
-from subterminator_tui.practice.gauntlet.state import CONFIRM
 
 
 def optional_survey(_view: View) -> str:

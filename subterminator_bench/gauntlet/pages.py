@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from html import escape
 
+from subterminator_bench.gauntlet.scenario import View
+
 # Demoflix's layout helpers are the practice sites' shared look; reused, not copied.
 from subterminator_tui.practice.demoflix.pages import alert, back_to_account, button_form, layout
-from subterminator_tui.practice.gauntlet.scenario import View
 
 __all__ = ["alert", "back_to_account", "button_form", "layout"]
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 from html import escape
 from urllib.parse import quote
 
-from subterminator_tui.practice.gauntlet import pages
-from subterminator_tui.practice.gauntlet.scenario import Render, Scenario, View
-from subterminator_tui.practice.gauntlet.scenarios.adversarial import (
+from subterminator_bench.gauntlet import pages
+from subterminator_bench.gauntlet.scenario import Render, Scenario, View
+from subterminator_bench.gauntlet.scenarios.adversarial import (
     FINAL_LABEL,
     final_form,
     trap_confirm,

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 
-from subterminator_tui.practice.gauntlet import pages
-from subterminator_tui.practice.gauntlet.scenario import Action, Question, Scenario, View
-from subterminator_tui.practice.gauntlet.state import CONFIRM, GauntletState
+from subterminator_bench.gauntlet import pages
+from subterminator_bench.gauntlet.scenario import Action, Question, Scenario, View
+from subterminator_bench.gauntlet.state import CONFIRM, GauntletState
 from subterminator_tui.practice.http import Request, Response, json_response
 
 #: The app's flow positions before the final confirmation (no page is served at them).

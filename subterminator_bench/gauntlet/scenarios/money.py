@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from html import escape
 
-from subterminator_tui.practice.gauntlet import pages
-from subterminator_tui.practice.gauntlet.scenario import (
+from subterminator_bench.gauntlet import pages
+from subterminator_bench.gauntlet.scenario import (
     ACCEPT_OFFER,
     CHANGE_PLAN,
     PAUSE,

@@ -19,22 +19,22 @@ from __future__ import annotations
 
 import json
 
-from subterminator_tui.practice.gauntlet import pages
-from subterminator_tui.practice.gauntlet.scenario import (
+from subterminator_bench.gauntlet import pages
+from subterminator_bench.gauntlet.scenario import (
     Action,
     Render,
     Scenario,
     SocketAction,
     View,
 )
-from subterminator_tui.practice.gauntlet.scenarios.adversarial import FINAL_LABEL, trap_confirm
-from subterminator_tui.practice.gauntlet.scenarios.listeners import (
+from subterminator_bench.gauntlet.scenarios.adversarial import FINAL_LABEL, trap_confirm
+from subterminator_bench.gauntlet.scenarios.listeners import (
     DELAY_MS,
     on,
     plain_button,
     script,
 )
-from subterminator_tui.practice.gauntlet.state import GauntletState
+from subterminator_bench.gauntlet.state import GauntletState
 from subterminator_tui.practice.http import Request, Response, json_response
 
 #: The finishing address with a query: what a hidden link or a speculative load opens.
