@@ -10,9 +10,14 @@ The package is split so its folders show the architecture. The core:
 - ``orchestrator/``  the loop, the guard, hand-offs and the gates a front end answers
 - ``journal/``       every run and turn in SQLite
 - ``session/``       a run from request to result: what every front end calls
+- ``serve/``         ``subterminator serve``: the guarded browser for other agents over MCP
 - ``practice/``      the bundled practice sites (Demoflix, the portal) and their services
 - ``results.py``     how a run ended (``TaskResult``) and the exit code that follows
 - ``costs.py``       the tokens a model call used and the price table that costs them
+- ``errors.py``, ``exit_codes.py``  the error taxonomy and the documented exit codes
+- ``settings.py``    the person's config.toml; ``resources.py``: files shipped with the package
+- ``command_run.py`` a command's coroutine run with the documented signals and exit codes
+- ``inert_text.py``, ``plurals.py``  page text made inert for a terminal; counted words
 
 The front ends, which never import each other:
 
