@@ -12,6 +12,7 @@ fields are never offered at the prompt, and it is closed before the run goes on.
 from __future__ import annotations
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.orchestrator.browser import Browser
 from subterminator_tui.orchestrator.gates import (
     HandoffAnswer,
@@ -138,8 +139,10 @@ async def _apply(
         return scrubber.snapshot(await browser.snapshot())
     typed = [(field, answer.values.get(field.ref, "")) for field in request.fields]
     typed = [(field, value) for field, value in typed if value]
-    for value in (value for _field, value in typed):
-        scrubber.remember(value)
+    for field, value in typed:
+        scrubber.remember(
+            value, withholds_pictures=await _no_picture_may_show(browser, request, field)
+        )
     if not typed:
         return scrubber.snapshot(await browser.snapshot())
     for index, (field, value) in enumerate(typed):
@@ -148,6 +151,20 @@ async def _apply(
         arguments = {"target": field.ref, "text": value, "submit": last}
         result = await browser.call("browser_type", arguments)
     return scrubber.snapshot(result.snapshot)
+
+
+async def _no_picture_may_show(
+    browser: Browser, request: HandoffRequest, field: HandoffField
+) -> bool:
+    """Whether ``field``'s value must keep every later picture away: a code, a password;
+    not a sign-in's user name, which account pages show everywhere."""
+    if request.kind != "login":
+        return True
+    try:
+        target = (await browser.inspect(field.ref)).target
+    except SubTerminatorError:
+        return True
+    return target is None or target.secret
 
 
 def describe_handoff(kinds: list[str]) -> str:

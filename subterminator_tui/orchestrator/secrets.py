@@ -43,11 +43,22 @@ class SecretScrubber:
         self._values: set[str] = set()
         #: Digit sequences (codes, card numbers) matched with any grouping between digits.
         self._digit_patterns: list[re.Pattern[str]] = []
+        #: The values no picture may show (passwords, codes), kept apart from the rest.
+        self._pictures: SecretScrubber | None = None
 
-    def remember(self, value: str) -> None:
-        """Never let ``value`` through again, nor any encoded form of it. Blanks are ignored."""
+    def remember(self, value: str, *, withholds_pictures: bool = True) -> None:
+        """Never let ``value`` through again, nor any encoded form of it. Blanks are ignored.
+
+        ``withholds_pictures``: a page showing it keeps no screenshot (see kept_screenshot).
+        A user name is scrubbed from text but need not cost every later picture: account
+        pages show it on every page.
+        """
         if not value.strip():
             return
+        if withholds_pictures:
+            if self._pictures is None:
+                self._pictures = SecretScrubber()
+            self._pictures.remember(value, withholds_pictures=False)
         self._values.update(encoded_forms(value))
         digits = re.sub(r"[\s.\-]", "", value)
         if digits.isdigit() and len(digits) >= 4:
@@ -84,13 +95,14 @@ class SecretScrubber:
         return rewritten
 
     @property
-    def holds_values(self) -> bool:
-        """Whether anything typed is remembered (only after a hand-off)."""
-        return bool(self._values or self._digit_patterns)
+    def withholds_pictures(self) -> bool:
+        """Whether a value no picture may show was typed (only after a hand-off)."""
+        return self._pictures is not None
 
     def shows_a_value(self, snapshot: NormalizedSnapshot) -> bool:
-        """Whether ``snapshot`` (as read, not scrubbed) shows a remembered value in any shape."""
-        return self.snapshot(snapshot) != snapshot
+        """Whether ``snapshot`` (as read, not scrubbed) shows, in any shape, a value no
+        picture may show."""
+        return self._pictures is not None and self._pictures.snapshot(snapshot) != snapshot
 
     def snapshot(self, snapshot: NormalizedSnapshot) -> NormalizedSnapshot:
         """A copy of ``snapshot`` with every remembered value removed."""
@@ -120,10 +132,10 @@ async def kept_screenshot(browser: Browser, scrubber: SecretScrubber) -> str | N
     code shown back, a name in a field), before or after the picture is taken, no
     picture is kept at all. Without anything typed this costs no extra read.
     """
-    if scrubber.holds_values and scrubber.shows_a_value(await browser.snapshot()):
+    if scrubber.withholds_pictures and scrubber.shows_a_value(await browser.snapshot()):
         return None
     path = await browser.screenshot()
-    if scrubber.holds_values and scrubber.shows_a_value(await browser.snapshot()):
+    if scrubber.withholds_pictures and scrubber.shows_a_value(await browser.snapshot()):
         path.unlink(missing_ok=True)
         return None
     return str(path)

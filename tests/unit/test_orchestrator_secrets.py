@@ -233,3 +233,17 @@ async def test_a_password_field_is_refused_by_its_type_in_any_case_and_form() ->
     assert await password_field_refusal(typed, facts, browser) is None  # type: ignore[arg-type]
     click = ToolCall("c", "browser_click", {"target": "e2"})
     assert await password_field_refusal(click, await browser.inspect("e2"), browser) is None  # type: ignore[arg-type]
+
+
+def test_only_passwords_and_codes_keep_pictures_away() -> None:
+    """A user name is scrubbed from text but a page showing it may keep its picture; a
+    code shown back, grouped, may not."""
+    account = NormalizedSnapshot(
+        "https://shop.example/account", "Account", "Signed in as alice. Code 735 194 used."
+    )
+    scrubber = SecretScrubber()
+    scrubber.remember("alice", withholds_pictures=False)
+    assert not scrubber.withholds_pictures and not scrubber.shows_a_value(account)
+    assert "alice" not in scrubber.snapshot(account).content
+    scrubber.remember("735194")
+    assert scrubber.withholds_pictures and scrubber.shows_a_value(account)
