@@ -6,6 +6,7 @@ so they import nothing of the core but the exit codes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -62,6 +63,26 @@ class Ending:
         return (
             f"{service_name} can only be cancelled by phone, chat or letter ({shown}). "
             "A letter you can send is in the run's result."
+        )
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Ending:
+        """The ending as the journal stored it (``dataclasses.asdict``), read back."""
+        billed = record.get("reason") == "billed_elsewhere"
+        reason: EndingReason = "billed_elsewhere" if billed else "offline_only"
+
+        def text(key: str) -> str | None:
+            value = record.get(key)
+            return str(value) if value else None
+
+        return cls(
+            reason=reason,
+            why=str(record.get("why") or ""),
+            biller=text("biller"),
+            cancel_at=text("cancel_at"),
+            how=text("how"),
+            contacts=tuple(str(contact) for contact in record.get("contacts") or ()),
+            letter=text("letter"),
         )
 
     def rows(self) -> list[tuple[str, str]]:

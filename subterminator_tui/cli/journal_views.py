@@ -11,6 +11,7 @@ from subterminator_tui.command_run import run_command
 from subterminator_tui.costs import describe_tokens
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.journal.store import Journal, RunRow
+from subterminator_tui.results import Ending
 from subterminator_tui.settings import load_settings
 
 
@@ -49,14 +50,10 @@ def ending_rows(ending: dict[str, Any] | None) -> list[tuple[str, str]]:
     """A recorded ending's details (biller, place to cancel, contacts), one line each."""
     if not ending:
         return []
-    rows = [
-        (label, str(ending[key]))
-        for label, key in (("Billed by", "biller"), ("Cancel at", "cancel_at"), ("How", "how"))
-        if ending.get(key)
-    ]
-    rows += [("Contact", str(contact)) for contact in ending.get("contacts") or ()]
-    if ending.get("letter"):
-        rows.append(("Letter", "\n" + str(ending["letter"])))
+    details = Ending.from_record(ending)
+    rows = details.rows()
+    if details.letter:
+        rows.append(("Letter", "\n" + details.letter))
     return rows
 
 
