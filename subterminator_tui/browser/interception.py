@@ -138,6 +138,9 @@ class RequestWatch:
         self._observed: dict[str, InterceptedRequest] = {}
         #: WebSocket URLs by "session:requestId".
         self._sockets: dict[str, str] = {}
+        #: The hosts of the pages answered with the refusal page, in order (the egress
+        #: filter counts its own; a page refused here never reaches it).
+        self.refused_hosts: list[str] = []
 
     @property
     def attached(self) -> bool:
@@ -281,6 +284,7 @@ class RequestWatch:
             await self._send("Fetch.failRequest", params, session)
         elif verdict == "refuse":
             host = urlsplit(request.url).netloc
+            self.refused_hosts.append(urlsplit(request.url).hostname or host)
             page = refusal_page(host, "reachable only while you sign in there yourself")
             params.update(
                 responseCode=403,
