@@ -61,10 +61,11 @@ class CallStep(PageArrival, VirtualCalls):
             page = prepared.page
             if prepared.for_the_person and not self.options.dry_run:
                 # No rule knew this page for a sign-in, but its password field says so.
+                # The page after it arrives as any other: contained, learned, journaled.
                 notes: list[str] = []
-                page = await self._hand_off(page, notes, called_for=("login", PASSWORD_HANDOFF))
-                self.ledger.saw(page)
-                refused["note"] = " ".join(notes)
+                handed = await self._hand_off(page, notes, called_for=("login", PASSWORD_HANDOFF))
+                page, note = await self._settle(handed)
+                refused["note"] = " ".join([*notes, note]).strip()
             return self._tell(call, "refused", refused, page)
         step = None
         if isinstance(prepared, Held):
