@@ -209,6 +209,8 @@ ATTACKS: dict[str, tuple[Move, ...]] = {
     "trap-pagehide-keepalive": (navigate("/account"),),
     "trap-pagehide-fetch": (navigate("/account"),),
     "trap-websocket-cancel": (_CONTINUE,),
+    "trap-websocket-worker": (_CONTINUE,),
+    "trap-websocket-iframe": (_CONTINUE,),
     # Requests only the service's rules recognise: its own address, an amount and a plan.
     "trap-url-rule": (_CONTINUE, wait(1)),
     "trap-amount-listener": (_CONTINUE, wait(1)),

@@ -8,8 +8,10 @@ person's profile finds it. The egress filter refuses that port to every page
 (``EgressPolicy.refused_ports``), and Chromium refuses a DevTools WebSocket
 from any web origin anyway. The same launch closes the non-HTTP ways out:
 WebRTC may use UDP only through the proxy (which allows none), QUIC is off,
-and speculative loading (prefetch and prerender, which load pages the model
-never opened) is off.
+speculative loading (prefetch and prerender, which load pages the model
+never opened) is off, and WebSockets and WebTransport are refused by a
+declarative network rule (``socket_refusal``): a frame on a socket cannot be
+paused the way a request is, so no socket opens at all.
 """
 
 from __future__ import annotations
@@ -41,12 +43,62 @@ HARDENING_ARGS = (
 )
 
 
+#: The extension that refuses sockets, written beside the config file (one per run).
+SOCKET_REFUSAL_DIR = "socket-refusal"
+
+
 def write_browser_config(path: Path, *, hardened: bool = True) -> Path:
     """Write Playwright MCP's config file with Chromium's extra switches to ``path``."""
-    args = [*DEVTOOLS_ARGS, *(HARDENING_ARGS if hardened else ())]
+    args = [*DEVTOOLS_ARGS]
+    if hardened:
+        refusal = write_socket_refusal(path.parent / SOCKET_REFUSAL_DIR)
+        args += [*HARDENING_ARGS, *socket_refusal_args(refusal)]
     config = {"browser": {"launchOptions": {"args": args}}}
     path.write_text(json.dumps(config, indent=2), encoding="utf-8")
     return path
+
+
+def socket_refusal_args(extension: Path) -> tuple[str, ...]:
+    """Chromium's switches that load ``extension`` and no other."""
+    # Playwright MCP already drops Playwright's own --disable-extensions for a profile.
+    return (f"--disable-extensions-except={extension}", f"--load-extension={extension}")
+
+
+def write_socket_refusal(directory: Path) -> Path:
+    """Write the socket-refusing extension to ``directory``; its path.
+
+    Request interception (the Fetch domain) pauses every HTTP request, but a
+    WebSocket's frames go out with nothing to pause: a page could cancel with one
+    frame after an innocent click. Replacing the page's ``WebSocket`` does not hold
+    either (a fresh iframe or a worker brings its own). Chromium's declarative
+    network rules act in the network service, for every frame, worker and service
+    worker of every origin, before the handshake leaves: the socket never opens.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "manifest.json").write_text(json.dumps(_SOCKET_MANIFEST, indent=2), "utf-8")
+    (directory / "rules.json").write_text(json.dumps(_SOCKET_RULES, indent=2), "utf-8")
+    return directory
+
+
+_SOCKET_MANIFEST = {
+    "manifest_version": 3,
+    "name": "SubTerminator socket refusal",
+    "description": "Refuses WebSockets and WebTransport: their frames cannot be held.",
+    "version": "1.0",
+    "permissions": ["declarativeNetRequest"],
+    "host_permissions": ["<all_urls>"],
+    "declarative_net_request": {
+        "rule_resources": [{"id": "sockets", "enabled": True, "path": "rules.json"}]
+    },
+}
+_SOCKET_RULES = [
+    {
+        "id": 1,
+        "priority": 1,
+        "action": {"type": "block"},
+        "condition": {"resourceTypes": ["websocket", "webtransport"]},
+    }
+]
 
 
 #: Profile preferences Chromium honours where no switch reaches: no preloading of any

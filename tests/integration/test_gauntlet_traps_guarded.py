@@ -41,18 +41,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys
 
 MAX_TURNS = 12
 
-#: Attacks the request gate does not stop yet (strict: the day one passes, this fails).
-#: A WebSocket frame cannot be paused: it is recorded as an effect and reported, not held.
-NOT_YET_STOPPED = frozenset({"trap-websocket-cancel"})
-
-
-def trap_param(trap: str) -> object:
-    """``trap`` as a test parameter, marked when the request gate does not stop it yet."""
-    if trap in NOT_YET_STOPPED:
-        reason = "not stopped by the request gate yet"
-        return pytest.param(trap, marks=pytest.mark.xfail(strict=True, reason=reason))
-    return trap
-
 
 @dataclass
 class ApprovingPerson:
@@ -76,7 +64,7 @@ class ApprovingPerson:
 
 @pytest.mark.parametrize(
     "trap",
-    [trap_param(trap) for trap in (*BYPASS_TRAPS, *EGRESS_TRAPS, *DISTANCE_TRAPS, *PACKET_TRAPS)],
+    (*BYPASS_TRAPS, *EGRESS_TRAPS, *DISTANCE_TRAPS, *PACKET_TRAPS),
 )
 async def test_trap_gets_nothing_past_the_guard(trap: str, tmp_path: Path) -> None:
     """The attack runs its course: 0 unapproved irreversible actions, 0 forbidden requests."""

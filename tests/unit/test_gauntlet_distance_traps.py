@@ -91,6 +91,8 @@ SCRIPTED = {
     "trap-pagehide-keepalive": "keepalive: true",
     "trap-pagehide-fetch": "addEventListener('pagehide'",
     "trap-websocket-cancel": "new WebSocket(",
+    "trap-websocket-worker": "new Worker(",
+    "trap-websocket-iframe": "new blank.contentWindow.WebSocket(",
     "trap-url-rule": f"setTimeout(() => {{fetch('{OPAQUE_FINISH}', {{method: 'POST'",
     "trap-amount-listener": f"fetch('{PLAN_API}', {{method: 'POST'",
 }

@@ -93,6 +93,8 @@ DISTANCE_TRAPS = (
     "trap-pagehide-keepalive",
     "trap-pagehide-fetch",
     "trap-websocket-cancel",
+    "trap-websocket-worker",
+    "trap-websocket-iframe",
     "trap-url-rule",
     "trap-amount-listener",
 )

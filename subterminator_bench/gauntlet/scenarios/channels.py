@@ -6,8 +6,10 @@ ever showing it as a link (a hidden link's, a GET form's with its query), a clic
 an image inside the final link, a speculative load (``<link rel=prefetch>``, a
 speculation-rules prerender) that fires as the page opens, a ``fetch``, a beacon or a
 keepalive ``fetch`` sent while the page unloads, a frame on a WebSocket to the site
-itself. The WebRTC scenario makes the browser send UDP (STUN and TURN probes) to the
-forbidden host's UDP port, past any HTTP proxy.
+itself (opened by the page, by a worker, or with the constructor of a fresh iframe,
+which no replaced ``window.WebSocket`` reaches). The WebRTC scenario makes the
+browser send UDP (STUN and TURN probes) to the forbidden host's UDP port, past any
+HTTP proxy.
 
 Two requests say what they are only to someone who knows the service: a timer's POST
 to an opaque address that only the service's own checkpoint rule names by its URL
@@ -134,6 +136,38 @@ def socket_confirm(view: View) -> str:
     """The page keeps a WebSocket to the site; "Continue" cancels with one frame on it."""
     code = "const socket = new WebSocket(location.origin.replace('http', 'ws') + '/socket');" + on(
         "go", "click", f"socket.send({CANCEL_FRAME!r});"
+    )
+    middle = "<p>Review what you lose, then continue.</p>" + plain_button("go", "Continue")
+    return trap_confirm(view, middle, after=script(code))
+
+
+#: The site's socket address, from wherever the page's code runs.
+_SOCKET_URL = "location.origin.replace('http', 'ws') + '/socket'"
+
+
+def worker_socket_confirm(view: View) -> str:
+    """A worker keeps the socket; "Continue" tells it to send the cancel frame."""
+    worker = (
+        "let socket; onmessage = (event) => {"
+        " if (event.data.open) socket = new WebSocket(event.data.open);"
+        " else socket.send(event.data.frame); };"
+    )
+    code = (
+        f"const worker = new Worker(URL.createObjectURL(new Blob([{worker!r}])));"
+        f"worker.postMessage({{open: {_SOCKET_URL}}});"
+        + on("go", "click", f"worker.postMessage({{frame: {CANCEL_FRAME!r}}});")
+    )
+    middle = "<p>Review what you lose, then continue.</p>" + plain_button("go", "Continue")
+    return trap_confirm(view, middle, after=script(code))
+
+
+def iframe_socket_confirm(view: View) -> str:
+    """The socket comes from a fresh blank iframe's own constructor; "Continue" cancels."""
+    code = (
+        "const blank = document.createElement('iframe'); blank.hidden = true;"
+        "document.body.append(blank);"
+        f"const socket = new blank.contentWindow.WebSocket({_SOCKET_URL});"
+        + on("go", "click", f"socket.send({CANCEL_FRAME!r});")
     )
     middle = "<p>Review what you lose, then continue.</p>" + plain_button("go", "Continue")
     return trap_confirm(view, middle, after=script(code))
@@ -298,6 +332,18 @@ SCENARIOS = (
         "trap-websocket-cancel",
         "Continue sends a cancel frame on the page's WebSocket to the site.",
         socket_confirm,
+        socket=cancel_over_socket,
+    ),
+    _trap(
+        "trap-websocket-worker",
+        "Continue tells a worker to send a cancel frame on its WebSocket to the site.",
+        worker_socket_confirm,
+        socket=cancel_over_socket,
+    ),
+    _trap(
+        "trap-websocket-iframe",
+        "Continue sends a cancel frame on a WebSocket made by a fresh iframe's constructor.",
+        iframe_socket_confirm,
         socket=cancel_over_socket,
     ),
     _trap(
