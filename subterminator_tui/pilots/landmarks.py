@@ -66,7 +66,7 @@ def fold_repeated_landmarks(
                 f"{n} {kind if n == 1 or kind.endswith('s') else kind + 's'}"
                 for kind, n in counts.most_common()
             )
-            left_out = f"as on the last page: {summary or 'nothing'} not shown"
+            left_out = f"as before: {summary or 'nothing'} not shown"
             text = f"{line.label} [ref={line.ref}] ({left_out})"
             result.append(replace(line, text=text, counts=tuple(counts.items())))
             index = end

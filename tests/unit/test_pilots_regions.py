@@ -98,7 +98,7 @@ def test_a_landmark_the_last_page_showed_is_one_line_with_its_ref() -> None:
     first = compact_page(footer_page(), seen_landmarks=())
     second = compact_page(footer_page(), seen_landmarks=first.landmarks)
     assert "Guide" not in second.text
-    assert "- contentinfo [ref=e3] (as on the last page: 30 links not shown)" in second.text
+    assert "- contentinfo [ref=e3] (as before: 30 links not shown)" in second.text
     assert 'button "Cancel membership" [ref=e2]' in second.text
 
 
@@ -107,7 +107,7 @@ def test_a_landmark_that_changed_is_not_folded() -> None:
     first = compact_page(footer_page(), seen_landmarks=())
     changed = footer_page('- link "Careers" [ref=e90]')
     second = compact_page(changed, seen_landmarks=first.landmarks)
-    assert "as on the last page" not in second.text
+    assert "(as before:" not in second.text
 
 
 def test_a_repeated_landmark_keeps_a_control_that_is_always_kept() -> None:
@@ -116,4 +116,4 @@ def test_a_repeated_landmark_keeps_a_control_that_is_always_kept() -> None:
     first = compact_page(footer, seen_landmarks=())
     second = compact_page(footer, seen_landmarks=first.landmarks)
     assert 'link "My account" [ref=e90]' in second.text
-    assert "as on the last page" not in second.text
+    assert "(as before:" not in second.text
