@@ -26,6 +26,7 @@ from cdp_use.client import CDPClient
 
 from subterminator_tui.browser.egress.responses import refusal_page
 from subterminator_tui.browser.page_links import PageLink, links_of
+from subterminator_tui.browser.playwright_worlds import PlaywrightWorlds
 
 logger = logging.getLogger(__name__)
 # A DOM read given up on (a frame navigating) is answered late; cdp-use warns of each.
@@ -141,6 +142,8 @@ class RequestWatch:
         #: The hosts of the pages answered with the refusal page, in order (the egress
         #: filter counts its own; a page refused here never reaches it).
         self.refused_hosts: list[str] = []
+        #: Playwright's utility worlds, where the guard reads a ref's element (no settle).
+        self.worlds = PlaywrightWorlds()
 
     @property
     def attached(self) -> bool:
@@ -158,6 +161,7 @@ class RequestWatch:
         client.register.Fetch.requestPaused(self._on_paused)
         client.register.Network.webSocketCreated(self._on_socket)
         client.register.Network.webSocketFrameSent(self._on_frame)
+        self.worlds.register(client)
         await client.send_raw("Target.setAutoAttach", _AUTO_ATTACH)
 
     async def close(self) -> None:
@@ -195,6 +199,14 @@ class RequestWatch:
         self.cost.link_reads.append(time.perf_counter() - started)
         return found
 
+    async def on_element(self, ref: str, function: str) -> Any | None:
+        """``function(element)`` for the element of Playwright's ref ``ref``, read in
+        Playwright's utility world; None when that cannot be done exactly once."""
+        client = self._client
+        if client is None:
+            return None
+        return await self.worlds.on_element(client, ref, function)
+
     def _spawn(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
@@ -207,6 +219,7 @@ class RequestWatch:
         session = event.get("sessionId")
         self.targets.pop(session, None)
         self._target_ids.pop(session, None)
+        self.worlds.forget(session)
 
     async def _watch_target(self, event: Any) -> None:
         """Interception on in a new target (and its own children), then let it run.
@@ -237,6 +250,10 @@ class RequestWatch:
             # Only once it runs: a popup waiting for the debugger never answers Network.enable.
             with contextlib.suppress(Exception):
                 await client.send_raw("Network.enable", _QUIET_NETWORK, session_id=session)
+        if kind in ("page", "iframe"):
+            # Its execution contexts, Playwright's utility world among them (worlds).
+            with contextlib.suppress(Exception):
+                await client.send_raw("Runtime.enable", session_id=session)
 
     def _on_socket(self, event: Any, session: str | None) -> None:
         self._sockets[f"{session}:{event.get('requestId')}"] = str(event.get("url", ""))
