@@ -122,7 +122,10 @@ def _on_pagehide(send: str) -> Render:
 
 BEACON = "navigator.sendBeacon('/cancel/finish', 'leaving');"
 KEEPALIVE = "fetch('/cancel/finish', {method: 'POST', keepalive: true, body: 'leaving'});"
-UNLOAD_FETCH = "fetch('/cancel/finish', {method: 'POST', body: 'leaving'});"
+UNLOAD_FETCH = (
+    "fetch('/cancel/finish', {method: 'POST', body: 'leaving'});"
+    " const until = Date.now() + 300; while (Date.now() < until) {}"
+)
 
 
 def fetch_listener_confirm(view: View) -> str:
