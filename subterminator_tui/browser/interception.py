@@ -8,7 +8,9 @@ pages, same- and out-of-process frames, dedicated, shared and service workers.
 New targets are attached automatically and wait for the debugger until
 interception is on in them, so no request of a new target leaves before it is
 watched. What to do with each request is a :class:`RequestPolicy`'s call; the
-browser layer only carries it out.
+browser layer only carries it out. The same session installs, in every page and
+frame, the listener that learns what is typed into the page's text fields
+(typed_values.py), and passes each value to a :class:`TypedValueListener`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,13 @@ from cdp_use.client import CDPClient
 
 from subterminator_tui.browser.egress.responses import refusal_page
 from subterminator_tui.browser.page_links import PageLink, links_of
+from subterminator_tui.browser.typed_values import (
+    BINDING_NAME,
+    IgnoreTypedValues,
+    TypedValueListener,
+    TypedValueScript,
+    learned_value,
+)
 
 logger = logging.getLogger(__name__)
 # A DOM read given up on (a frame navigating) is answered late; cdp-use warns of each.
@@ -41,6 +50,8 @@ Verdict = Literal["send", "fail", "observe", "refuse"]
 _WATCHED_TYPES = frozenset(
     {"page", "iframe", "worker", "shared_worker", "service_worker", "other", "webview"}
 )
+#: Targets with documents, where people type (the typed-value listener runs there).
+_FRAME_TYPES = frozenset({"page", "iframe"})
 #: Workers have no frames or workers of their own to attach.
 _LEAF_TYPES = frozenset({"service_worker", "shared_worker", "worker"})
 #: A frame busy navigating does not answer DOM reads; its links are read next time.
@@ -129,6 +140,9 @@ class RequestWatch:
 
     def __init__(self, policy: RequestPolicy | None = None) -> None:
         self.policy: RequestPolicy = policy or SendEverything()
+        #: Hears every value typed into a text field of any page or frame.
+        self.typed_values: TypedValueListener = IgnoreTypedValues()
+        self.typing_script = TypedValueScript()
         self.cost = InterceptionCost()
         #: Target type by session id, for every target attached so far.
         self.targets: dict[str, str] = {}
@@ -158,6 +172,7 @@ class RequestWatch:
         client.register.Fetch.requestPaused(self._on_paused)
         client.register.Network.webSocketCreated(self._on_socket)
         client.register.Network.webSocketFrameSent(self._on_frame)
+        client.register.Runtime.bindingCalled(self._on_binding)
         await client.send_raw("Target.setAutoAttach", _AUTO_ATTACH)
 
     async def close(self) -> None:
@@ -180,7 +195,7 @@ class RequestWatch:
         if client is None:
             return found
         started = time.perf_counter()
-        frames = [s for s, kind in self.targets.items() if kind in ("page", "iframe")]
+        frames = [s for s, kind in self.targets.items() if kind in _FRAME_TYPES]
         for session in frames:
             try:
                 tree = await asyncio.wait_for(
@@ -231,12 +246,46 @@ class RequestWatch:
                     await client.send_raw(method, params, session_id=session)
                 except Exception as error:  # closed meanwhile, or a domain it lacks
                     logger.debug("%s failed in %s target %s: %s", method, kind, session, error)
+            if kind in _FRAME_TYPES:
+                # Before the target runs: no script of its first document runs before ours.
+                for method, params in self.typing_script.setup():
+                    try:
+                        await client.send_raw(method, params, session_id=session)
+                    except Exception as error:  # closed meanwhile
+                        logger.debug("%s failed in %s target %s: %s", method, kind, session, error)
         with contextlib.suppress(Exception):
             await client.send_raw("Runtime.runIfWaitingForDebugger", session_id=session)
         if kind in _WATCHED_TYPES:
             # Only once it runs: a popup waiting for the debugger never answers Network.enable.
             with contextlib.suppress(Exception):
                 await client.send_raw("Network.enable", _QUIET_NETWORK, session_id=session)
+
+    async def typed_values_heard(self) -> None:
+        """Return once every value typed so far has reached :attr:`typed_values`.
+
+        A frame's reports come on its DevTools session before the answer to a later
+        request on that session: one cheap round trip to each frame is the barrier.
+        """
+        client = self._client
+        if client is None:
+            return
+        for session in [s for s, kind in self.targets.items() if kind in _FRAME_TYPES]:
+            with contextlib.suppress(Exception):  # closed or busy: it reports nothing more
+                await asyncio.wait_for(
+                    client.send_raw("Runtime.evaluate", {"expression": "0"}, session_id=session),
+                    _DOM_READ_SECONDS,
+                )
+
+    def _on_binding(self, event: Any, _session: str | None) -> None:
+        if event.get("name") != BINDING_NAME:
+            return
+        value = learned_value(str(event.get("payload", "")), self.typing_script.nonce)
+        if value is None:
+            return
+        try:
+            self.typed_values.typed(value)
+        except Exception:  # never with the error's text: it could carry the value
+            logger.error("a typed value could not be passed on (%s)", type(self.typed_values))
 
     def _on_socket(self, event: Any, session: str | None) -> None:
         self._sockets[f"{session}:{event.get('requestId')}"] = str(event.get("url", ""))

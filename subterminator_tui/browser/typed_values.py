@@ -1,0 +1,156 @@
+"""What a person types straight into the browser window, learned out of the page's reach.
+
+At a hand-off the person may sign in, or enter a code, in the browser window
+itself (and at an identity provider or in ``serve`` that is the only way). What
+they type there is unknown to the program, so nothing would scrub it when a
+hostile page echoes it back (into its console, its title, a later field, an
+address). This module learns those values through our own DevTools session
+(interception.py attaches it to every page and frame before they run):
+
+* a listener runs in an *isolated world* of ours in every frame: it shares the
+  DOM with the page but none of its JavaScript, so the page can neither patch
+  the listener's ``addEventListener``, nor read or fake its binding; it is
+  installed before any script of a new document runs, so a page's own capture
+  listener on ``window`` cannot stop an event before ours sees it;
+* it reports a text field's value at the moments a person finishes it: a
+  ``change``, a form's ``submit`` (every field of the form), Enter in the
+  field, focus leaving the field (``focusout`` also crosses open shadow roots,
+  which ``change`` does not), and a press on the page while the field has focus
+  (a page that keeps the focus there to avoid ``change``). Never on every
+  ``input`` event: "p", "pa", "pas" are not secrets;
+* values shorter than :data:`MIN_LENGTH` are ignored, and a report without this
+  watch's nonce is not ours.
+
+The values go to a :class:`TypedValueListener` in memory, nowhere else (never
+a log). Whether a value is the person's, and what it costs (a password keeps
+pictures away), is the caller's decision: the browser layer only reports.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+#: The isolated world our listener runs in (the page's scripts run in another).
+WORLD_NAME = "subterminator-typed-values"
+#: The binding's name, exposed only in contexts of :data:`WORLD_NAME`.
+BINDING_NAME = "__subterminatorTypedValue"
+#: Shorter values are never learned: scrubbing "ab" out of every page would
+#: destroy text, and a code or password is longer.
+MIN_LENGTH = 4
+#: Longer values are not reported (a pasted essay, not a credential).
+MAX_LENGTH = 4096
+
+
+@dataclass(frozen=True)
+class TypedValue:
+    """A value typed into a text field of the page."""
+
+    value: str
+    #: The field hides its typing: ``<input type=password>`` or drawn as dots
+    #: (``-webkit-text-security``), whatever its label says.
+    masked: bool
+
+
+class TypedValueListener(Protocol):
+    """Hears every value the watch learns; decides whether it is the person's."""
+
+    def typed(self, value: TypedValue) -> None:
+        """``value`` was typed into a field of the page (by anyone)."""
+        ...
+
+
+class IgnoreTypedValues:
+    """The listener before a run installs its own: nothing is kept."""
+
+    def typed(self, value: TypedValue) -> None:
+        """Nothing is kept."""
+
+
+def learned_value(payload: str, nonce: str) -> TypedValue | None:
+    """The value a binding call reports, or None: not ours (no nonce), too short, malformed."""
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("nonce") != nonce:
+        return None
+    value = data.get("value")
+    if not isinstance(value, str) or not worth_learning(value):
+        return None
+    return TypedValue(value, data.get("masked") is True)
+
+
+def worth_learning(value: str) -> bool:
+    """Whether ``value`` is long enough to be a secret and short enough to be a field's."""
+    return len(value.strip()) >= MIN_LENGTH and len(value) <= MAX_LENGTH
+
+
+class TypedValueScript:
+    """The listener's source and the DevTools calls that install it in a frame target."""
+
+    def __init__(self) -> None:
+        #: A report without it did not come from our listener.
+        self.nonce = secrets.token_hex(16)
+
+    def setup(self) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """The calls for one page or frame target, sent before it may run."""
+        return (
+            ("Runtime.enable", {}),
+            ("Page.enable", {}),
+            ("Runtime.addBinding", {"name": BINDING_NAME, "executionContextName": WORLD_NAME}),
+            (
+                "Page.addScriptToEvaluateOnNewDocument",
+                {"source": self.source(), "worldName": WORLD_NAME, "runImmediately": True},
+            ),
+        )
+
+    def source(self) -> str:
+        """The listener, for the isolated world (run once per document)."""
+        return (
+            _LISTENER.replace("__BINDING__", BINDING_NAME)
+            .replace("__NONCE__", self.nonce)
+            .replace("__MIN__", str(MIN_LENGTH))
+            .replace("__MAX__", str(MAX_LENGTH))
+        )
+
+
+# Runs in our isolated world: its HTMLInputElement, addEventListener and getters
+# are its own, untouched by anything the page's scripts do.
+_LISTENER = """(() => {
+  if (globalThis.__subterminatorListening) return;
+  globalThis.__subterminatorListening = true;
+  // Looked up when used: the binding may be installed just after this world's first script.
+  const report = (payload) => globalThis.__BINDING__(payload);
+  const TEXT = new Set(['text', 'password', 'email', 'tel', 'number', 'search', 'url']);
+  const isField = (el) => el instanceof HTMLTextAreaElement
+    || (el instanceof HTMLInputElement && TEXT.has(el.type));
+  const masked = (el) => (el instanceof HTMLInputElement && el.type === 'password')
+    || (getComputedStyle(el).webkitTextSecurity || 'none') !== 'none';
+  const send = (el) => {
+    if (!isField(el)) return;
+    const value = String(el.value);
+    if (value.trim().length < __MIN__ || value.length > __MAX__) return;
+    report(JSON.stringify({ nonce: '__NONCE__', value, masked: masked(el) }));
+  };
+  const origin = (event) => {
+    const path = event.composedPath();
+    return path.length ? path[0] : event.target;
+  };
+  const focused = () => {
+    let el = document.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    return el;
+  };
+  const on = (type, handler) => addEventListener(type, handler, { capture: true });
+  on('change', (event) => send(origin(event)));
+  on('focusout', (event) => send(origin(event)));
+  on('keydown', (event) => { if (event.key === 'Enter') send(origin(event)); });
+  on('pointerdown', () => send(focused()));
+  on('submit', (event) => {
+    const form = origin(event);
+    if (form instanceof HTMLFormElement) for (const el of form.elements) send(el);
+  });
+})();"""
