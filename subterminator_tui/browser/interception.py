@@ -149,6 +149,8 @@ class RequestWatch:
         self._target_ids: dict[str, str] = {}
         self._client: CDPClient | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Targets being set up (interception and the typed-value listener installed).
+        self._setting_up: set[asyncio.Task[None]] = set()
         self._observed: dict[str, InterceptedRequest] = {}
         #: WebSocket URLs by "session:requestId".
         self._sockets: dict[str, str] = {}
@@ -174,6 +176,10 @@ class RequestWatch:
         client.register.Network.webSocketFrameSent(self._on_frame)
         client.register.Runtime.bindingCalled(self._on_binding)
         await client.send_raw("Target.setAutoAttach", _AUTO_ATTACH)
+        # The targets that already run (the first tab) were announced before that answer:
+        # their setup is done before the first page loads, so its listener is there too.
+        if self._setting_up:
+            await asyncio.gather(*self._setting_up, return_exceptions=True)
 
     async def close(self) -> None:
         """Disconnect; paused requests are left to the browser, which is closing."""
@@ -210,13 +216,16 @@ class RequestWatch:
         self.cost.link_reads.append(time.perf_counter() - started)
         return found
 
-    def _spawn(self, work: Any) -> None:
+    def _spawn(self, work: Any) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     def _on_attached(self, event: Any, _parent: str | None) -> None:
-        self._spawn(self._watch_target(event))
+        task = self._spawn(self._watch_target(event))
+        self._setting_up.add(task)
+        task.add_done_callback(self._setting_up.discard)
 
     def _on_detached(self, event: Any, _parent: str | None) -> None:
         session = event.get("sessionId")

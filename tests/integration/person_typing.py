@@ -10,6 +10,7 @@ process too.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -27,6 +28,14 @@ class PersonAtTheBrowser:
 
     def __init__(self, client: CDPClient) -> None:
         self.client = client
+        #: Sessions waiting for their page's next load event.
+        self._loads: dict[str, asyncio.Event] = {}
+        client.register.Page.loadEventFired(self._on_load)
+
+    def _on_load(self, _event: Any, session: str | None) -> None:
+        waiting = self._loads.get(session or "")
+        if waiting is not None:
+            waiting.set()
 
     async def _page_session(self, url_part: str) -> str:
         targets = (await self.client.send_raw("Target.getTargets"))["targetInfos"]
@@ -37,10 +46,15 @@ class PersonAtTheBrowser:
         )
         return str(attached["sessionId"])
 
-    async def type_into(self, url_part: str, selector: str, text: str, *, enter: bool) -> None:
-        """Focus ``selector`` on the tab showing ``url_part``, type ``text``; Enter if asked."""
+    async def type_into(
+        self, url_part: str, selector: str, text: str, *, enter: bool, loads: bool = False
+    ) -> None:
+        """Focus ``selector`` on the tab showing ``url_part``, type ``text``; Enter if asked
+        (``loads``: then wait for the page it loads, as a person waits to see it)."""
         session = await self._page_session(url_part)
         send = self._sender(session)
+        loaded = self._loads[session] = asyncio.Event()
+        await send("Page.enable", {})
         root = (await send("DOM.getDocument", {"depth": 0}))["root"]["nodeId"]
         node = (await send("DOM.querySelector", {"nodeId": root, "selector": selector}))["nodeId"]
         assert node, f"{selector} is not on the page"
@@ -49,6 +63,8 @@ class PersonAtTheBrowser:
         if enter:
             await send("Input.dispatchKeyEvent", {"type": "keyDown", "text": "\r", **_ENTER})
             await send("Input.dispatchKeyEvent", {"type": "keyUp", **_ENTER})
+            if loads:
+                await asyncio.wait_for(loaded.wait(), 30)
         with contextlib.suppress(Exception):
             await self.client.send_raw("Target.detachFromTarget", {"sessionId": session})
 
