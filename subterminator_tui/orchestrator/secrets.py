@@ -141,6 +141,17 @@ async def kept_screenshot(browser: Browser, scrubber: SecretScrubber) -> str | N
     return str(path)
 
 
+def without_revealing_picture(
+    page: NormalizedSnapshot, scrubber: SecretScrubber
+) -> NormalizedSnapshot:
+    """``page`` (as read, with the screenshot taken with it) without that screenshot, its file
+    removed, when the page shows a value no picture may show; else ``page`` itself."""
+    if page.screenshot_path is None or not scrubber.shows_a_value(page):
+        return page
+    Path(page.screenshot_path).unlink(missing_ok=True)
+    return dataclasses.replace(page, screenshot_path=None)
+
+
 def encoded_forms(value: str) -> set[str]:
     """``value`` as a page, a URL, a script or a log might write it back."""
     forms = {
