@@ -29,11 +29,9 @@ from cdp_use.client import CDPClient
 from subterminator_tui.browser.egress.responses import refusal_page
 from subterminator_tui.browser.page_links import PageLink, links_of
 from subterminator_tui.browser.typed_values import (
-    BINDING_NAME,
     IgnoreTypedValues,
     TypedValueListener,
     TypedValueScript,
-    learned_value,
 )
 
 logger = logging.getLogger(__name__)
@@ -248,20 +246,16 @@ class RequestWatch:
         if kind in _WATCHED_TYPES:
             self.targets[session] = kind
             self._target_ids[session] = str(info.get("targetId", ""))
-            for method, params in _TARGET_SETUP:
+            # In a frame, the typed-value listener too: before it runs, so no script of its
+            # first document runs before ours.
+            typing = self.typing_script.setup() if kind in _FRAME_TYPES else ()
+            for method, params in (*_TARGET_SETUP, *typing):
                 if method == "Target.setAutoAttach" and kind in _LEAF_TYPES:
                     continue
                 try:
                     await client.send_raw(method, params, session_id=session)
                 except Exception as error:  # closed meanwhile, or a domain it lacks
                     logger.debug("%s failed in %s target %s: %s", method, kind, session, error)
-            if kind in _FRAME_TYPES:
-                # Before the target runs: no script of its first document runs before ours.
-                for method, params in self.typing_script.setup():
-                    try:
-                        await client.send_raw(method, params, session_id=session)
-                    except Exception as error:  # closed meanwhile
-                        logger.debug("%s failed in %s target %s: %s", method, kind, session, error)
         with contextlib.suppress(Exception):
             await client.send_raw("Runtime.runIfWaitingForDebugger", session_id=session)
         if kind in _WATCHED_TYPES:
@@ -286,13 +280,10 @@ class RequestWatch:
                 )
 
     def _on_binding(self, event: Any, _session: str | None) -> None:
-        if event.get("name") != BINDING_NAME:
-            return
-        value = learned_value(str(event.get("payload", "")), self.typing_script.nonce)
-        if value is None:
-            return
+        value = self.typing_script.value_of(event)
         try:
-            self.typed_values.typed(value)
+            if value is not None:
+                self.typed_values.typed(value)
         except Exception:  # never with the error's text: it could carry the value
             logger.error("a typed value could not be passed on (%s)", type(self.typed_values))
 

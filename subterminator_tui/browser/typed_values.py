@@ -107,6 +107,12 @@ class TypedValueScript:
             ),
         )
 
+    def value_of(self, binding_call: dict[str, Any]) -> TypedValue | None:
+        """The value a ``Runtime.bindingCalled`` event reports, or None when it is not ours."""
+        if binding_call.get("name") != BINDING_NAME:
+            return None
+        return learned_value(str(binding_call.get("payload", "")), self.nonce)
+
     def source(self) -> str:
         """The listener, for the isolated world (run once per document)."""
         return (

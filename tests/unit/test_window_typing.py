@@ -1,0 +1,171 @@
+"""What is typed in the browser window: which reports are values, and whose values they are."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pytest
+
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.browser.typed_values import (
+    BINDING_NAME,
+    MIN_LENGTH,
+    TypedValue,
+    TypedValueScript,
+    learned_value,
+)
+from subterminator_tui.orchestrator.secrets import REDACTED, SecretScrubber
+from subterminator_tui.orchestrator.window_typing import WindowTyping
+from subterminator_tui.rules import ServiceConfig, load_services
+from subterminator_tui.rules.service_urls import pinned_to_site
+from subterminator_tui.serve.sessions.window_typing import SessionWindowTyping
+from tests.fixtures.pages import page
+
+NONCE = "n" * 32
+
+
+def report(value: str, *, nonce: str = NONCE, masked: bool = False) -> str:
+    """A binding call's payload as our listener writes it."""
+    return json.dumps({"nonce": nonce, "value": value, "masked": masked})
+
+
+# --- which reports are values ----------------------------------------------------------
+
+
+def test_a_value_shorter_than_four_characters_is_not_learned() -> None:
+    """ "p", "pa", "pas" (a prefix being typed) and blanks around them are never secrets."""
+    for prefix in ("p", "pa", "pas", "  pa  ", "    "):
+        assert learned_value(report(prefix), NONCE) is None
+    assert MIN_LENGTH == 4
+    assert learned_value(report("pass"), NONCE) == TypedValue("pass", False)
+
+
+def test_a_report_without_our_nonce_is_not_ours() -> None:
+    """A page that found the binding still cannot report a value: it lacks the nonce."""
+    assert learned_value(report("injected", nonce=""), NONCE) is None
+    assert learned_value(report("injected", nonce="guess"), NONCE) is None
+    assert learned_value("not json", NONCE) is None
+    assert learned_value(json.dumps(["injected"]), NONCE) is None
+
+
+def test_a_masked_field_is_reported_as_masked() -> None:
+    """The listener says whether the field hid its typing; nothing else decides it."""
+    assert learned_value(report("hunter22", masked=True), NONCE) == TypedValue("hunter22", True)
+    assert learned_value(json.dumps({"nonce": NONCE, "value": "x" * 5000}), NONCE) is None
+
+
+def test_only_our_binding_is_read() -> None:
+    """Another binding's call (Playwright's own, say) is not a typed value."""
+    script = TypedValueScript()
+    ours = {"name": BINDING_NAME, "payload": report("abcd", nonce=script.nonce)}
+    assert script.value_of(ours) == TypedValue("abcd", False)
+    assert script.value_of({**ours, "name": "__playwright__binding__"}) is None
+
+
+def test_the_listener_never_reports_on_every_keystroke() -> None:
+    """Only the moments a field is finished; not ``input`` (each keystroke's prefix)."""
+    source = TypedValueScript().source()
+    for moment in ("'change'", "'submit'", "'keydown'", "'focusout'", "'pointerdown'"):
+        assert moment in source
+    assert "'input'" not in source and "'keyup'" not in source
+    assert TypedValueScript().nonce != TypedValueScript().nonce
+
+
+# --- cancel: the person's while a hand-off question is open -----------------------------
+
+
+async def test_cancel_learns_only_while_a_hand_off_is_open() -> None:
+    """Before and after the hand-off the pilot drives: nothing it types is learned."""
+    scrubber = SecretScrubber()
+    window = WindowTyping(scrubber, object())
+    window.typed(TypedValue("typed-by-the-pilot", False))
+    async with window.at_handoff():
+        window.handoff_asks("login")
+        window.typed(TypedValue("pat@example.com", False))
+        window.typed(TypedValue("hunter2-password", True))
+    window.typed(TypedValue("after-the-hand-off", True))
+    text = "typed-by-the-pilot pat@example.com hunter2-password after-the-hand-off"
+    assert scrubber.text(text) == f"typed-by-the-pilot {REDACTED} {REDACTED} after-the-hand-off"
+    assert window.learned == 2
+
+
+def test_at_a_sign_in_only_a_masked_field_withholds_pictures() -> None:
+    """The user name is scrubbed but costs no picture; the password does."""
+    scrubber = SecretScrubber()
+    window = WindowTyping(scrubber, object())
+    window.handoff_asks("login")
+    window.typed(TypedValue("pat@example.com", False))
+    assert not scrubber.withholds_pictures
+    window.typed(TypedValue("hunter2-password", True))
+    assert scrubber.withholds_pictures
+
+
+def test_at_a_code_every_field_withholds_pictures() -> None:
+    """A code typed into a plain field still keeps pictures away."""
+    scrubber = SecretScrubber()
+    window = WindowTyping(scrubber, object())
+    window.handoff_asks("two_factor")
+    window.typed(TypedValue("735194", False))
+    assert scrubber.withholds_pictures
+
+
+# --- serve: the person's unless the agent is typing -------------------------------------
+
+
+@dataclass
+class Session:
+    """What the serve listener reads of its session."""
+
+    in_flight: str | None = None
+    page: NormalizedSnapshot | None = None
+
+
+@pytest.fixture(scope="module")
+def demoflix() -> ServiceConfig:
+    """The built-in demoflix service, on the captures' port."""
+    return pinned_to_site(load_services(user_file=None).get("demoflix"), "http://127.0.0.1:8000")
+
+
+def served(service: ServiceConfig, session: Session) -> tuple[SessionWindowTyping, SecretScrubber]:
+    """A serve listener on ``session`` and the scrubber it feeds."""
+    scrubber = SecretScrubber()
+    listener = SessionWindowTyping(
+        service, (scrubber,), lambda: session.in_flight, lambda: session.page
+    )
+    return listener, scrubber
+
+
+def test_serve_learns_while_the_agent_only_waits(demoflix: ServiceConfig) -> None:
+    """An agent waiting (or idle) on an ordinary page: what is typed is the person's."""
+    session = Session("browser_wait_for", page("account"))
+    listener, scrubber = served(demoflix, session)
+    listener.typed(TypedValue("pat@example.com", False))
+    session.in_flight = None
+    listener.typed(TypedValue("another-value", False))
+    assert scrubber.text("pat@example.com another-value") == f"{REDACTED} {REDACTED}"
+
+
+def test_serve_leaves_the_agents_own_typing_alone(demoflix: ServiceConfig) -> None:
+    """The agent's typing call on an ordinary page is its own; so is any value it typed,
+    whenever the page reports it again (a change event after its call)."""
+    session = Session("browser_type", page("account"))
+    listener, scrubber = served(demoflix, session)
+    listener.agent_typed("too expensive")
+    listener.typed(TypedValue("something else", False))
+    session.in_flight = None
+    listener.typed(TypedValue("too expensive", False))
+    assert scrubber.text("too expensive something else") == "too expensive something else"
+    assert listener.learned == 0
+
+
+def test_serve_on_a_sign_in_page_every_value_is_the_persons(demoflix: ServiceConfig) -> None:
+    """Agents may not type on a hand-off page: whatever is typed there is the person's; the
+    user name costs no picture, the password does."""
+    session = Session("browser_type", page("login"))
+    listener, scrubber = served(demoflix, session)
+    listener.typed(TypedValue("pat@example.com", False))
+    assert scrubber.text("pat@example.com") == REDACTED
+    assert not scrubber.withholds_pictures
+    listener.typed(TypedValue("hunter2-password", True))
+    assert scrubber.withholds_pictures and listener.files_stale
