@@ -1,7 +1,8 @@
 """Keep what a person types during a hand-off out of everything that leaves the hand-off.
 
-Values are typed into the page by the program itself; they could still echo
-back in a snapshot (a username field shows its value), and a page can put them
+Values are typed into the page by the program itself, or by the person in the
+browser window (learned there: window_typing.py); they could still echo back in
+a snapshot (a username field shows its value), and a page can put them
 back in any shape: a sign-in form sent by GET writes the password into the URL
 form-encoded (``+`` for spaces, ``%26``), a page shows a code grouped
 ("735 194") or logs it as "7-3-5-1-9-4", a script base64-encodes it, a title
