@@ -8,7 +8,8 @@ agent is a real MCP client (the SDK's ``Client``) on the server serve builds, in
 process, over real Playwright MCP and Chromium. No shape of either value may reach an
 answer the agent reads (pages, the call log's records), the journal's bytes or any
 file under the run folder; the picture the agent asks for is withheld, because the
-page shows the password. The unprotected twin, with the window's values not fed to
+page shows the password, and so are the live view's frames and the picture an
+operator's question would show. The unprotected twin, with the window's values not fed to
 the session, leaks them to the agent, picture included.
 """
 
@@ -23,8 +24,9 @@ import pytest
 from mcp import Client
 
 from subterminator_tui.journal.call_log import CallLogStore
-from subterminator_tui.orchestrator.secrets import REDACTED
+from subterminator_tui.orchestrator.secrets import REDACTED, kept_screenshot
 from subterminator_tui.serve.oversight.call_log_reader import CallLogReader
+from subterminator_tui.serve.server.live_view import shows_what_the_person_typed
 from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.sessions.window_typing import SessionWindowTyping
 from subterminator_tui.serve.tools.mcp_server import build_server
@@ -59,6 +61,9 @@ class AgentSaw:
     pictures: int
     stored: dict[str, str]
     learned: int
+    #: The live view leaves the page's frames out; the operator's question has no picture.
+    live_view_withheld: bool
+    question_picture: str | None
 
 
 async def agent_waits_while_the_person_signs_in(services: Path, tmp_path: Path) -> AgentSaw:
@@ -85,11 +90,20 @@ async def agent_waits_while_the_person_signs_in(services: Path, tmp_path: Path) 
             assert records and not any(record.is_error for record in records)
             session = registry.get(LOCAL_PRINCIPAL, "main")
             learned = session.window_typing.learned
+            live_view_withheld = await shows_what_the_person_typed(session)
+            question_picture = await kept_screenshot(session.running_gateway(), session.scrubber)
             await agent.call_tool("session_close", {"name": "main"})
     stored = _stored(tmp_path)
     results = [*answers, *records]
     pictures = sum(isinstance(b, types.ImageContent) for r in answers for b in r.content)
-    return AgentSaw("\n".join(map(_all_text, results)), pictures, stored, learned)
+    return AgentSaw(
+        "\n".join(map(_all_text, results)),
+        pictures,
+        stored,
+        learned,
+        live_view_withheld,
+        question_picture,
+    )
 
 
 def _stored(tmp_path: Path) -> dict[str, str]:
@@ -125,6 +139,7 @@ async def test_the_persons_values_reach_no_agent_answer_record_or_file(
     assert leaked(saw.answers) == []
     assert {name: leaked(text) for name, text in saw.stored.items() if leaked(text)} == {}
     assert saw.pictures == 0
+    assert saw.live_view_withheld and saw.question_picture is None
 
 
 async def test_unprotected_the_persons_values_reach_the_agent(
@@ -136,4 +151,5 @@ async def test_unprotected_the_persons_values_reach_the_agent(
     saw = await agent_waits_while_the_person_signs_in(services, tmp_path)
     assert PASSWORD in saw.answers and "735 194" in saw.answers
     assert saw.pictures == 1
+    assert not saw.live_view_withheld and saw.question_picture is not None
     assert any(leaked(text) for name, text in saw.stored.items() if "journal" in name)

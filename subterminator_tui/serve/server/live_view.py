@@ -52,7 +52,7 @@ async def frames(session: BrowserSession) -> AsyncIterator[bytes]:
         gateway = session.lazy.gateway
         if gateway is not None and session.in_flight is None:
             frame = await gateway.jpeg_frame()
-            if frame is not None and not await _shows_what_the_person_typed(session):
+            if frame is not None and not await shows_what_the_person_typed(session):
                 yield frame
         version = session.changes.version
         if version == seen:
@@ -60,7 +60,7 @@ async def frames(session: BrowserSession) -> AsyncIterator[bytes]:
         seen = version
 
 
-async def _shows_what_the_person_typed(session: BrowserSession) -> bool:
+async def shows_what_the_person_typed(session: BrowserSession) -> bool:
     """Whether the page (read after the frame was taken) shows a value no picture may show;
     no read at all before the person typed one."""
     gateway = session.lazy.gateway
