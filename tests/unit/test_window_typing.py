@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 import pytest
 
@@ -110,15 +109,7 @@ def test_at_a_code_every_field_withholds_pictures() -> None:
     assert scrubber.withholds_pictures
 
 
-# --- serve: the person's unless the agent is typing -------------------------------------
-
-
-@dataclass
-class Session:
-    """What the serve listener reads of its session."""
-
-    in_flight: str | None = None
-    page: NormalizedSnapshot | None = None
+# --- serve: the person's unless the agent typed it -------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -127,43 +118,38 @@ def demoflix() -> ServiceConfig:
     return pinned_to_site(load_services(user_file=None).get("demoflix"), "http://127.0.0.1:8000")
 
 
-def served(service: ServiceConfig, session: Session) -> tuple[SessionWindowTyping, SecretScrubber]:
-    """A serve listener on ``session`` and the scrubber it feeds."""
+def served(
+    service: ServiceConfig, shown: NormalizedSnapshot
+) -> tuple[SessionWindowTyping, SecretScrubber]:
+    """A serve listener on a session showing ``shown``, and the scrubber it feeds."""
     scrubber = SecretScrubber()
-    listener = SessionWindowTyping(
-        service, (scrubber,), lambda: session.in_flight, lambda: session.page
-    )
-    return listener, scrubber
+    return SessionWindowTyping(service, (scrubber,), lambda: shown), scrubber
 
 
-def test_serve_learns_while_the_agent_only_waits(demoflix: ServiceConfig) -> None:
-    """An agent waiting (or idle) on an ordinary page: what is typed is the person's."""
-    session = Session("browser_wait_for", page("account"))
-    listener, scrubber = served(demoflix, session)
+def test_serve_learns_what_the_agent_did_not_type(demoflix: ServiceConfig) -> None:
+    """On an ordinary page, whatever the agent is doing, a value it did not type is the
+    person's (the agent's typing moving the focus fires the change of the person's field)."""
+    listener, scrubber = served(demoflix, page("account"))
+    listener.agent_typed("too expensive")
     listener.typed(TypedValue("pat@example.com", False))
-    session.in_flight = None
-    listener.typed(TypedValue("another-value", False))
-    assert scrubber.text("pat@example.com another-value") == f"{REDACTED} {REDACTED}"
+    assert scrubber.text("pat@example.com") == REDACTED
+    assert scrubber.withholds_pictures, "not known as a sign-in: a picture could show it"
 
 
 def test_serve_leaves_the_agents_own_typing_alone(demoflix: ServiceConfig) -> None:
-    """The agent's typing call on an ordinary page is its own; so is any value it typed,
-    whenever the page reports it again (a change event after its call)."""
-    session = Session("browser_type", page("account"))
-    listener, scrubber = served(demoflix, session)
+    """The agent's own text, and the start of it a ``maxlength`` field kept, are its own."""
+    listener, scrubber = served(demoflix, page("account"))
     listener.agent_typed("too expensive")
-    listener.typed(TypedValue("something else", False))
-    session.in_flight = None
     listener.typed(TypedValue("too expensive", False))
-    assert scrubber.text("too expensive something else") == "too expensive something else"
-    assert listener.learned == 0
+    listener.typed(TypedValue("too exp", False))
+    assert scrubber.text("too expensive") == "too expensive"
+    assert listener.learned == 0 and not listener.files_stale
 
 
-def test_serve_on_a_sign_in_page_every_value_is_the_persons(demoflix: ServiceConfig) -> None:
-    """Agents may not type on a hand-off page: whatever is typed there is the person's; the
-    user name costs no picture, the password does."""
-    session = Session("browser_type", page("login"))
-    listener, scrubber = served(demoflix, session)
+def test_serve_on_a_sign_in_page_the_user_name_costs_no_picture(demoflix: ServiceConfig) -> None:
+    """On a page the rules know as a sign-in: the user name is scrubbed but keeps pictures;
+    the password keeps them away."""
+    listener, scrubber = served(demoflix, page("login"))
     listener.typed(TypedValue("pat@example.com", False))
     assert scrubber.text("pat@example.com") == REDACTED
     assert not scrubber.withholds_pictures

@@ -9,12 +9,12 @@ Playwright MCP's files. The browser's own DevTools session learns every value
 typed into a text field (browser/typed_values.py); this decides which are the
 person's and feeds those to the session's scrubbers.
 
-A value is the person's unless an agent's typing call is in flight on a page
-that is no hand-off page (the agent's own text is its own), and never a value
-the agent typed itself. That is wider than "while no agent call is in flight":
-an agent waiting (``wait_for``) while the person signs in on a page no rule
-knows is the usual case, and a value wrongly taken for the person's only costs
-the agent the sight of its own text.
+A value is the person's unless the agent typed it itself (its text, or the
+start of it, as a field with a ``maxlength`` keeps it). Whether an agent call is
+in flight decides nothing: the agent's typing moves the focus, and the change
+event that fires then on a field the person filled carries the person's value;
+and an agent waiting (``wait_for``) while the person signs in is the usual case.
+A value wrongly taken for the person's only costs the agent the sight of it.
 
 What a value costs follows the hand-off prompt's rule: a masked field (a
 password, a field drawn as dots) keeps pictures away; on a page the rules know
@@ -34,9 +34,6 @@ from subterminator_tui.rules import ServiceConfig, detect_handoff
 if TYPE_CHECKING:
     from subterminator_tui.serve.sessions.browser_session import BrowserSession
 
-#: An agent's calls that put its own text into the page.
-AGENT_TYPING_TOOLS = frozenset({"browser_type", "browser_press_key", "browser_handle_dialog"})
-
 
 class SessionWindowTyping:
     """Feeds the values the person types in a session's browser to its scrubbers."""
@@ -45,13 +42,11 @@ class SessionWindowTyping:
         self,
         service: ServiceConfig,
         scrubbers: tuple[SecretScrubber, ...],
-        in_flight: Callable[[], str | None],
         page: Callable[[], NormalizedSnapshot | None],
     ) -> None:
         self.service = service
         #: The agent's view (pages, answers) and the records (call log, journal, files).
         self.scrubbers = scrubbers
-        self._in_flight = in_flight
         self._page = page
         self._agent_values: set[str] = set()
         #: How many values were learned as the person's (a figure, never the values).
@@ -66,25 +61,22 @@ class SessionWindowTyping:
         listener = cls(
             session.service,
             (session.scrubber, session.call_log.typed),
-            lambda: session.in_flight,
             lambda: session.page,
         )
         session.lazy.typed_values = listener
         return listener
 
     def agent_typed(self, text: object) -> None:
-        """The agent's call types ``text``: that value is the agent's, never the person's."""
+        """The agent's call types ``text``: that value (or its start) is the agent's."""
         if isinstance(text, str):
             self._agent_values.add(text)
 
     def typed(self, value: TypedValue) -> None:
         """A value typed into the page: fed to the scrubbers when it is the person's."""
-        if value.value in self._agent_values:
+        if any(text.startswith(value.value) for text in self._agent_values):
             return
         page = self._page()
         handoff = detect_handoff(self.service, page) if page is not None else None
-        if self._in_flight() in AGENT_TYPING_TOOLS and handoff is None:
-            return
         withholds = value.masked or handoff is None or handoff.kind != "login"
         for scrubber in self.scrubbers:
             scrubber.remember(value.value, withholds_pictures=withholds)
