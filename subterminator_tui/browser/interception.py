@@ -32,6 +32,8 @@ from subterminator_tui.browser.typed_values import (
     IgnoreTypedValues,
     TypedValueListener,
     TypedValueScript,
+    read_fields,
+    reports_heard,
 )
 
 logger = logging.getLogger(__name__)
@@ -199,8 +201,7 @@ class RequestWatch:
         if client is None:
             return found
         started = time.perf_counter()
-        frames = [s for s, kind in self.targets.items() if kind in _FRAME_TYPES]
-        for session in frames:
+        for session in self._frames():
             try:
                 tree = await asyncio.wait_for(
                     client.send_raw(
@@ -264,20 +265,21 @@ class RequestWatch:
                 await client.send_raw("Network.enable", _QUIET_NETWORK, session_id=session)
 
     async def typed_values_heard(self) -> None:
-        """Return once every value typed so far has reached :attr:`typed_values`.
+        """Return once every value the listener reported so far has reached
+        :attr:`typed_values`."""
+        if self._client is not None:
+            await reports_heard(self._client, self._frames())
 
-        A frame's reports come on its DevTools session before the answer to a later
-        request on that session: one cheap round trip to each frame is the barrier.
-        """
-        client = self._client
-        if client is None:
-            return
-        for session in [s for s, kind in self.targets.items() if kind in _FRAME_TYPES]:
-            with contextlib.suppress(Exception):  # closed or busy: it reports nothing more
-                await asyncio.wait_for(
-                    client.send_raw("Runtime.evaluate", {"expression": "0"}, session_id=session),
-                    _DOM_READ_SECONDS,
-                )
+    async def typed_fields_read(self) -> None:
+        """Report the values now in every frame's text fields (a page may have erased the
+        listener; typed_values.py), then every value the listener reported."""
+        if self._client is not None:
+            await read_fields(self._client, self._frames(), self.typed_values)
+            await reports_heard(self._client, self._frames())
+
+    def _frames(self) -> list[str]:
+        """The sessions of every page and frame target."""
+        return [session for session, kind in self.targets.items() if kind in _FRAME_TYPES]
 
     def _on_binding(self, event: Any, _session: str | None) -> None:
         value = self.typing_script.value_of(event)

@@ -21,6 +21,13 @@ address). This module learns those values through our own DevTools session
 * values shorter than :data:`MIN_LENGTH` are ignored, and a report without this
   watch's nonce is not ours.
 
+A page can still erase every listener (``document.open()`` removes the listeners
+of a document and its window, ours included) and register its own first. So
+when the person says they are done, the fields themselves are read too
+(:func:`typed_fields`, from ``DOMSnapshot.captureSnapshot``: the browser's own
+record of each field's value, which no script runs to produce): a value that
+differs from the field's preset one is reported like the rest.
+
 The values go to a :class:`TypedValueListener` in memory, nowhere else (never
 a log). Whether a value is the person's, and what it costs (a password keeps
 pictures away), is the caller's decision: the browser layer only reports.
@@ -28,6 +35,8 @@ pictures away), is the caller's decision: the browser layer only reports.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import secrets
 from dataclasses import dataclass
@@ -86,6 +95,128 @@ def learned_value(payload: str, nonce: str) -> TypedValue | None:
 def worth_learning(value: str) -> bool:
     """Whether ``value`` is long enough to be a secret and short enough to be a field's."""
     return len(value.strip()) >= MIN_LENGTH and len(value) <= MAX_LENGTH
+
+
+#: The one computed style the field read asks for: how the field draws its typing.
+SNAPSHOT_STYLES = ["-webkit-text-security"]
+
+
+def typed_fields(snapshot: dict[str, Any]) -> list[TypedValue]:
+    """The values in the text fields of a ``DOMSnapshot.captureSnapshot`` answer (asked with
+    :data:`SNAPSHOT_STYLES`) that differ from the field's preset value."""
+    strings: list[str] = snapshot.get("strings", [])
+
+    def text(index: int) -> str:
+        return strings[index] if 0 <= index < len(strings) else ""
+
+    found: list[TypedValue] = []
+    for document in snapshot.get("documents", []):
+        nodes = document.get("nodes", {})
+        names = [text(i) for i in nodes.get("nodeName", [])]
+        attributes = nodes.get("attributes", [])
+        masked = _masked_nodes(document.get("layout", {}), text)
+        presets = _textarea_presets(nodes, names, text)
+        for kind in ("inputValue", "textValue"):
+            rare = nodes.get(kind, {})
+            for node, value_index in zip(
+                rare.get("index", []), rare.get("value", []), strict=False
+            ):
+                pairs = attributes[node] if node < len(attributes) else []
+                attrs = {
+                    text(a).lower(): text(b) for a, b in zip(pairs[::2], pairs[1::2], strict=False)
+                }
+                preset = _preset(names[node], attrs, presets.get(node, ""))
+                value = text(value_index)
+                if preset is None or value == preset or not worth_learning(value):
+                    continue
+                password = attrs.get("type", "").lower() == "password"
+                found.append(TypedValue(value, node in masked or password))
+    return found
+
+
+def _preset(name: str, attributes: dict[str, str], textarea_text: str) -> str | None:
+    """A text field's preset value (what the page wrote into it); None: no text field."""
+    if name == "TEXTAREA":
+        return textarea_text
+    if name == "INPUT" and attributes.get("type", "text").lower() not in _OTHER_INPUT_TYPES:
+        return attributes.get("value", "")
+    return None
+
+
+#: A frame busy navigating or running a script does not answer; it is skipped.
+_FRAME_READ_SECONDS = 1.0
+
+
+async def reports_heard(client: Any, frames: list[str]) -> None:
+    """Return once every report the ``frames`` (DevTools sessions) sent so far has arrived.
+
+    A frame's reports come on its session before the answer to a later request on that
+    session: one cheap round trip to each frame is the barrier.
+    """
+    for session in frames:
+        with contextlib.suppress(Exception):  # closed or busy: it reports nothing more
+            await asyncio.wait_for(
+                client.send_raw("Runtime.evaluate", {"expression": "0"}, session_id=session),
+                _FRAME_READ_SECONDS,
+            )
+
+
+async def read_fields(client: Any, frames: list[str], listener: TypedValueListener) -> None:
+    """Tell ``listener`` the values now in the text fields of every frame (typed_fields)."""
+    for session in frames:
+        try:
+            snapshot = await asyncio.wait_for(
+                client.send_raw(
+                    "DOMSnapshot.captureSnapshot",
+                    {"computedStyles": SNAPSHOT_STYLES},
+                    session_id=session,
+                ),
+                _FRAME_READ_SECONDS,
+            )
+        except Exception:  # closed or navigating: its fields are gone with it
+            continue
+        for value in typed_fields(snapshot):
+            listener.typed(value)
+
+
+#: Input types that hold no typed text (checkboxes, buttons, dates, ...).
+_OTHER_INPUT_TYPES = frozenset(
+    {
+        "checkbox",
+        "radio",
+        "submit",
+        "button",
+        "reset",
+        "image",
+        "file",
+        "hidden",
+        "range",
+        "color",
+        "date",
+        "datetime-local",
+        "month",
+        "week",
+        "time",
+    }
+)
+
+
+def _masked_nodes(layout: dict[str, Any], text: Any) -> set[int]:
+    """The nodes whose computed ``-webkit-text-security`` is not ``none``."""
+    masked = set()
+    for node, styles in zip(layout.get("nodeIndex", []), layout.get("styles", []), strict=False):
+        if styles and text(styles[0]) not in ("", "none"):
+            masked.add(node)
+    return masked
+
+
+def _textarea_presets(nodes: dict[str, Any], names: list[str], text: Any) -> dict[int, str]:
+    """Each textarea's preset value: the text written inside it in the page."""
+    presets: dict[int, str] = {}
+    for node, parent in enumerate(nodes.get("parentIndex", [])):
+        if 0 <= parent < len(names) and names[parent] == "TEXTAREA" and names[node] == "#text":
+            presets[parent] = presets.get(parent, "") + text(nodes["nodeValue"][node])
+    return presets
 
 
 class TypedValueScript:

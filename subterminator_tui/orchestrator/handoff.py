@@ -109,7 +109,7 @@ async def hand_off(
             answer = await gate.handoff(request)
             if window is not None:
                 # What they typed in the window is known before the page is read again.
-                await window.heard()
+                await window.answered()
             if answer.action == "cancel":
                 raise HandoffCancelled(f"You cancelled the {kind.replace('_', ' ')} hand-off.")
             snapshot = await _apply(browser, answer, request, scrubber)

@@ -8,8 +8,9 @@ address) to the model, the journal, the screen and Playwright MCP's files.
 The browser's own DevTools session learns every value typed into a text field
 (browser/typed_values.py); this decides which are the person's and feeds those
 to the scrubber: only while a hand-off question is open and until the page
-after it is settled. The rest of the time the pilot drives, and what it types
-is its own.
+after it is settled. When the person answers, the fields are read as well: a
+page can erase every listener (``document.open()``), not the fields' values.
+The rest of the time the pilot drives, and what it types is its own.
 
 What a value costs follows the prompt's rule (handoff.py): a masked field (a
 password, a field drawn as dots) keeps every later picture away; at a sign-in
@@ -62,6 +63,12 @@ class WindowTyping:
         """Return once every value typed so far has been heard (before a page is read)."""
         if self._watch is not None:
             await self._watch.typed_values_heard()
+
+    async def answered(self) -> None:
+        """The person answered the hand-off: what the fields hold now is theirs too (a page
+        that erased the listener cannot hide it), and every report so far is heard."""
+        if self._watch is not None:
+            await self._watch.typed_fields_read()
 
     @asynccontextmanager
     async def at_handoff(self) -> AsyncIterator[None]:

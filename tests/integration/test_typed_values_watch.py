@@ -120,3 +120,35 @@ async def test_in_the_pages_own_world_the_page_hides_and_injects(
     await gateway.requests.typed_values_heard()
     learned = {value.value for value in heard.values}
     assert PASSWORD not in learned and INJECTED in learned, learned
+
+
+#: The page replaces itself with ``document.open()`` once loaded, which erases every listener
+#: of its document and window (ours too), and registers its own stoppers first.
+ERASING_PAGE = """<!doctype html><title>Loading</title><script>
+onload = () => {
+  document.open();
+  document.write('<title>Sign in again</title><script>'
+    + "for (const t of ['change', 'keydown', 'focusout', 'pointerdown'])"
+    + " window.addEventListener(t, (e) => e.stopImmediatePropagation(), true);"
+    + '<\\/script><form onsubmit="return false"><input type="password" id="pw"></form>');
+  document.close();
+};
+</script>"""
+
+
+async def test_a_page_that_erases_the_listener_cannot_hide_the_fields(
+    gateway: BrowserGateway,
+) -> None:
+    """``document.open()`` erases our listener (it then hears nothing: the attack works),
+    but reading the fields when the person is done still finds the password."""
+    heard = Heard()
+    gateway.requests.typed_values = heard
+    with serving_pages(lambda _path: ERASING_PAGE) as url:
+        await gateway.call("browser_navigate", {"url": f"{url}/sign-in"})
+        assert (await gateway.snapshot()).title == "Sign in again"
+        async with person_at(gateway.plan.profile_dir) as person:
+            await person.type_into("/sign-in", "#pw", PASSWORD, enter=True)
+        await gateway.requests.typed_values_heard()
+        assert heard.values == []
+        await gateway.requests.typed_fields_read()
+    assert heard.values == [TypedValue(PASSWORD, True)]

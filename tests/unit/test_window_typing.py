@@ -13,6 +13,7 @@ from subterminator_tui.browser.typed_values import (
     TypedValue,
     TypedValueScript,
     learned_value,
+    typed_fields,
 )
 from subterminator_tui.orchestrator.secrets import REDACTED, SecretScrubber
 from subterminator_tui.orchestrator.window_typing import WindowTyping
@@ -69,6 +70,66 @@ def test_the_listener_never_reports_on_every_keystroke() -> None:
         assert moment in source
     assert "'input'" not in source and "'keyup'" not in source
     assert TypedValueScript().nonce != TypedValueScript().nonce
+
+
+#: A DOMSnapshot.captureSnapshot answer as Chromium gives it (trimmed): a preset field, a
+#: password, a field drawn as dots (empty), a textarea with its preset text, and a checkbox.
+FIELDS_SNAPSHOT = {
+    "strings": [
+        "#document",
+        "INPUT",
+        "name",
+        "a",
+        "value",
+        "preset",
+        "type",
+        "password",
+        "b",
+        "secret-pw",
+        "c",
+        "style",
+        "-webkit-text-security: disc",
+        "TEXTAREA",
+        "hello there",
+        "none",
+        "disc",
+        "#text",
+        "checkbox",
+        "on-value",
+        "changed text",
+    ],
+    "documents": [
+        {
+            "nodes": {
+                "nodeName": [0, 1, 1, 1, 13, 17, 1, 1],
+                "nodeValue": [-1, -1, -1, -1, -1, 14, -1, -1],
+                "parentIndex": [-1, 0, 0, 0, 0, 4, 0, 0],
+                "attributes": [
+                    [],
+                    [2, 3, 4, 5],
+                    [6, 7, 2, 8],
+                    [2, 10, 11, 12],
+                    [],
+                    [],
+                    [6, 18, 4, 19],
+                    [4, 5],
+                ],
+                "inputValue": {"index": [1, 2, 3, 6, 7], "value": [5, 9, -1, 19, 20]},
+                "textValue": {"index": [4], "value": [14]},
+            },
+            "layout": {"nodeIndex": [1, 2, 3, 4], "styles": [[15], [16], [16], [15]]},
+        }
+    ],
+}
+
+
+def test_the_fields_read_report_only_values_that_changed() -> None:
+    """The password (masked) and a field whose value is no longer its preset; not the preset
+    field, the empty one, the textarea's own text or a checkbox."""
+    assert typed_fields(FIELDS_SNAPSHOT) == [
+        TypedValue("secret-pw", True),
+        TypedValue("changed text", False),
+    ]
 
 
 # --- cancel: the person's while a hand-off question is open -----------------------------
