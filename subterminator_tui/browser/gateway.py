@@ -116,7 +116,7 @@ class BrowserGateway:
         self.capture = PageCapture(self._dispatch, plan.run_dir / "screenshots")
         self.console = ConsoleMessages(self._dispatch)
         # Reading the page is repeatable: a dead server is restarted for it.
-        self.reader = PageReader(self._dispatch_with_restart)
+        self.reader = PageReader(self._dispatch_with_restart, self._on_element)
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -298,6 +298,10 @@ class BrowserGateway:
         args = with_schema_defaults(arguments or {}, schema)
         validate_arguments(name, args, schema)
         return args
+
+    async def _on_element(self, ref: str, function: str) -> Any:
+        """``function`` on ref's element over our DevTools session (None: read another way)."""
+        return await self.process.requests.on_element(ref, function)
 
     async def inspect(self, ref: str | None = None) -> PageFacts:
         """The target's visible text, the focused element and the forms, read from the DOM

@@ -16,6 +16,7 @@ skip a check the tree already triggers.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -175,6 +176,11 @@ def parse_page_facts(text: str) -> PageFacts:
         data = json.loads(body)
     except json.JSONDecodeError:
         return NO_FACTS
+    return page_facts_from(data)
+
+
+def page_facts_from(data: Any) -> PageFacts:
+    """PageFacts from the value :data:`PAGE_FACTS_FUNCTION` returned; empty when unreadable."""
     if not isinstance(data, dict):
         return NO_FACTS
     forms = tuple(
@@ -225,18 +231,30 @@ def _options(data: Any) -> tuple[tuple[str, str], ...]:
     )
 
 
+#: Runs a fixed function on the element of a snapshot's ref in Playwright's utility world
+#: (RequestWatch.on_element); None when it cannot say.
+OnElement = Callable[[str, str], Awaitable[Any]]
+
+
 class PageReader:
     """Reads the DOM with SubTerminator's own fixed functions (never a model's).
 
-    They go through ``browser_evaluate``, which the allowlist keeps from every model.
+    A call's target is read in Playwright's utility world over our own DevTools session
+    when it can be (``on_element``: no settle wait, no page script in that world); the
+    rest goes through ``browser_evaluate``, which the allowlist keeps from every model.
     """
 
-    def __init__(self, dispatch: Dispatch) -> None:
+    def __init__(self, dispatch: Dispatch, on_element: OnElement | None = None) -> None:
         self._dispatch = dispatch
+        self._on_element = on_element
 
     async def facts(self, ref: str | None = None) -> PageFacts:
         """The target's visible text, the focused element and the forms; empty facts when
         the page cannot be read (a dialog is open), the page alone when the ref is gone."""
+        if ref is not None and self._on_element is not None:
+            value = await self._on_element(ref, PAGE_FACTS_FUNCTION)
+            if isinstance(value, dict):
+                return page_facts_from(value)
         arguments: dict[str, Any] = {"function": PAGE_FACTS_FUNCTION}
         if ref is not None:
             arguments["target"] = ref

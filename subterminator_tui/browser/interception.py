@@ -10,7 +10,7 @@ interception is on in them, so no request of a new target leaves before it is
 watched. What to do with each request is a :class:`RequestPolicy`'s call; the
 browser layer only carries it out. The same session installs, in every page and
 frame, the listener that learns what is typed into the page's text fields
-(typed_values.py), and passes each value to a :class:`TypedValueListener`.
+(typed_values.py), and passes each value to its listener (``typing.listener``).
 """
 
 from __future__ import annotations
@@ -28,13 +28,8 @@ from cdp_use.client import CDPClient
 
 from subterminator_tui.browser.egress.responses import refusal_page
 from subterminator_tui.browser.page_links import PageLink, links_of
-from subterminator_tui.browser.typed_values import (
-    IgnoreTypedValues,
-    TypedValueListener,
-    TypedValueScript,
-    read_fields,
-    reports_heard,
-)
+from subterminator_tui.browser.playwright_worlds import PlaywrightWorlds
+from subterminator_tui.browser.typed_values import TypingWatch
 
 logger = logging.getLogger(__name__)
 # A DOM read given up on (a frame navigating) is answered late; cdp-use warns of each.
@@ -141,8 +136,8 @@ class RequestWatch:
     def __init__(self, policy: RequestPolicy | None = None) -> None:
         self.policy: RequestPolicy = policy or SendEverything()
         #: Hears every value typed into a text field of any page or frame.
-        self.typed_values: TypedValueListener = IgnoreTypedValues()
-        self.typing_script = TypedValueScript()
+        #: What is typed into the pages' text fields: ``typing.listener`` hears it.
+        self.typing = TypingWatch()
         self.cost = InterceptionCost()
         #: Target type by session id, for every target attached so far.
         self.targets: dict[str, str] = {}
@@ -157,6 +152,8 @@ class RequestWatch:
         #: The hosts of the pages answered with the refusal page, in order (the egress
         #: filter counts its own; a page refused here never reaches it).
         self.refused_hosts: list[str] = []
+        #: Playwright's utility worlds, where the guard reads a ref's element (no settle).
+        self.worlds = PlaywrightWorlds()
 
     @property
     def attached(self) -> bool:
@@ -174,7 +171,8 @@ class RequestWatch:
         client.register.Fetch.requestPaused(self._on_paused)
         client.register.Network.webSocketCreated(self._on_socket)
         client.register.Network.webSocketFrameSent(self._on_frame)
-        client.register.Runtime.bindingCalled(self._on_binding)
+        client.register.Runtime.bindingCalled(self.typing.on_binding)
+        self.worlds.register(client)
         await client.send_raw("Target.setAutoAttach", _AUTO_ATTACH)
         # The targets that already run (the first tab) were announced before that answer:
         # their setup is done before the first page loads, so its listener is there too.
@@ -215,6 +213,14 @@ class RequestWatch:
         self.cost.link_reads.append(time.perf_counter() - started)
         return found
 
+    async def on_element(self, ref: str, function: str) -> Any | None:
+        """``function(element)`` for the element of Playwright's ref ``ref``, read in
+        Playwright's utility world; None when that cannot be done exactly once."""
+        client = self._client
+        if client is None:
+            return None
+        return await self.worlds.on_element(client, ref, function)
+
     def _spawn(self, work: Any) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
@@ -230,6 +236,7 @@ class RequestWatch:
         session = event.get("sessionId")
         self.targets.pop(session, None)
         self._target_ids.pop(session, None)
+        self.worlds.forget(session)
 
     async def _watch_target(self, event: Any) -> None:
         """Interception on in a new target (and its own children), then let it run.
@@ -247,10 +254,11 @@ class RequestWatch:
         if kind in _WATCHED_TYPES:
             self.targets[session] = kind
             self._target_ids[session] = str(info.get("targetId", ""))
-            # In a frame, the typed-value listener too: before it runs, so no script of its
-            # first document runs before ours.
-            typing = self.typing_script.setup() if kind in _FRAME_TYPES else ()
-            for method, params in (*_TARGET_SETUP, *typing):
+            # In a frame, its execution contexts (bindings, Playwright's utility world: worlds)
+            # and the typed-value listener: before it runs, so no script of its first
+            # document runs before ours.
+            frame = (("Runtime.enable", {}), *self.typing.script.setup())
+            for method, params in (*_TARGET_SETUP, *(frame if kind in _FRAME_TYPES else ())):
                 if method == "Target.setAutoAttach" and kind in _LEAF_TYPES:
                     continue
                 try:
@@ -265,29 +273,18 @@ class RequestWatch:
                 await client.send_raw("Network.enable", _QUIET_NETWORK, session_id=session)
 
     async def typed_values_heard(self) -> None:
-        """Return once every value the listener reported so far has reached
-        :attr:`typed_values`."""
+        """Return once every value the listener reported so far has reached it."""
         if self._client is not None:
-            await reports_heard(self._client, self._frames())
+            await self.typing.heard(self._client, self._frames())
 
     async def typed_fields_read(self) -> None:
-        """Report the values now in every frame's text fields (a page may have erased the
-        listener; typed_values.py), then every value the listener reported."""
+        """Report the values now in every frame's text fields too (typed_values.py)."""
         if self._client is not None:
-            await read_fields(self._client, self._frames(), self.typed_values)
-            await reports_heard(self._client, self._frames())
+            await self.typing.read(self._client, self._frames())
 
     def _frames(self) -> list[str]:
         """The sessions of every page and frame target."""
         return [session for session, kind in self.targets.items() if kind in _FRAME_TYPES]
-
-    def _on_binding(self, event: Any, _session: str | None) -> None:
-        value = self.typing_script.value_of(event)
-        try:
-            if value is not None:
-                self.typed_values.typed(value)
-        except Exception:  # never with the error's text: it could carry the value
-            logger.error("a typed value could not be passed on (%s)", type(self.typed_values))
 
     def _on_socket(self, event: Any, session: str | None) -> None:
         self._sockets[f"{session}:{event.get('requestId')}"] = str(event.get("url", ""))

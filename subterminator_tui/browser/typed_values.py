@@ -38,9 +38,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import secrets
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+logger = logging.getLogger(__name__)
 
 #: The isolated world our listener runs in (the page's scripts run in another).
 WORLD_NAME = "subterminator-typed-values"
@@ -143,6 +146,33 @@ def _preset(name: str, attributes: dict[str, str], textarea_text: str) -> str | 
     return None
 
 
+class TypingWatch:
+    """The listener's side of our DevTools session: its script, its reports, the field reads."""
+
+    def __init__(self) -> None:
+        #: Hears every value typed into a text field of any page or frame.
+        self.listener: TypedValueListener = IgnoreTypedValues()
+        self.script = TypedValueScript()
+
+    def on_binding(self, event: Any, _session: str | None) -> None:
+        """A ``Runtime.bindingCalled`` event: our listener's report, passed on."""
+        value = self.script.value_of(event)
+        try:
+            if value is not None:
+                self.listener.typed(value)
+        except Exception:  # never with the error's text: it could carry the value
+            logger.error("a typed value could not be passed on (%s)", type(self.listener))
+
+    async def heard(self, client: Any, frames: list[str]) -> None:
+        """Return once every report of ``frames`` so far has reached the listener."""
+        await reports_heard(client, frames)
+
+    async def read(self, client: Any, frames: list[str]) -> None:
+        """The values now in the fields of ``frames`` reported, then every report heard."""
+        await read_fields(client, frames, self.listener)
+        await reports_heard(client, frames)
+
+
 #: A frame busy navigating or running a script does not answer; it is skipped.
 _FRAME_READ_SECONDS = 1.0
 
@@ -228,8 +258,8 @@ class TypedValueScript:
 
     def setup(self) -> tuple[tuple[str, dict[str, Any]], ...]:
         """The calls for one page or frame target, sent before it may run."""
+        # (Runtime is enabled for every frame by the watch itself: bindings need it.)
         return (
-            ("Runtime.enable", {}),
             ("Page.enable", {}),
             ("Runtime.addBinding", {"name": BINDING_NAME, "executionContextName": WORLD_NAME}),
             (

@@ -111,6 +111,8 @@ class Guard:
         self.checkpoints = checkpoints
         self.rules = checkpoints_for(service.checkpoint, service.default_checkpoints)
         self.memory = RunMemory()
+        #: The page its caller was last shown (what a held request's approval was seen on).
+        self.last_page: NormalizedSnapshot | None = None
 
     def refusal(self, call: ToolCall, snapshot: NormalizedSnapshot) -> Refusal | None:
         """A reason to refuse ``call`` outright, or None when it may go on."""
@@ -161,6 +163,7 @@ class Guard:
     def learn(self, snapshot: NormalizedSnapshot, facts: PageFacts | None = None) -> None:
         """Remember the page's links (and forms): a navigation to one counts as activating it."""
         self.memory.learn(snapshot, facts)
+        self.last_page = snapshot
 
     async def before_dispatch(
         self,

@@ -61,6 +61,8 @@ class LoopBase:
         self.requests = gate_for_run(browser, guard, self.ledger, self.gate, self.scrubber.text)
         self.calls = CallPipeline(guard, self.ledger, self.scrubber.snapshot, self.requests)
         self.outcomes = OutcomeJudge(service, browser, self.scrubber.text)
+        if self.requests is not None:
+            self.outcomes.watch(self.requests)
         self._unverified_claims = 0
         #: The screenshot the person was last asked on (a receipt shows it).
         self._screenshot: str | None = None

@@ -11,7 +11,7 @@ was sent.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.orchestrator.guard import Checkpoint
@@ -26,6 +26,10 @@ from subterminator_tui.rules.evidence import (
     verify_on_evidence,
 )
 from subterminator_tui.rules.matching import Verification, first_holding
+from subterminator_tui.rules.requests import words
+
+if TYPE_CHECKING:
+    from subterminator_tui.orchestrator.request_gate import HeldRequest, RequestGate
 
 #: Endings that keep their own words even after an approved step went out: the run was
 #: interrupted, its outcome is already said to be unknown, or nothing ran.
@@ -97,6 +101,34 @@ class OutcomeJudge:
         step = ApprovedStep(None, action, labels, False, page, await self.seen() or "")
         self.evidence.steps.append(step)
         return step
+
+    def watch(self, gate: RequestGate) -> None:
+        """Count the requests ``gate`` holds and the person releases as approved steps."""
+        gate.on_release = lambda step, held: self.released(step, held, gate.guard.last_page)
+        gate.on_step_answer = self.step_answered
+
+    def released(
+        self, step_id: int | None, held: HeldRequest, page: NormalizedSnapshot | None
+    ) -> None:
+        """A request the page sent on its own, held and then released by the person: an
+        approved step that is going out now. What was seen before it is the last page's
+        text (the browser is busy sending it: no fresh read)."""
+        if page is None:
+            return
+        # Its address and why it was gated tell a cancellation from an offer or a pause.
+        labels = (words(held.request.url.split("?", 1)[0]), held.judgement.why)
+        step = ApprovedStep(
+            step_id, held.action, labels, held.judgement.spends_money, page, page.content
+        )
+        # Sent from this moment: its answer says done or failed (step_answered).
+        step.outcome = "unknown"
+        self.evidence.steps.append(step)
+
+    def step_answered(self, step_id: int | None, ok: bool) -> None:
+        """The service answered the request of a released step: done, or failed."""
+        for step in self.evidence.steps:
+            if step_id is not None and step.step_id == step_id:
+                step.outcome = "done" if ok else "failed"
 
     @staticmethod
     def went(step: ApprovedStep | None, outcome: StepOutcome) -> None:

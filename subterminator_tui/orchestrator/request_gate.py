@@ -73,6 +73,11 @@ class HeldRequest:
 
 #: Asks the person (or serve's operator) about a held request: True releases it.
 AskAboutRequest = Callable[[HeldRequest], Awaitable[bool]]
+#: A held request the person released goes out now (its journal step): the outcome judge
+#: counts it as an approved step, evidence like a checkpoint's (OutcomeJudge.released).
+OnRelease = Callable[[int | None, HeldRequest], None]
+#: The service answered a released request's step: done (True) or failed.
+OnStepAnswer = Callable[[int | None, bool], None]
 #: Reads every link and form of the browser's pages (RequestWatch.links).
 ReadLinks = Callable[[], Awaitable[list[PageLink]]]
 
@@ -120,6 +125,9 @@ class RequestGate:
         self.questions = 0
         self._rows: dict[str, int] = {}
         self._steps: dict[str, int | None] = {}
+        #: Told of each released request and of its answer (the run's outcome judge).
+        self.on_release: OnRelease | None = None
+        self.on_step_answer: OnStepAnswer | None = None
 
     # --- what the pipeline tells the gate -----------------------------------------------
 
@@ -205,6 +213,8 @@ class RequestGate:
             step = self._steps.pop(request.request_id)
             ok = status is not None and status < 400
             self.log.step_outcome(step, "done" if ok else "failed")
+            if self.on_step_answer is not None:
+                self.on_step_answer(step, ok)
 
     def socket_frame(self, url: str, payload: str) -> None:
         """A frame the page sent on a WebSocket: it could not be held, so it is recorded as an
@@ -250,6 +260,10 @@ class RequestGate:
         self.log.dispatch(step)
         self._steps[request.request_id] = step
         self._write(request, "gated", judgement, "approved", step)
+        if self.on_release is not None:
+            # An approved irreversible step like a checkpoint's: a cancellation it carries
+            # is verified on its evidence, and the run never says "not cancelled" after it.
+            self.on_release(step, held)
         return "observe"
 
     def _write(

@@ -36,7 +36,7 @@ class WindowTyping:
         self.scrubber = scrubber
         self._watch = watch_for(browser)
         if self._watch is not None:
-            self._watch.typed_values = self
+            self._watch.typing.listener = self
         #: The kind of the hand-off open now; None while the pilot drives.
         self._handoff: HandoffKind | None = None
         #: How many values were learned as the person's (a figure, never the values).

@@ -62,12 +62,8 @@ def fold_repeated_landmarks(
         signatures.add(signature)
         if signature in seen and line.ref and all(part.priority > 0 for part in block):
             counts = _left_out(block)
-            summary = ", ".join(
-                f"{n} {kind if n == 1 or kind.endswith('s') else kind + 's'}"
-                for kind, n in counts.most_common()
-            )
-            left_out = f"as on the last page: {summary or 'nothing'} not shown"
-            text = f"{line.label} [ref={line.ref}] ({left_out})"
+            # The last page listed or counted what it holds: the model has read that once.
+            text = f"{line.label} [ref={line.ref}] (as before, not shown)"
             result.append(replace(line, text=text, counts=tuple(counts.items())))
             index = end
             continue

@@ -61,6 +61,8 @@ class RequestJudgement:
     #: ``name=value`` pairs to show a person (secret-looking values masked, long ones cut).
     shown: tuple[str, ...] = ()
     rule: CheckpointRule | None = None
+    #: Gated for the money it carries (an amount beside a charge or plan word).
+    spends_money: bool = False
 
 
 def words(text: str) -> str:
@@ -108,7 +110,7 @@ def classify(
         money = money_in_fields(named, texts)
         if money is not None:
             rule = money_rule(f"it carries {money}")
-            return RequestJudgement("gated", rule.explain(), fields, shown, rule)
+            return RequestJudgement("gated", rule.explain(), fields, shown, rule, True)
         return RequestJudgement("state_changing", "", fields, shown)
     return RequestJudgement("safe")
 

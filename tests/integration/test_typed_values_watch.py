@@ -87,7 +87,7 @@ async def test_typed_values_are_learned_whatever_the_page_does(
     """The e-mail (unmasked) and the password (masked) are learned whole; no prefix, no
     short value, nothing the page reported itself."""
     heard = Heard()
-    gateway.requests.typed_values = heard
+    gateway.requests.typing.listener = heard
     page = (await gateway.call("browser_navigate", {"url": site})).snapshot
     assert page.title == "Sign in"
     async with person_at(gateway.plan.profile_dir) as person:
@@ -106,8 +106,8 @@ async def test_in_the_pages_own_world_the_page_hides_and_injects(
     """The twin: the same listener and binding in the page's own world. The page's fake
     getter hides the password, and the nonce it stole lets it inject a value of its own."""
     heard = Heard()
-    gateway.requests.typed_values = heard
-    script = gateway.requests.typing_script
+    gateway.requests.typing.listener = heard
+    script = gateway.requests.typing.script
     ours = ("worldName", "executionContextName")
     in_the_pages_world = tuple(
         (method, {key: value for key, value in params.items() if key not in ours})
@@ -142,7 +142,7 @@ async def test_a_page_that_erases_the_listener_cannot_hide_the_fields(
     """``document.open()`` erases our listener (it then hears nothing: the attack works),
     but reading the fields when the person is done still finds the password."""
     heard = Heard()
-    gateway.requests.typed_values = heard
+    gateway.requests.typing.listener = heard
     with serving_pages(lambda _path: ERASING_PAGE) as url:
         await gateway.call("browser_navigate", {"url": f"{url}/sign-in"})
         assert (await gateway.snapshot()).title == "Sign in again"

@@ -120,6 +120,7 @@ class BrowserSession:
         self.evidence = SessionVerification(
             service, self.lazy, self.call_log.typed.text, journal, self.run_id
         )
+        self.evidence.judge.watch(self.requests)
         #: The call being answered, Playwright's text for it and the page's console listing.
         self._call: tuple[str, dict[str, Any]] = ("", {})
         self._result_text: str | None = None

@@ -77,7 +77,7 @@ class LazyBrowser:
             if self.request_policy is not None:
                 self.running.gateway.requests.policy = self.request_policy
             if self.typed_values is not None:
-                self.running.gateway.requests.typed_values = self.typed_values
+                self.running.gateway.requests.typing.listener = self.typed_values
             if self.sign_in is not None:
                 # In the browser now; kept beside the profile for later starts.
                 await self.running.gateway.keep_sign_in()
