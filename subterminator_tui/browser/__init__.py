@@ -32,6 +32,8 @@ Starting the browser, and no orphans:
 What the browser may reach:
 
 - ``devtools.py``: our own DevTools endpoint; ``interception.py``: every request
-  paused, judged, sent or failed; ``page_links.py``: every link and form, all frames;
+  paused, judged, sent or failed; ``typed_values.py``: what is typed into the page's
+  fields, learned from an isolated world of ours; ``page_links.py``: every link and
+  form, all frames;
   ``egress/``: the per-run proxy that keeps the browser to the service's addresses.
 """

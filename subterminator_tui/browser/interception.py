@@ -8,7 +8,9 @@ pages, same- and out-of-process frames, dedicated, shared and service workers.
 New targets are attached automatically and wait for the debugger until
 interception is on in them, so no request of a new target leaves before it is
 watched. What to do with each request is a :class:`RequestPolicy`'s call; the
-browser layer only carries it out.
+browser layer only carries it out. The same session installs, in every page and
+frame, the listener that learns what is typed into the page's text fields
+(typed_values.py), and passes each value to its listener (``typing.listener``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from cdp_use.client import CDPClient
 from subterminator_tui.browser.egress.responses import refusal_page
 from subterminator_tui.browser.page_links import PageLink, links_of
 from subterminator_tui.browser.playwright_worlds import PlaywrightWorlds
+from subterminator_tui.browser.typed_values import TypingWatch
 
 logger = logging.getLogger(__name__)
 # A DOM read given up on (a frame navigating) is answered late; cdp-use warns of each.
@@ -42,6 +45,8 @@ Verdict = Literal["send", "fail", "observe", "refuse"]
 _WATCHED_TYPES = frozenset(
     {"page", "iframe", "worker", "shared_worker", "service_worker", "other", "webview"}
 )
+#: Targets with documents, where people type (the typed-value listener runs there).
+_FRAME_TYPES = frozenset({"page", "iframe"})
 #: Workers have no frames or workers of their own to attach.
 _LEAF_TYPES = frozenset({"service_worker", "shared_worker", "worker"})
 #: A frame busy navigating does not answer DOM reads; its links are read next time.
@@ -130,12 +135,17 @@ class RequestWatch:
 
     def __init__(self, policy: RequestPolicy | None = None) -> None:
         self.policy: RequestPolicy = policy or SendEverything()
+        #: Hears every value typed into a text field of any page or frame.
+        #: What is typed into the pages' text fields: ``typing.listener`` hears it.
+        self.typing = TypingWatch()
         self.cost = InterceptionCost()
         #: Target type by session id, for every target attached so far.
         self.targets: dict[str, str] = {}
         self._target_ids: dict[str, str] = {}
         self._client: CDPClient | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Targets being set up (interception and the typed-value listener installed).
+        self._setting_up: set[asyncio.Task[None]] = set()
         self._observed: dict[str, InterceptedRequest] = {}
         #: WebSocket URLs by "session:requestId".
         self._sockets: dict[str, str] = {}
@@ -161,8 +171,13 @@ class RequestWatch:
         client.register.Fetch.requestPaused(self._on_paused)
         client.register.Network.webSocketCreated(self._on_socket)
         client.register.Network.webSocketFrameSent(self._on_frame)
+        client.register.Runtime.bindingCalled(self.typing.on_binding)
         self.worlds.register(client)
         await client.send_raw("Target.setAutoAttach", _AUTO_ATTACH)
+        # The targets that already run (the first tab) were announced before that answer:
+        # their setup is done before the first page loads, so its listener is there too.
+        if self._setting_up:
+            await asyncio.gather(*self._setting_up, return_exceptions=True)
 
     async def close(self) -> None:
         """Disconnect; paused requests are left to the browser, which is closing."""
@@ -184,8 +199,7 @@ class RequestWatch:
         if client is None:
             return found
         started = time.perf_counter()
-        frames = [s for s, kind in self.targets.items() if kind in ("page", "iframe")]
-        for session in frames:
+        for session in self._frames():
             try:
                 tree = await asyncio.wait_for(
                     client.send_raw(
@@ -207,13 +221,16 @@ class RequestWatch:
             return None
         return await self.worlds.on_element(client, ref, function)
 
-    def _spawn(self, work: Any) -> None:
+    def _spawn(self, work: Any) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     def _on_attached(self, event: Any, _parent: str | None) -> None:
-        self._spawn(self._watch_target(event))
+        task = self._spawn(self._watch_target(event))
+        self._setting_up.add(task)
+        task.add_done_callback(self._setting_up.discard)
 
     def _on_detached(self, event: Any, _parent: str | None) -> None:
         session = event.get("sessionId")
@@ -237,7 +254,11 @@ class RequestWatch:
         if kind in _WATCHED_TYPES:
             self.targets[session] = kind
             self._target_ids[session] = str(info.get("targetId", ""))
-            for method, params in _TARGET_SETUP:
+            # In a frame, its execution contexts (bindings, Playwright's utility world: worlds)
+            # and the typed-value listener: before it runs, so no script of its first
+            # document runs before ours.
+            frame = (("Runtime.enable", {}), *self.typing.script.setup())
+            for method, params in (*_TARGET_SETUP, *(frame if kind in _FRAME_TYPES else ())):
                 if method == "Target.setAutoAttach" and kind in _LEAF_TYPES:
                     continue
                 try:
@@ -250,10 +271,20 @@ class RequestWatch:
             # Only once it runs: a popup waiting for the debugger never answers Network.enable.
             with contextlib.suppress(Exception):
                 await client.send_raw("Network.enable", _QUIET_NETWORK, session_id=session)
-        if kind in ("page", "iframe"):
-            # Its execution contexts, Playwright's utility world among them (worlds).
-            with contextlib.suppress(Exception):
-                await client.send_raw("Runtime.enable", session_id=session)
+
+    async def typed_values_heard(self) -> None:
+        """Return once every value the listener reported so far has reached it."""
+        if self._client is not None:
+            await self.typing.heard(self._client, self._frames())
+
+    async def typed_fields_read(self) -> None:
+        """Report the values now in every frame's text fields too (typed_values.py)."""
+        if self._client is not None:
+            await self.typing.read(self._client, self._frames())
+
+    def _frames(self) -> list[str]:
+        """The sessions of every page and frame target."""
+        return [session for session, kind in self.targets.items() if kind in _FRAME_TYPES]
 
     def _on_socket(self, event: Any, session: str | None) -> None:
         self._sockets[f"{session}:{event.get('requestId')}"] = str(event.get("url", ""))

@@ -20,6 +20,7 @@ What the loop uses:
 - ``handoff``          sign-ins, verification codes and CAPTCHAs handed to the person
 - ``sign_in_window``   an identity provider reachable only while the person signs in
 - ``secrets``          what a person types never leaves the hand-off
+- ``window_typing``    what they type straight into the browser window at a hand-off, too
 - ``tabs``             off-domain tabs closed before anyone reads them
 - ``pause``            a hold a front end puts on a run while it asks whether to stop
 - ``gates``            how the core asks a human: the interfaces each front end implements

@@ -2,7 +2,9 @@
 
 The human either finishes in a headed browser and confirms, or types the
 values at the prompt; the program then types them into the page itself. The
-values are remembered by the run's SecretScrubber so they never travel on.
+values are remembered by the run's SecretScrubber so they never travel on;
+so are the values typed straight into the browser window while the question
+is open (window_typing.py), heard before the page after it is read.
 
 A sign-in at an identity provider (the service's ``sign_in_domains``) is the
 person's alone: its domains are reachable only while this hand-off is open, its
@@ -27,6 +29,7 @@ from subterminator_tui.orchestrator.sign_in_window import (
     reload_refused,
     sign_in_pending,
 )
+from subterminator_tui.orchestrator.window_typing import WindowTyping
 from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.rules import ServiceConfig, detect_handoff
 from subterminator_tui.rules.matching import HandoffKind
@@ -62,11 +65,13 @@ async def hand_off(
     hint: str = "",
     reach: Reachability | None = None,
     called_for: tuple[HandoffKind, str] | None = None,
+    window: WindowTyping | None = None,
 ) -> tuple[NormalizedSnapshot, list[str]]:
     """Resolve every hand-off the page calls for; returns the fresh page and what was done.
 
     ``called_for``: a hand-off the caller knows the page needs though no rule says so
-    (a password field the pilot was refused), asked first.
+    (a password field the pilot was refused), asked first. ``window``: what the person
+    types in the browser window while a question is open is theirs.
     Raises HandoffCancelled when the human cancels or the page does not move on.
     """
     done: list[str] = []
@@ -99,7 +104,12 @@ async def hand_off(
                 attempt=attempts,
                 hint=hint,
             )
+            if window is not None:
+                window.handoff_asks(kind)
             answer = await gate.handoff(request)
+            if window is not None:
+                # What they typed in the window is known before the page is read again.
+                await window.answered()
             if answer.action == "cancel":
                 raise HandoffCancelled(f"You cancelled the {kind.replace('_', ' ')} hand-off.")
             snapshot = await _apply(browser, answer, request, scrubber)

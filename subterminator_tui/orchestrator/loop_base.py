@@ -26,6 +26,7 @@ from subterminator_tui.orchestrator.pipeline import CallPipeline
 from subterminator_tui.orchestrator.request_gate import gate_for_run
 from subterminator_tui.orchestrator.secrets import SecretScrubber, kept_screenshot
 from subterminator_tui.orchestrator.turns import RunOptions, TurnOutcome
+from subterminator_tui.orchestrator.window_typing import WindowTyping
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.rules import ServiceConfig
 
@@ -54,6 +55,8 @@ class LoopBase:
         self.options = options
         self.ledger = RunLedger(service.id, pilot, journal, options.start_url, options.price)
         self.scrubber = SecretScrubber()
+        # What the person types in the browser window at a hand-off is scrubbed too.
+        self.window_typing = WindowTyping(self.scrubber, browser)
         # The backstop: every request the browser sends is judged again where it happens.
         self.requests = gate_for_run(browser, guard, self.ledger, self.gate, self.scrubber.text)
         self.calls = CallPipeline(guard, self.ledger, self.scrubber.snapshot, self.requests)

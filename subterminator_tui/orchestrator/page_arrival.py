@@ -69,19 +69,23 @@ class PageArrival(LoopBase):
     ) -> NormalizedSnapshot:
         """Every hand-off the page calls for (sign-ins, codes, captchas); the page after them."""
         try:
-            snapshot, kinds = await hand_off(
-                self.service,
-                self.browser,
-                self.gate,
-                snapshot,
-                self.scrubber,
-                headed=self.options.headed,
-                hint=self.options.handoff_hint,
-                reach=self.guard.reach,
-                called_for=called_for,
-            )
+            async with self.window_typing.at_handoff():
+                snapshot, kinds = await hand_off(
+                    self.service,
+                    self.browser,
+                    self.gate,
+                    snapshot,
+                    self.scrubber,
+                    headed=self.options.headed,
+                    hint=self.options.handoff_hint,
+                    reach=self.guard.reach,
+                    called_for=called_for,
+                    window=self.window_typing,
+                )
         except HandoffCancelled as cancelled:
             raise RunEnded("human_rejected", str(cancelled)) from None
+        # A value heard only as the hand-off closed is scrubbed from its last page too.
+        snapshot = self.scrubber.snapshot(snapshot)
         if kinds:
             await self.browser.keep_sign_in()
             notes.append(describe_handoff(kinds))

@@ -1,7 +1,8 @@
 """Keep what a person types during a hand-off out of everything that leaves the hand-off.
 
-Values are typed into the page by the program itself; they could still echo
-back in a snapshot (a username field shows its value), and a page can put them
+Values are typed into the page by the program itself, or by the person in the
+browser window (learned there: window_typing.py); they could still echo back in
+a snapshot (a username field shows its value), and a page can put them
 back in any shape: a sign-in form sent by GET writes the password into the URL
 form-encoded (``+`` for spaces, ``%26``), a page shows a code grouped
 ("735 194") or logs it as "7-3-5-1-9-4", a script base64-encodes it, a title
@@ -139,6 +140,17 @@ async def kept_screenshot(browser: Browser, scrubber: SecretScrubber) -> str | N
         path.unlink(missing_ok=True)
         return None
     return str(path)
+
+
+def without_revealing_picture(
+    page: NormalizedSnapshot, scrubber: SecretScrubber
+) -> NormalizedSnapshot:
+    """``page`` (as read, with the screenshot taken with it) without that screenshot, its file
+    removed, when the page shows a value no picture may show; else ``page`` itself."""
+    if page.screenshot_path is None or not scrubber.shows_a_value(page):
+        return page
+    Path(page.screenshot_path).unlink(missing_ok=True)
+    return dataclasses.replace(page, screenshot_path=None)
 
 
 def encoded_forms(value: str) -> set[str]:

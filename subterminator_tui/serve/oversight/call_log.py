@@ -133,8 +133,13 @@ class SessionCallLog:
             latency=latency,
             created_at=time.time(),
         )
+        # The location too: a page sent by GET has what was typed in its address.
         console = tuple(
-            dataclasses.replace(message, message=scrub(message.message))
+            dataclasses.replace(
+                message,
+                message=scrub(message.message),
+                url=scrub(message.url) if message.url is not None else None,
+            )
             for message in parse_console(console_text)
         )
         self.store.add(record, self.run_id, console, turn_id=turn_id)

@@ -23,6 +23,7 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
+from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.serve.server.errors import ServeInputError, SessionNotFoundError
 from subterminator_tui.serve.server.http_front import WWW_AUTHENTICATE, unauthorized_body
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
@@ -51,12 +52,24 @@ async def frames(session: BrowserSession) -> AsyncIterator[bytes]:
         gateway = session.lazy.gateway
         if gateway is not None and session.in_flight is None:
             frame = await gateway.jpeg_frame()
-            if frame is not None:
+            if frame is not None and not await shows_what_the_person_typed(session):
                 yield frame
         version = session.changes.version
         if version == seen:
             version = await session.changes.wait_after(version, IDLE_FRAME_SECONDS)
         seen = version
+
+
+async def shows_what_the_person_typed(session: BrowserSession) -> bool:
+    """Whether the page (read after the frame was taken) shows a value no picture may show;
+    no read at all before the person typed one."""
+    gateway = session.lazy.gateway
+    if gateway is None or not session.scrubber.withholds_pictures:
+        return False
+    try:
+        return session.scrubber.shows_a_value(await gateway.snapshot())
+    except SubTerminatorError:
+        return True
 
 
 def sse_event(frame: bytes) -> bytes:

@@ -33,7 +33,7 @@ from subterminator_tui.journal.call_log import CallLogStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
-from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.orchestrator.secrets import SecretScrubber, without_revealing_picture
 from subterminator_tui.orchestrator.tabs import contain_tabs
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.rules.evidence import ApprovedStep
@@ -50,6 +50,7 @@ from subterminator_tui.serve.sessions.lazy_browser import LazyBrowser
 from subterminator_tui.serve.sessions.names import SessionKey
 from subterminator_tui.serve.sessions.page_changes import PageChanges
 from subterminator_tui.serve.sessions.verification import SessionVerification
+from subterminator_tui.serve.sessions.window_typing import SessionWindowTyping
 from subterminator_tui.serve.tools.agent_answer import Answer, judged_by
 from subterminator_tui.session.browser import ServiceBrowser
 
@@ -113,6 +114,8 @@ class BrowserSession:
             key, self.guard, self.call_log, journal, desk, self.lazy
         )
         self.calls = CallPipeline(self.guard, self.call_log, self.scrubber.snapshot, self.requests)
+        #: What the person types in the browser window: scrubbed like the agent never saw it.
+        self.window_typing = SessionWindowTyping.installed_in(self)
         #: The approved steps and the service's answers: what ``verified`` rests on.
         self.evidence = SessionVerification(
             service, self.lazy, self.call_log.typed.text, journal, self.run_id
@@ -204,8 +207,9 @@ class BrowserSession:
             await self.close_browser()
             raise
         finally:
-            if isinstance(arguments.get("text"), str):
+            if isinstance(arguments.get("text"), str) or self.window_typing.files_stale:
                 # The page may have logged what was just typed into a file already.
+                self.window_typing.files_stale = False
                 await self._scrub_files()
             if not held:
                 self._release()
@@ -233,6 +237,7 @@ class BrowserSession:
         self._call, self._result_text, self._console_text = (tool, arguments), None, ""
         # Typed text never reaches the journal (oversight/call_log.py); its length does.
         self.call_log.remember_typed(arguments)
+        self.window_typing.agent_typed(arguments.get("text"))
         seen = self._seen
         if seen is None:
             seen = await self._settle(await gateway.snapshot())
@@ -305,7 +310,9 @@ class BrowserSession:
 
     async def _settle(self, raw: NormalizedSnapshot) -> NormalizedSnapshot:
         """Scrub the page, close tabs that left the domains, remember it as the agent's page."""
-        page = self.scrubber.snapshot(raw)
+        # What the person typed in the window so far is known before the page is scrubbed.
+        await self.running_gateway().requests.typed_values_heard()
+        page = self.scrubber.snapshot(without_revealing_picture(raw, self.scrubber))
         contained, _removed = await contain_tabs(
             self.running_gateway(), page, self.guard.url_allowed
         )

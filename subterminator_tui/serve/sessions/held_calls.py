@@ -20,6 +20,7 @@ from subterminator_tui.errors import (
     MCPToolError,
 )
 from subterminator_tui.orchestrator.pipeline import Held
+from subterminator_tui.orchestrator.secrets import kept_screenshot
 from subterminator_tui.serve.oversight.approvals import Approval
 from subterminator_tui.serve.tools.agent_answer import Answer
 
@@ -33,7 +34,8 @@ async def hold_for_operator(
     """Hold ``call`` for the operator; a task sends it once approved (and never before)."""
     screenshot: str | None = None
     with contextlib.suppress(MCPToolError):
-        screenshot = str(await session.running_gateway().screenshot())
+        # None when the page shows something the person typed in the window.
+        screenshot = await kept_screenshot(session.running_gateway(), session.scrubber)
     step = session.calls.ask(session.turns, held)
     # What the operator is shown now: a confirmation already there is no evidence later.
     seen = await session.evidence.seen()

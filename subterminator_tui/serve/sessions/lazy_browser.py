@@ -18,6 +18,7 @@ from urllib.parse import urljoin, urlsplit
 from subterminator_tui.browser.gateway import ActionResult, BrowserGateway
 from subterminator_tui.browser.interception import RequestPolicy
 from subterminator_tui.browser.restart_gate import RestartGate
+from subterminator_tui.browser.typed_values import TypedValueListener
 from subterminator_tui.rules import ServiceConfig, domain_allowed
 from subterminator_tui.serve.server.config import ServeConfig
 from subterminator_tui.session.browser import ServiceBrowser, open_service_browser
@@ -41,6 +42,8 @@ class LazyBrowser:
         self.restart_gate: RestartGate | None = None
         #: Judges every request of the session's browser (its request gate), from the first.
         self.request_policy: RequestPolicy | None = None
+        #: Hears what is typed into the session's browser (the person's values are scrubbed).
+        self.typed_values: TypedValueListener | None = None
 
     @property
     def profile_dir(self) -> Path:
@@ -73,6 +76,8 @@ class LazyBrowser:
             self.running.gateway.restart_gate = self.restart_gate
             if self.request_policy is not None:
                 self.running.gateway.requests.policy = self.request_policy
+            if self.typed_values is not None:
+                self.running.gateway.requests.typing.listener = self.typed_values
             if self.sign_in is not None:
                 # In the browser now; kept beside the profile for later starts.
                 await self.running.gateway.keep_sign_in()

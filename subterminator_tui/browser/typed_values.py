@@ -1,0 +1,323 @@
+"""What a person types straight into the browser window, learned out of the page's reach.
+
+At a hand-off the person may sign in, or enter a code, in the browser window
+itself (and at an identity provider or in ``serve`` that is the only way). What
+they type there is unknown to the program, so nothing would scrub it when a
+hostile page echoes it back (into its console, its title, a later field, an
+address). This module learns those values through our own DevTools session
+(interception.py attaches it to every page and frame before they run):
+
+* a listener runs in an *isolated world* of ours in every frame: it shares the
+  DOM with the page but none of its JavaScript, so the page can neither patch
+  the listener's ``addEventListener``, nor read or fake its binding; it is
+  installed before any script of a new document runs, so a page's own capture
+  listener on ``window`` cannot stop an event before ours sees it;
+* it reports a text field's value at the moments a person finishes it: a
+  ``change``, a form's ``submit`` (every field of the form), Enter in the
+  field, focus leaving the field (``focusout`` also crosses open shadow roots,
+  which ``change`` does not), and a press on the page while the field has focus
+  (a page that keeps the focus there to avoid ``change``). Never on every
+  ``input`` event: "p", "pa", "pas" are not secrets;
+* values shorter than :data:`MIN_LENGTH` are ignored, and a report without this
+  watch's nonce is not ours.
+
+A page can still erase every listener (``document.open()`` removes the listeners
+of a document and its window, ours included) and register its own first. So
+when the person says they are done, the fields themselves are read too
+(:func:`typed_fields`, from ``DOMSnapshot.captureSnapshot``: the browser's own
+record of each field's value, which no script runs to produce): a value that
+differs from the field's preset one is reported like the rest.
+
+The values go to a :class:`TypedValueListener` in memory, nowhere else (never
+a log). Whether a value is the person's, and what it costs (a password keeps
+pictures away), is the caller's decision: the browser layer only reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+logger = logging.getLogger(__name__)
+
+#: The isolated world our listener runs in (the page's scripts run in another).
+WORLD_NAME = "subterminator-typed-values"
+#: The binding's name, exposed only in contexts of :data:`WORLD_NAME`.
+BINDING_NAME = "__subterminatorTypedValue"
+#: Shorter values are never learned: scrubbing "ab" out of every page would
+#: destroy text, and a code or password is longer.
+MIN_LENGTH = 4
+#: Longer values are not reported (a pasted essay, not a credential).
+MAX_LENGTH = 4096
+
+
+@dataclass(frozen=True)
+class TypedValue:
+    """A value typed into a text field of the page."""
+
+    value: str
+    #: The field hides its typing: ``<input type=password>`` or drawn as dots
+    #: (``-webkit-text-security``), whatever its label says.
+    masked: bool
+
+
+class TypedValueListener(Protocol):
+    """Hears every value the watch learns; decides whether it is the person's."""
+
+    def typed(self, value: TypedValue) -> None:
+        """``value`` was typed into a field of the page (by anyone)."""
+        ...
+
+
+class IgnoreTypedValues:
+    """The listener before a run installs its own: nothing is kept."""
+
+    def typed(self, value: TypedValue) -> None:
+        """Nothing is kept."""
+
+
+def learned_value(payload: str, nonce: str) -> TypedValue | None:
+    """The value a binding call reports, or None: not ours (no nonce), too short, malformed."""
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("nonce") != nonce:
+        return None
+    value = data.get("value")
+    if not isinstance(value, str) or not worth_learning(value):
+        return None
+    return TypedValue(value, data.get("masked") is True)
+
+
+def worth_learning(value: str) -> bool:
+    """Whether ``value`` is long enough to be a secret and short enough to be a field's."""
+    return len(value.strip()) >= MIN_LENGTH and len(value) <= MAX_LENGTH
+
+
+#: The one computed style the field read asks for: how the field draws its typing.
+SNAPSHOT_STYLES = ["-webkit-text-security"]
+
+
+def typed_fields(snapshot: dict[str, Any]) -> list[TypedValue]:
+    """The values in the text fields of a ``DOMSnapshot.captureSnapshot`` answer (asked with
+    :data:`SNAPSHOT_STYLES`) that differ from the field's preset value."""
+    strings: list[str] = snapshot.get("strings", [])
+
+    def text(index: int) -> str:
+        return strings[index] if 0 <= index < len(strings) else ""
+
+    found: list[TypedValue] = []
+    for document in snapshot.get("documents", []):
+        nodes = document.get("nodes", {})
+        names = [text(i) for i in nodes.get("nodeName", [])]
+        attributes = nodes.get("attributes", [])
+        masked = _masked_nodes(document.get("layout", {}), text)
+        presets = _textarea_presets(nodes, names, text)
+        for kind in ("inputValue", "textValue"):
+            rare = nodes.get(kind, {})
+            for node, value_index in zip(
+                rare.get("index", []), rare.get("value", []), strict=False
+            ):
+                pairs = attributes[node] if node < len(attributes) else []
+                attrs = {
+                    text(a).lower(): text(b) for a, b in zip(pairs[::2], pairs[1::2], strict=False)
+                }
+                preset = _preset(names[node], attrs, presets.get(node, ""))
+                value = text(value_index)
+                if preset is None or value == preset or not worth_learning(value):
+                    continue
+                password = attrs.get("type", "").lower() == "password"
+                found.append(TypedValue(value, node in masked or password))
+    return found
+
+
+def _preset(name: str, attributes: dict[str, str], textarea_text: str) -> str | None:
+    """A text field's preset value (what the page wrote into it); None: no text field."""
+    if name == "TEXTAREA":
+        return textarea_text
+    if name == "INPUT" and attributes.get("type", "text").lower() not in _OTHER_INPUT_TYPES:
+        return attributes.get("value", "")
+    return None
+
+
+class TypingWatch:
+    """The listener's side of our DevTools session: its script, its reports, the field reads."""
+
+    def __init__(self) -> None:
+        #: Hears every value typed into a text field of any page or frame.
+        self.listener: TypedValueListener = IgnoreTypedValues()
+        self.script = TypedValueScript()
+
+    def on_binding(self, event: Any, _session: str | None) -> None:
+        """A ``Runtime.bindingCalled`` event: our listener's report, passed on."""
+        value = self.script.value_of(event)
+        try:
+            if value is not None:
+                self.listener.typed(value)
+        except Exception:  # never with the error's text: it could carry the value
+            logger.error("a typed value could not be passed on (%s)", type(self.listener))
+
+    async def heard(self, client: Any, frames: list[str]) -> None:
+        """Return once every report of ``frames`` so far has reached the listener."""
+        await reports_heard(client, frames)
+
+    async def read(self, client: Any, frames: list[str]) -> None:
+        """The values now in the fields of ``frames`` reported, then every report heard."""
+        await read_fields(client, frames, self.listener)
+        await reports_heard(client, frames)
+
+
+#: A frame busy navigating or running a script does not answer; it is skipped.
+_FRAME_READ_SECONDS = 1.0
+
+
+async def reports_heard(client: Any, frames: list[str]) -> None:
+    """Return once every report the ``frames`` (DevTools sessions) sent so far has arrived.
+
+    A frame's reports come on its session before the answer to a later request on that
+    session: one cheap round trip to each frame is the barrier.
+    """
+    for session in frames:
+        with contextlib.suppress(Exception):  # closed or busy: it reports nothing more
+            await asyncio.wait_for(
+                client.send_raw("Runtime.evaluate", {"expression": "0"}, session_id=session),
+                _FRAME_READ_SECONDS,
+            )
+
+
+async def read_fields(client: Any, frames: list[str], listener: TypedValueListener) -> None:
+    """Tell ``listener`` the values now in the text fields of every frame (typed_fields)."""
+    for session in frames:
+        try:
+            snapshot = await asyncio.wait_for(
+                client.send_raw(
+                    "DOMSnapshot.captureSnapshot",
+                    {"computedStyles": SNAPSHOT_STYLES},
+                    session_id=session,
+                ),
+                _FRAME_READ_SECONDS,
+            )
+        except Exception:  # closed or navigating: its fields are gone with it
+            continue
+        for value in typed_fields(snapshot):
+            listener.typed(value)
+
+
+#: Input types that hold no typed text (checkboxes, buttons, dates, ...).
+_OTHER_INPUT_TYPES = frozenset(
+    {
+        "checkbox",
+        "radio",
+        "submit",
+        "button",
+        "reset",
+        "image",
+        "file",
+        "hidden",
+        "range",
+        "color",
+        "date",
+        "datetime-local",
+        "month",
+        "week",
+        "time",
+    }
+)
+
+
+def _masked_nodes(layout: dict[str, Any], text: Any) -> set[int]:
+    """The nodes whose computed ``-webkit-text-security`` is not ``none``."""
+    masked = set()
+    for node, styles in zip(layout.get("nodeIndex", []), layout.get("styles", []), strict=False):
+        if styles and text(styles[0]) not in ("", "none"):
+            masked.add(node)
+    return masked
+
+
+def _textarea_presets(nodes: dict[str, Any], names: list[str], text: Any) -> dict[int, str]:
+    """Each textarea's preset value: the text written inside it in the page."""
+    presets: dict[int, str] = {}
+    for node, parent in enumerate(nodes.get("parentIndex", [])):
+        if 0 <= parent < len(names) and names[parent] == "TEXTAREA" and names[node] == "#text":
+            presets[parent] = presets.get(parent, "") + text(nodes["nodeValue"][node])
+    return presets
+
+
+class TypedValueScript:
+    """The listener's source and the DevTools calls that install it in a frame target."""
+
+    def __init__(self) -> None:
+        #: A report without it did not come from our listener.
+        self.nonce = secrets.token_hex(16)
+
+    def setup(self) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """The calls for one page or frame target, sent before it may run."""
+        # (Runtime is enabled for every frame by the watch itself: bindings need it.)
+        return (
+            ("Page.enable", {}),
+            ("Runtime.addBinding", {"name": BINDING_NAME, "executionContextName": WORLD_NAME}),
+            (
+                "Page.addScriptToEvaluateOnNewDocument",
+                {"source": self.source(), "worldName": WORLD_NAME, "runImmediately": True},
+            ),
+        )
+
+    def value_of(self, binding_call: dict[str, Any]) -> TypedValue | None:
+        """The value a ``Runtime.bindingCalled`` event reports, or None when it is not ours."""
+        if binding_call.get("name") != BINDING_NAME:
+            return None
+        return learned_value(str(binding_call.get("payload", "")), self.nonce)
+
+    def source(self) -> str:
+        """The listener, for the isolated world (run once per document)."""
+        return (
+            _LISTENER.replace("__BINDING__", BINDING_NAME)
+            .replace("__NONCE__", self.nonce)
+            .replace("__MIN__", str(MIN_LENGTH))
+            .replace("__MAX__", str(MAX_LENGTH))
+        )
+
+
+# Runs in our isolated world: its HTMLInputElement, addEventListener and getters
+# are its own, untouched by anything the page's scripts do.
+_LISTENER = """(() => {
+  if (globalThis.__subterminatorListening) return;
+  globalThis.__subterminatorListening = true;
+  // Looked up when used: the binding may be installed just after this world's first script.
+  const report = (payload) => globalThis.__BINDING__(payload);
+  const TEXT = new Set(['text', 'password', 'email', 'tel', 'number', 'search', 'url']);
+  const isField = (el) => el instanceof HTMLTextAreaElement
+    || (el instanceof HTMLInputElement && TEXT.has(el.type));
+  const masked = (el) => (el instanceof HTMLInputElement && el.type === 'password')
+    || (getComputedStyle(el).webkitTextSecurity || 'none') !== 'none';
+  const send = (el) => {
+    if (!isField(el)) return;
+    const value = String(el.value);
+    if (value.trim().length < __MIN__ || value.length > __MAX__) return;
+    report(JSON.stringify({ nonce: '__NONCE__', value, masked: masked(el) }));
+  };
+  const origin = (event) => {
+    const path = event.composedPath();
+    return path.length ? path[0] : event.target;
+  };
+  const focused = () => {
+    let el = document.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    return el;
+  };
+  const on = (type, handler) => addEventListener(type, handler, { capture: true });
+  on('change', (event) => send(origin(event)));
+  on('focusout', (event) => send(origin(event)));
+  on('keydown', (event) => { if (event.key === 'Enter') send(origin(event)); });
+  on('pointerdown', () => send(focused()));
+  on('submit', (event) => {
+    const form = origin(event);
+    if (form instanceof HTMLFormElement) for (const el of form.elements) send(el);
+  });
+})();"""
