@@ -251,22 +251,36 @@ class RequestWatch:
         kind = str(info.get("type", "other"))
         if client is None:
             return
+        frame_setup: list[asyncio.Future[Any]] = []
         if kind in _WATCHED_TYPES:
             self.targets[session] = kind
             self._target_ids[session] = str(info.get("targetId", ""))
-            # In a frame, its execution contexts (bindings, Playwright's utility world: worlds)
-            # and the typed-value listener: before it runs, so no script of its first
-            # document runs before ours.
-            frame = (("Runtime.enable", {}), *self.typing.script.setup())
-            for method, params in (*_TARGET_SETUP, *(frame if kind in _FRAME_TYPES else ())):
+            for method, params in _TARGET_SETUP:
                 if method == "Target.setAutoAttach" and kind in _LEAF_TYPES:
                     continue
                 try:
                     await client.send_raw(method, params, session_id=session)
                 except Exception as error:  # closed meanwhile, or a domain it lacks
                     logger.debug("%s failed in %s target %s: %s", method, kind, session, error)
-        with contextlib.suppress(Exception):
-            await client.send_raw("Runtime.runIfWaitingForDebugger", session_id=session)
+            if kind in _FRAME_TYPES:
+                # Its execution contexts (bindings, Playwright's utility world: worlds) and
+                # the typed-value listener, sent before the run signal but not awaited
+                # before it: a popup answers Runtime.enable only once it runs (awaiting it
+                # first hung every target=_blank tab under load). A session's commands are
+                # handled in the order sent, so the listener is still in place before the
+                # first script of its first document (Playwright starts pages the same way).
+                frame = (("Runtime.enable", {}), *self.typing.script.setup())
+                frame_setup = [
+                    asyncio.ensure_future(client.send_raw(method, params, session_id=session))
+                    for method, params in frame
+                ]
+        # A task too, made last: tasks start in the order made, so it is sent last.
+        run = asyncio.ensure_future(
+            client.send_raw("Runtime.runIfWaitingForDebugger", session_id=session)
+        )
+        for outcome in await asyncio.gather(*frame_setup, run, return_exceptions=True):
+            if isinstance(outcome, BaseException):  # closed meanwhile, or a domain it lacks
+                logger.debug("setup failed in %s target %s: %s", kind, session, outcome)
         if kind in _WATCHED_TYPES:
             # Only once it runs: a popup waiting for the debugger never answers Network.enable.
             with contextlib.suppress(Exception):

@@ -107,7 +107,11 @@ def adversarial_pages(forbidden: str, elsewhere: str) -> dict[str, str]:
         "/iframe": f"<title>Frame</title><iframe src='{forbidden}/frame'></iframe>",
         "/fetch": f"<title>Fetch</title><script>fetch('{forbidden}/f').catch(() => 0);</script>",
         "/img": f"<title>Image</title><img src='{forbidden}/pixel.png' alt='pixel'>",
-        "/websocket": f"<title>Socket</title><script>new WebSocket('{ws}/ws');</script>",
+        # The page says when its socket failed, so a test can await that on the page.
+        "/websocket": (
+            f"<title>Socket</title><script>new WebSocket('{ws}/ws').onerror = () =>"
+            " document.body.append('Socket failed');</script>"
+        ),
         "/elsewhere": (
             f"<title>CDN</title><img src='{elsewhere}/cdn.png' alt='cdn'>"
             f"<a href='{elsewhere}/leave'>Leave</a>"

@@ -116,7 +116,6 @@ async def click(guarded: BrowserGateway, role: str, name: str) -> None:
         ("/iframe", NOT_NAMED),
         ("/fetch", NOT_NAMED),
         ("/img", NOT_NAMED),
-        ("/websocket", NOT_NAMED),
     ],
 )
 async def test_a_page_cannot_reach_a_forbidden_loopback_address_by_itself(
@@ -127,9 +126,33 @@ async def test_a_page_cannot_reach_a_forbidden_loopback_address_by_itself(
     path: str,
     why: str,
 ) -> None:
-    """Meta refresh, location=, iframe, fetch, <img>, WebSocket to 127.0.0.2: 0 requests arrive."""
+    """Meta refresh, location=, iframe, fetch, <img> to 127.0.0.2: 0 requests arrive."""
     await open_page(guarded, site, path)
     assert why in await assert_never_reached(guarded, egress, site, forbidden)
+
+
+async def test_a_websocket_never_leaves_the_hardened_browser(
+    guarded: BrowserGateway, egress: EgressProxy, site: AdversarialSite, forbidden: CountingServer
+) -> None:
+    """The socket-refusing rule fails the handshake in the browser: the proxy sees nothing."""
+    await open_page(guarded, site, "/websocket")
+    await guarded.call("browser_wait_for", {"text": "Socket failed"})
+    await guarded.call("browser_navigate", {"url": f"{site.base_url}/ok"})
+    assert forbidden.connections == 0
+    # Refused before the proxy: neither let through nor refused there.
+    assert FORBIDDEN not in egress.counters.blocked_hosts()
+    assert egress.counters.allowed[FORBIDDEN] == 0
+
+
+async def test_the_proxy_refuses_a_websocket_a_browser_lets_out(
+    launch_plan: LaunchPlan, egress: EgressProxy, site: AdversarialSite, forbidden: CountingServer
+) -> None:
+    """The second layer alone (a browser without the socket rule): the proxy refuses it."""
+    plan = dataclasses.replace(launch_plan, proxy_server=egress.url, hardened=False)
+    async with BrowserGateway(plan) as unhardened:
+        await open_page(unhardened, site, "/websocket")
+        assert NOT_NAMED in await assert_never_reached(unhardened, egress, site, forbidden)
+    assert wait_until_no_profile_processes(launch_plan.profile_dir) == []
 
 
 @pytest.mark.parametrize("via", ["/302", "/redirect"])
