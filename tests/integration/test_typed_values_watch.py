@@ -152,3 +152,21 @@ async def test_a_page_that_erases_the_listener_cannot_hide_the_fields(
         assert heard.values == []
         await gateway.requests.typed_fields_read()
     assert heard.values == [TypedValue(PASSWORD, True)]
+
+
+async def test_a_new_tab_is_heard_too(gateway: BrowserGateway) -> None:
+    """The hostile sign-in page opened by a ``target=_blank`` link: the new tab gets the
+    listener as it starts (its setup is sent with its run signal, not awaited before it:
+    a new tab answers only once it runs), so the password typed there is heard."""
+    heard = Heard()
+    gateway.requests.typing.listener = heard
+    opener = "<title>Opener</title><a href='/sign-in' target='_blank'>Open sign-in</a>"
+    with serving_pages(lambda path: opener if path == "/opener" else PAGE) as url:
+        page = (await gateway.call("browser_navigate", {"url": f"{url}/opener"})).snapshot
+        await gateway.call("browser_click", {"target": page.ref_of("link", "Open sign-in")})
+        await gateway.call("browser_tabs", {"action": "select", "index": 1})
+        await gateway.call("browser_wait_for", {"text": "Sign in"})
+        async with person_at(gateway.plan.profile_dir) as person:
+            await person.type_into("/sign-in", "#pw", PASSWORD, enter=True)
+        await gateway.requests.typed_values_heard()
+    assert {value.value for value in heard.values} == {PASSWORD}
