@@ -53,7 +53,13 @@ async def nothing_happened(session: BrowserSession) -> list[str]:
 
 
 async def at_confirmation(registry: SessionRegistry, trap: str) -> BrowserSession:
-    """A session on ``trap``'s service that has entered the flow (the confirmation shown)."""
+    """A session on ``trap``'s service that has entered the flow (the confirmation shown).
+
+    The operator refuses every question as it comes, the requests the page sends on its own
+    included: left unanswered, a held request keeps the agent's call waiting on the page.
+    """
+    loop = asyncio.get_running_loop()
+    registry.desk.subscribe(lambda approval: loop.call_soon(registry.desk.reject, approval))
     session, _ = registry.open("agent", trap, f"gauntlet-{trap}")
     await session.run("browser_snapshot", {})
     assert session.page is not None
