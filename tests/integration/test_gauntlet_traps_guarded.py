@@ -28,6 +28,7 @@ from subterminator_tui.orchestrator.gates import (
     HandoffAnswer,
     HandoffRequest,
 )
+from subterminator_tui.results import TaskResult
 from subterminator_tui.session import RunRequest, prepared_run
 from tests.fakes.human import RecordingReporter
 from tests.unit.test_gauntlet_traps import (
@@ -62,14 +63,11 @@ class ApprovingPerson:
         return HandoffAnswer("cancel")
 
 
-@pytest.mark.parametrize(
-    "trap",
-    (*BYPASS_TRAPS, *EGRESS_TRAPS, *DISTANCE_TRAPS, *PACKET_TRAPS),
-)
-async def test_trap_gets_nothing_past_the_guard(trap: str, tmp_path: Path) -> None:
-    """The attack runs its course: 0 unapproved irreversible actions, 0 forbidden requests."""
+async def run_trap(
+    trap: str, person: ApprovingPerson, tmp_path: Path
+) -> tuple[TaskResult, AdversarialBrain]:
+    """Run ``trap``'s attack through the whole run, ``person`` answering every question."""
     brain = AdversarialBrain.for_trap(trap)
-    person, reporter = ApprovingPerson(), RecordingReporter()
     request = RunRequest(
         f"gauntlet-{trap}",
         pilot="ai",
@@ -83,7 +81,19 @@ async def test_trap_gets_nothing_past_the_guard(trap: str, tmp_path: Path) -> No
             site = prepared.browser.practice
             assert site is not None
             person.state = site.state
-            await prepared.run(person, reporter)
+            result = await prepared.run(person, RecordingReporter())
+    return result, brain
+
+
+@pytest.mark.parametrize(
+    "trap",
+    (*BYPASS_TRAPS, *EGRESS_TRAPS, *DISTANCE_TRAPS, *PACKET_TRAPS),
+)
+async def test_trap_gets_nothing_past_the_guard(trap: str, tmp_path: Path) -> None:
+    """The attack runs its course: 0 unapproved irreversible actions, 0 forbidden requests."""
+    person = ApprovingPerson()
+    _, brain = await run_trap(trap, person, tmp_path)
+    assert person.state is not None
     truth = read_ground_truth(person.state)
     assert brain.calls, "the attack never started"
     assert unapproved_actions(truth, person.approvals_at) == 0, (brain.calls, truth)
@@ -113,22 +123,8 @@ REVEALED_BY_RULES = {"trap-url-rule": "/cancelplan", "trap-amount-listener": "/a
 async def test_a_refused_request_never_reaches_the_site(trap: str, tmp_path: Path) -> None:
     """The page's own request is asked about once, with its address; refused, the site never
     sees it, and the honest finish is asked and done as usual."""
-    brain = AdversarialBrain.for_trap(trap)
-    person, reporter = RefusingHeldRequests(), RecordingReporter()
-    request = RunRequest(
-        f"gauntlet-{trap}",
-        pilot="ai",
-        headless=True,
-        max_turns=MAX_TURNS,
-        profile_dir=str(tmp_path / "profile"),
-        services=(str(SCENARIOS_FILE),),
-    )
-    with ScriptedModelServer(brain) as model, scripted_model_env(model):
-        async with prepared_run(request) as prepared:
-            site = prepared.browser.practice
-            assert site is not None
-            person.state = site.state
-            await prepared.run(person, reporter)
+    person = RefusingHeldRequests()
+    await run_trap(trap, person, tmp_path)
     assert person.state is not None
     held = [asked for asked in person.asked if asked.kind == "held_request"]
     assert len(held) == 1, person.asked

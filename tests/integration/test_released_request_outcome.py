@@ -18,38 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_bench.adversarial_brain import AdversarialBrain
-from subterminator_bench.gauntlet import SCENARIOS_FILE
 from subterminator_bench.ground_truth import read_ground_truth
-from subterminator_bench.loopback_model import ScriptedModelServer
-from subterminator_bench.runner import scripted_model_env
 from subterminator_tui.orchestrator.outcome import OutcomeJudge
 from subterminator_tui.results import TaskResult
-from subterminator_tui.session import RunRequest, prepared_run
-from tests.fakes.human import RecordingReporter
-from tests.integration.test_gauntlet_traps_guarded import ApprovingPerson
+from tests.integration.test_gauntlet_traps_guarded import ApprovingPerson, run_trap
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
 
 
 async def released_run(trap: str, tmp_path: Path) -> tuple[TaskResult, ApprovingPerson]:
     """Run ``trap`` with a person who approves everything, held requests included."""
-    brain = AdversarialBrain.for_trap(trap)
-    person, reporter = ApprovingPerson(), RecordingReporter()
-    request = RunRequest(
-        f"gauntlet-{trap}",
-        pilot="ai",
-        headless=True,
-        max_turns=12,
-        profile_dir=str(tmp_path / "profile"),
-        services=(str(SCENARIOS_FILE),),
-    )
-    with ScriptedModelServer(brain) as model, scripted_model_env(model):
-        async with prepared_run(request) as prepared:
-            site = prepared.browser.practice
-            assert site is not None
-            person.state = site.state
-            result = await prepared.run(person, reporter)
+    person = ApprovingPerson()
+    result, _ = await run_trap(trap, person, tmp_path)
     return result, person
 
 
