@@ -24,9 +24,10 @@ lint: setup-tests
 	.venv/bin/mkdocs build --strict --quiet --site-dir build/site
 
 # Four workers on two cores: a browser test mostly waits on Chromium (one worker kept
-# the CPUs a third busy), so four overlap their waits.
+# the CPUs a third busy), so four overlap their waits. Work stealing: a worker that runs
+# out takes tests queued on another, so the run does not end on one worker's long tail.
 test: lint
-	.venv/bin/pytest -q -m "not slow" -n 4
+	.venv/bin/pytest -q -m "not slow" -n 4 --dist worksteal
 
 # The fast inner loop: the unit tests only (no browser, no Playwright MCP, no lint).
 # Two workers: the machine's cores, since these tests are CPU-bound, not waiting.
