@@ -325,7 +325,13 @@ def console_scene(tmp_path: Path, *, held: bool, keys: bool = False) -> Scene:
             # The table itself: the held call's question names alice/main too.
             table = app.screen_stack[0].query_one("#sessions", DataTable)
             listed = table.row_count == 1 and "alice/main" in str(table.get_row_at(0))
-            return listed and f"1 session · {waiting}" in screen_text(app)
+            shown = screen_text(app)
+            # Drawn at its measured widths: until the table measures itself again, a new
+            # row's columns can be drawn at their headers' widths ("demofli").
+            measured = any(
+                "alice/main" in line and "demoflix" in line for line in shown.splitlines()
+            )
+            return listed and measured and f"1 session · {waiting}" in shown
 
         # The table and status line are redrawn on a timer: wait for the settled picture.
         await wait_until(pilot, settled, "the session in the table and status line", 10)
