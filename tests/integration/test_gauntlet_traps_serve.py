@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from subterminator_bench.gauntlet import SCENARIOS_FILE
-from subterminator_tui.orchestrator.gates import Decision
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
 from subterminator_tui.serve.sessions.registry import SessionRegistry
 from tests.conftest import browser_parts_missing
@@ -32,11 +31,12 @@ POLL_SECONDS = 0.05
 async def call_refusing_holds(
     registry: SessionRegistry, session: BrowserSession, tool: str, arguments: dict[str, Any]
 ) -> str:
-    """Run the agent's call; the operator refuses it when it is held. The answer's status."""
+    """Run the agent's call; when it is held, wait for the operator's refusal
+    (``at_confirmation``'s operator refuses every question). The answer's status."""
     answer = await session.run(tool, arguments)
     if answer.status == "approval_pending":
-        registry.desk.decide(answer.approval_id or "", Decision("reject"))
-        await registry.desk.wait("agent", answer.approval_id or "", 30)
+        refused = await registry.desk.wait("agent", answer.approval_id or "", 30)
+        assert refused.decision == "rejected", refused
     return answer.status
 
 

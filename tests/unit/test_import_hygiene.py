@@ -77,7 +77,7 @@ def textual_after_importing_all() -> list[str]:
 
     A module loads, in a fresh interpreter, a part of what all of them load together:
     when all of them together leave Textual out, each one alone does too. One
-    interpreter instead of one per module (about 270 of them, a tenth of the suite's time).
+    interpreter instead of one per module (211 of them, a tenth of the suite's time).
     """
     return textual_modules_after_importing(*MODULES)
 
