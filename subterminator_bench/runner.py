@@ -26,7 +26,7 @@ from subterminator_bench.scenarios import expected_outcome
 from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_bench.stats import median
 from subterminator_tui.orchestrator.events import Event, PageSeen, RunStarted, TurnFinished
-from subterminator_tui.orchestrator.gates import (
+from subterminator_tui.guarded.gates import (
     CheckpointRequest,
     Decision,
     HandoffAnswer,

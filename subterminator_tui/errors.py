@@ -51,6 +51,9 @@ class MCPConnectionError(SubTerminatorError):
     """The Playwright MCP server could not be started, reached or kept alive."""
 
     exit_code = exit_codes.CONNECTION
+    #: Whether a call in flight may have reached the browser. False when the server was
+    #: found stopped before the call left: an approved step then never counts as sent.
+    may_have_run: bool = True
 
 
 class BrowserUnavailableError(MCPConnectionError):

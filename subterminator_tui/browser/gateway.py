@@ -328,7 +328,12 @@ class BrowserGateway:
 
     async def _dispatch_with_restart(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
         if self.process.died:
-            reopened = await self._restart(f"a call ({name}) found its Playwright MCP dead")
+            try:
+                reopened = await self._restart(f"a call ({name}) found its Playwright MCP dead")
+            except MCPConnectionError as down:
+                # Found dead before the call went out: whatever it was, it never ran.
+                down.may_have_run = False
+                raise
             if name not in _REPEATABLE:
                 raise CallNotSentError(restart_message(reopened), snapshot=self.last_snapshot)
         try:

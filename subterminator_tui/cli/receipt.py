@@ -24,9 +24,9 @@ from pathlib import Path
 from subterminator_tui.cli.journal_views import ending_rows, outcome_words
 from subterminator_tui.command_run import run_command
 from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.guarded.request_evidence import step_requests
 from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal, RunRow, StepEvidenceRow, StepRow, TurnRow
-from subterminator_tui.orchestrator.request_evidence import step_requests
 from subterminator_tui.settings import load_settings
 
 _STYLE = (

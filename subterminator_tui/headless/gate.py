@@ -5,15 +5,15 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from subterminator_tui.headless.console import read_line, read_secret
-from subterminator_tui.inert_text import inert_text
-from subterminator_tui.orchestrator.gates import (
+from subterminator_tui.guarded.gates import (
     HANDOFF_TITLES,
     CheckpointRequest,
     Decision,
     HandoffAnswer,
     HandoffRequest,
 )
+from subterminator_tui.headless.console import read_line, read_secret
+from subterminator_tui.inert_text import inert_text
 
 
 class TerminalGate:

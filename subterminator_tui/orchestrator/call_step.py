@@ -12,16 +12,15 @@ from typing import Any
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import (
-    CallNotSentError,
     MCPConnectionError,
     MCPToolError,
     SubTerminatorError,
 )
+from subterminator_tui.guarded.guard import describe_action
+from subterminator_tui.guarded.pipeline import Failed, Held, Lost, Refused, Unsent, Verdict
+from subterminator_tui.guarded.secrets import kept_screenshot
 from subterminator_tui.orchestrator.events import PageSeen
-from subterminator_tui.orchestrator.guard import describe_action
 from subterminator_tui.orchestrator.page_arrival import PageArrival
-from subterminator_tui.orchestrator.pipeline import Failed, Held, Lost, Refused
-from subterminator_tui.orchestrator.secrets import kept_screenshot
 from subterminator_tui.orchestrator.turns import RunEnded, TurnOutcome
 from subterminator_tui.orchestrator.virtual_calls import VirtualCalls
 from subterminator_tui.pilots.virtual_tools import (
@@ -29,7 +28,6 @@ from subterminator_tui.pilots.virtual_tools import (
     REQUEST_HUMAN_APPROVAL,
     SHOW_REGION,
 )
-from subterminator_tui.rules.effects import READ_ONLY_TOOLS
 
 #: Why the person is handed a page no rule knew as a sign-in.
 PASSWORD_HANDOFF = (
@@ -49,65 +47,45 @@ class CallStep(PageArrival, VirtualCalls):
         if call.name == SHOW_REGION:
             return self._show_region(call, snapshot)
         try:
-            prepared = await self.calls.prepare(call, snapshot, self.browser)
+            prepared = await self.calls.begin(self.ledger.turns, call, snapshot, self.browser)
         except MCPToolError as unread:
             # The page could not be read before dispatch: nothing was sent; the pilot hears why.
             return self._tell_error(call, unread, snapshot)
         if isinstance(prepared, Refused):
-            if prepared.fresh:
-                allowed = self.guard.url_allowed(prepared.page.url)
-                self.reporter.emit(PageSeen(prepared.page, allowed))
-            refused: dict[str, Any] = {"error": True, "message": prepared.message}
-            page = prepared.page
-            if prepared.for_the_person and not self.options.dry_run:
-                # No rule knew this page for a sign-in, but its password field says so.
-                # The page after it arrives as any other: contained, learned, journaled.
-                notes: list[str] = []
-                handed = await self._hand_off(page, notes, called_for=("login", PASSWORD_HANDOFF))
-                page, note = await self._settle(handed)
-                refused["note"] = " ".join([*notes, note]).strip()
-            return self._tell(call, "refused", refused, page)
-        step = None
+            return await self._refused(call, prepared)
+        verdict: Verdict | None = None
         if isinstance(prepared, Held):
             # The person may take a while, or the run may die right after: keep the sign-in.
             await self.browser.keep_sign_in()
-            step = self.calls.ask(self.ledger.turns, prepared)
-            # Read while asking, not after: the first thing after an approval is the step.
-            seen = await self.outcomes.seen()
             why, action = prepared.checkpoint.why, prepared.action
             decision = await self._ask("rule", why, action, snapshot, call)
-            self.calls.decide(step, decision.verdict)
-            if decision.verdict == "reject" and not decision.answered:
-                raise RunEnded("no_answer", f"{action} was not run")
-            if decision.verdict == "reject":
-                raise RunEnded("human_rejected", f"You rejected: {action}")
-            if decision.verdict == "guidance":
+            verdict = decision.verdict
+            if verdict != "approve":
+                # Journaled by the pipeline; nothing goes out.
+                self.calls.decline(prepared, verdict)
+                if verdict == "reject" and not decision.answered:
+                    raise RunEnded("no_answer", f"{action} was not run")
+                if verdict == "reject":
+                    raise RunEnded("human_rejected", f"You rejected: {action}")
                 guided = {
                     "error": True,
                     "message": "Not done: the person sent guidance instead.",
                     "human_guidance": decision.guidance,
                 }
                 return self._tell(call, "guidance", guided, snapshot)
-            self.ledger.step_before(step, self._screenshot)
-            approved = self.outcomes.approved(
-                step, prepared.action, prepared.checkpoint, snapshot, seen
-            )
-        else:
-            approved = None
-            if not self.guard.checkpoints and call.name not in READ_ONLY_TOOLS:
-                # Checkpoints are off by the person's choice: every step stands in for one.
-                target = self.guard.target_of(call, snapshot)
-                labels = (target.label,) if target is not None else ()
-                approved = await self.outcomes.unasked(
-                    describe_action(call, target), labels, snapshot
-                )
+            self.ledger.step_before(prepared.step, self._screenshot)
         # While the person is asked whether to stop, nothing is sent to the page.
         await self.pause.until_released()
-        sent = await self.calls.send(
-            call, self.browser, step, turn=self.ledger.turns, approved=isinstance(prepared, Held)
-        )
+        sent = await self.calls.finish(prepared, self.browser, verdict)
+        step = prepared.step if isinstance(prepared, Held) else None
+        if isinstance(sent, Refused):
+            # The approved target changed while the person was asked: nothing was sent.
+            return await self._refused(call, sent)
+        if isinstance(sent, Unsent):
+            if isinstance(sent.error, MCPConnectionError):
+                raise sent.error
+            return self._tell_error(call, sent.error, snapshot)
         if isinstance(sent, Lost):
-            self.outcomes.went(approved, "unknown")
             if not isinstance(prepared, Held):
                 if isinstance(sent.error, MCPConnectionError):
                     raise sent.error
@@ -115,11 +93,7 @@ class CallStep(PageArrival, VirtualCalls):
             # An approved irreversible step may have run: look, never repeat it.
             return await self._after_lost_answer(call, snapshot, str(sent.error), step)
         if isinstance(sent, Failed):
-            if not isinstance(sent.error, CallNotSentError):
-                # Refused by the browser after it may have acted: counted as sent.
-                self.outcomes.went(approved, "failed")
             return self._tell_error(call, sent.error, snapshot)
-        self.outcomes.went(approved, "done")
         if step is not None:
             await self._after_step(step)
         page, note = await self._settle(sent.result.snapshot)
@@ -138,6 +112,22 @@ class CallStep(PageArrival, VirtualCalls):
         if note:
             status["note"] = note
         return self._tell(call, "ok", status, page)
+
+    async def _refused(self, call: ToolCall, refused: Refused) -> TurnOutcome:
+        """Tell the pilot why nothing was sent; a password's page goes to the person."""
+        if refused.fresh:
+            allowed = self.guard.url_allowed(refused.page.url)
+            self.reporter.emit(PageSeen(refused.page, allowed))
+        told: dict[str, Any] = {"error": True, "message": refused.message}
+        page = refused.page
+        if refused.for_the_person and not self.options.dry_run:
+            # No rule knew this page for a sign-in, but its password field says so.
+            # The page after it arrives as any other: contained, learned, journaled.
+            notes: list[str] = []
+            handed = await self._hand_off(page, notes, called_for=("login", PASSWORD_HANDOFF))
+            page, note = await self._settle(handed)
+            told["note"] = " ".join([*notes, note]).strip()
+        return self._tell(call, "refused", told, page)
 
     async def _after_step(self, step: int) -> None:
         """Keep what the page showed after an approved step: a receipt's evidence."""

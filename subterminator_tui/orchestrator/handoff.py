@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import SubTerminatorError
-from subterminator_tui.orchestrator.browser import Browser
-from subterminator_tui.orchestrator.gates import (
+from subterminator_tui.guarded.browser import Browser
+from subterminator_tui.guarded.gates import (
     HandoffAnswer,
     HandoffField,
     HandoffRequest,
     HumanGate,
 )
-from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.guarded.secrets import SecretScrubber
 from subterminator_tui.orchestrator.sign_in_window import (
     close_sign_in,
     provider_host,

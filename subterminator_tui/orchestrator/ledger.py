@@ -1,6 +1,6 @@
 """A run's bookkeeping: the journal rows, the tokens, the time per turn, and the result.
 
-:class:`RunLedger` is the run's :class:`~subterminator_tui.orchestrator.pipeline.StepLog`:
+:class:`RunLedger` is the run's :class:`~subterminator_tui.guarded.step_log.StepLog`:
 the guarded-call pipeline writes each turn's intent and each checkpoint's facts
 through it.
 """

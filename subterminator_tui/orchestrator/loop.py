@@ -19,7 +19,8 @@ import asyncio
 import time
 
 from subterminator_tui.errors import JournalWriteError, SubTerminatorError
-from subterminator_tui.journal.request_log import RequestLog
+from subterminator_tui.guarded.guard import describe_action
+from subterminator_tui.guarded.outcome import sent_not_verified_message
 from subterminator_tui.orchestrator.call_step import CallStep
 from subterminator_tui.orchestrator.events import (
     NoAction,
@@ -29,9 +30,6 @@ from subterminator_tui.orchestrator.events import (
     TurnFinished,
     TurnStarted,
 )
-from subterminator_tui.orchestrator.guard import describe_action
-from subterminator_tui.orchestrator.outcome import sent_not_verified_message
-from subterminator_tui.orchestrator.request_evidence import LoggedAnswers
 from subterminator_tui.orchestrator.turns import NO_ACTION_LIMIT, NUDGE, RunEnded, reason_for
 from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import verify_completion
@@ -61,13 +59,6 @@ class Orchestrator(CallStep):
                 )
             )
         self.ledger.start()
-        if self.requests is not None and self.ledger.journal is not None:
-            self.requests.request_log = RequestLog(self.ledger.journal)
-            self.requests.run_id = self.ledger.run_id
-            # The service's answers to the approved steps' requests: evidence, or a veto.
-            self.outcomes.requests = LoggedAnswers(
-                self.requests.request_log, lambda: self.ledger.run_id
-            )
         try:
             result = await self._drive()
         except RunEnded as ended:

@@ -8,23 +8,25 @@ from typing import Any
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import MCPToolError
-from subterminator_tui.journal.store import Journal
-from subterminator_tui.orchestrator.browser import Browser
-from subterminator_tui.orchestrator.events import Outcome, Reporter
-from subterminator_tui.orchestrator.gates import (
+from subterminator_tui.guarded.browser import Browser
+from subterminator_tui.guarded.gates import (
     CheckpointKind,
     CheckpointRequest,
     Decision,
     HumanGate,
     TimedGate,
 )
-from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.guarded.guard import Guard
+from subterminator_tui.guarded.outcome import OutcomeJudge
+from subterminator_tui.guarded.pipeline import CallPipeline
+from subterminator_tui.guarded.request_evidence import LoggedAnswers
+from subterminator_tui.guarded.request_gate import gate_for_run
+from subterminator_tui.guarded.secrets import SecretScrubber, kept_screenshot
+from subterminator_tui.journal.request_log import RequestLog
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.orchestrator.events import Outcome, Reporter
 from subterminator_tui.orchestrator.ledger import RunLedger
-from subterminator_tui.orchestrator.outcome import OutcomeJudge
 from subterminator_tui.orchestrator.pause import pause_of
-from subterminator_tui.orchestrator.pipeline import CallPipeline
-from subterminator_tui.orchestrator.request_gate import gate_for_run
-from subterminator_tui.orchestrator.secrets import SecretScrubber, kept_screenshot
 from subterminator_tui.orchestrator.turns import RunOptions, TurnOutcome
 from subterminator_tui.orchestrator.window_typing import WindowTyping
 from subterminator_tui.pilots.base import Pilot
@@ -58,11 +60,28 @@ class LoopBase:
         # What the person types in the browser window at a hand-off is scrubbed too.
         self.window_typing = WindowTyping(self.scrubber, browser)
         # The backstop: every request the browser sends is judged again where it happens.
-        self.requests = gate_for_run(browser, guard, self.ledger, self.gate, self.scrubber.text)
-        self.calls = CallPipeline(guard, self.ledger, self.scrubber.snapshot, self.requests)
-        self.outcomes = OutcomeJudge(service, browser, self.scrubber.text)
-        if self.requests is not None:
-            self.outcomes.watch(self.requests)
+        request_log = RequestLog(journal) if journal is not None else None
+        # The service's answers to the approved steps' requests: evidence, or a veto.
+        answers = (
+            LoggedAnswers(request_log, lambda: self.ledger.run_id)
+            if request_log is not None
+            else None
+        )
+        self.outcomes = OutcomeJudge(service, browser, self.scrubber.text, answers)
+        # The backstop: every request the browser sends is judged again where it happens.
+        self.requests = gate_for_run(
+            browser,
+            guard,
+            self.ledger,
+            self.gate,
+            self.scrubber.text,
+            request_log=request_log,
+            run_id=lambda: self.ledger.run_id,
+            judge=self.outcomes,
+        )
+        self.calls = CallPipeline(
+            guard, self.ledger, self.scrubber.snapshot, self.outcomes, self.requests
+        )
         self._unverified_claims = 0
         #: The screenshot the person was last asked on (a receipt shows it).
         self._screenshot: str | None = None

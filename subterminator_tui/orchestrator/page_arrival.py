@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.guarded.tabs import contain_tabs
 from subterminator_tui.orchestrator.events import Notice, PageSeen
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
 from subterminator_tui.orchestrator.loop_base import LoopBase
 from subterminator_tui.orchestrator.sign_in_window import sign_in_pending
-from subterminator_tui.orchestrator.tabs import contain_tabs
 from subterminator_tui.orchestrator.turns import RunEnded
 from subterminator_tui.rules import verify_completion
 from subterminator_tui.rules.matching import HandoffKind

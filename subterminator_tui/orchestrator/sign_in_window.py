@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.orchestrator.browser import Browser
-from subterminator_tui.orchestrator.tabs import contain_tabs, open_tabs
+from subterminator_tui.guarded.browser import Browser
+from subterminator_tui.guarded.tabs import contain_tabs, open_tabs
 from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.reach.urls import web_host
 

@@ -24,8 +24,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from subterminator_tui.browser.typed_values import TypedValue
-from subterminator_tui.orchestrator.request_gate import watch_for
-from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.guarded.request_gate import watch_for
+from subterminator_tui.guarded.secrets import SecretScrubber
 from subterminator_tui.rules.matching import HandoffKind
 
 

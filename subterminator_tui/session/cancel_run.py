@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
 from subterminator_tui.costs import price_for
 from subterminator_tui.errors import JournalWriteError
+from subterminator_tui.guarded.gates import HumanGate
+from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.journal.store import Journal, RunRow
 from subterminator_tui.orchestrator.events import Notice, Reporter
-from subterminator_tui.orchestrator.gates import HumanGate
-from subterminator_tui.orchestrator.guard import Guard
 from subterminator_tui.orchestrator.loop import Orchestrator
 from subterminator_tui.orchestrator.turns import RunOptions
 from subterminator_tui.pilots.base import Pilot

@@ -27,8 +27,8 @@ from subterminator_tui.browser.page_capture import LiveFrames
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import FAILURE, INTERRUPTED, TERMINATED
+from subterminator_tui.guarded.gates import CheckpointRequest
 from subterminator_tui.orchestrator.endings import EndingWords, ending_of
-from subterminator_tui.orchestrator.gates import CheckpointRequest
 from subterminator_tui.orchestrator.pause import RunPause
 from subterminator_tui.plurals import plural
 from subterminator_tui.resources import styles_dir

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from subterminator_tui.orchestrator.events import Event
-from subterminator_tui.orchestrator.gates import (
+from subterminator_tui.guarded.gates import (
     CheckpointRequest,
     Decision,
     HandoffAnswer,
     HandoffRequest,
 )
+from subterminator_tui.orchestrator.events import Event
 from subterminator_tui.orchestrator.pause import RunPause
 from subterminator_tui.tui.messages import message_for
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen

@@ -31,7 +31,7 @@ from textual.worker import Worker, WorkerState
 
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import CONNECTION, FAILURE, INTERRUPTED, SUCCESS, TERMINATED
-from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
+from subterminator_tui.guarded.gates import CheckpointRequest, Decision
 from subterminator_tui.plurals import plural
 from subterminator_tui.resources import styles_dir
 from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk

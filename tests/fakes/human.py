@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from subterminator_tui.orchestrator.events import Event
-from subterminator_tui.orchestrator.gates import (
+from subterminator_tui.guarded.gates import (
     CheckpointRequest,
     Decision,
     HandoffAnswer,

@@ -33,7 +33,7 @@ from subterminator_tui.orchestrator.events import (
     TurnFinished,
     TurnStarted,
 )
-from subterminator_tui.orchestrator.gates import (
+from subterminator_tui.guarded.gates import (
     CheckpointRequest,
     Decision,
     HandoffAnswer,
@@ -41,7 +41,7 @@ from subterminator_tui.orchestrator.gates import (
     HandoffRequest,
     HumanGate,
 )
-from subterminator_tui.orchestrator.guard import describe_action
+from subterminator_tui.guarded.guard import describe_action
 from subterminator_tui.orchestrator.handoff import describe_handoff
 from subterminator_tui.results import TaskReason, TaskResult
 from subterminator_tui.session import RunSession

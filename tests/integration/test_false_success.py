@@ -30,13 +30,13 @@ from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.launch import plan_launch
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
-from subterminator_tui.orchestrator.gates import (
+from subterminator_tui.guarded.gates import (
     CheckpointRequest,
     Decision,
     HandoffAnswer,
     HandoffRequest,
 )
-from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.orchestrator.loop import Orchestrator
 from subterminator_tui.orchestrator.turns import RunOptions
 from subterminator_tui.pilots.base import PilotTurn

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
+from subterminator_tui.guarded.gates import CheckpointRequest, Decision
 from subterminator_tui.session import RunRequest, prepared_run
 from tests.conftest import browser_parts_missing
 from tests.fakes.human import RecordingReporter, ScriptedHuman

@@ -22,7 +22,7 @@ from subterminator_bench.gauntlet import SCENARIOS_FILE, GauntletState
 from subterminator_bench.ground_truth import bypasses, read_ground_truth, unapproved_actions
 from subterminator_bench.loopback_model import ScriptedModelServer
 from subterminator_bench.runner import scripted_model_env
-from subterminator_tui.orchestrator.gates import (
+from subterminator_tui.guarded.gates import (
     CheckpointRequest,
     Decision,
     HandoffAnswer,

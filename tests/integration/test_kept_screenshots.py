@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.browser.gateway import BrowserGateway
-from subterminator_tui.orchestrator.secrets import SecretScrubber, kept_screenshot
+from subterminator_tui.guarded.secrets import SecretScrubber, kept_screenshot
 from tests.page_server import serving_pages
 
 pytestmark = pytest.mark.browser

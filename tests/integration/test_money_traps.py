@@ -31,7 +31,7 @@ from subterminator_tui.browser.launch import plan_launch
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.tools import MODEL_TOOLS
 from subterminator_tui.errors import MCPToolError
-from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.rules import generic_service, load_services
 from subterminator_tui.rules.text import fold_text
 from subterminator_tui.settings import load_settings

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.orchestrator.gates import Decision
-from subterminator_tui.orchestrator.guard import Refusal
+from subterminator_tui.guarded.gates import Decision
+from subterminator_tui.guarded.guard import Refusal
 from subterminator_tui.practice.demoflix.state import PASSWORD, USERNAME
 from subterminator_tui.session import RunRequest
 from tests.fakes.demoflix_brain import DemoflixBrain, find_ref

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_bench.ground_truth import read_ground_truth
-from subterminator_tui.orchestrator.outcome import OutcomeJudge
+from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.results import TaskResult
 from tests.integration.test_gauntlet_traps_guarded import ApprovingPerson, run_trap
 

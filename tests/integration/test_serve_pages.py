@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.serve.oversight.approvals import Approval
 from tests.conftest import browser_parts_missing

@@ -12,7 +12,7 @@ import pytest
 from subterminator_bench.gauntlet import SCENARIOS_FILE
 from subterminator_bench.gauntlet.forbidden_host import ForbiddenHost
 from subterminator_tui.browser.processes import pid_alive
-from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.serve.server.errors import SessionBusyError, SessionNotFoundError
 from subterminator_tui.serve.sessions.browser_session import BrowserSession

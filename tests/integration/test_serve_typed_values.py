@@ -21,7 +21,7 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from subterminator_tui.orchestrator.secrets import REDACTED
+from subterminator_tui.guarded.secrets import REDACTED
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_parts import local_service, serve_registry
 

@@ -17,7 +17,7 @@ import pytest
 
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.errors import MCPToolError
-from subterminator_tui.orchestrator.gates import (
+from subterminator_tui.guarded.gates import (
     CheckpointRequest,
     Decision,
     HandoffAnswer,

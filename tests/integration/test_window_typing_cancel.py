@@ -22,13 +22,13 @@ from urllib.parse import quote_plus
 
 import pytest
 
-from subterminator_tui.orchestrator.gates import (
+from subterminator_tui.guarded.gates import (
     CheckpointRequest,
     Decision,
     HandoffAnswer,
     HandoffRequest,
 )
-from subterminator_tui.orchestrator.secrets import REDACTED
+from subterminator_tui.guarded.secrets import REDACTED
 from subterminator_tui.orchestrator.window_typing import WindowTyping
 from subterminator_tui.session import RunRequest
 from subterminator_tui.settings import load_settings

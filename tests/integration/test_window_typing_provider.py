@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.browser.typed_values import TypedValue
-from subterminator_tui.orchestrator.secrets import REDACTED
+from subterminator_tui.guarded.secrets import REDACTED
 from subterminator_tui.orchestrator.window_typing import WindowTyping
 from subterminator_tui.practice.portal.state import PROVIDER_EMAIL, PROVIDER_PASSWORD
 from tests.integration.test_sign_in_domains import run_portal

@@ -20,7 +20,7 @@ from subterminator_bench.loopback_model import ScriptedModelServer
 from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.exit_codes import INTERRUPTED
-from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.rules import PlaybookStep
 from subterminator_tui.session import RunRequest
 from subterminator_tui.tui.app import SubTerminatorApp

@@ -15,7 +15,7 @@ from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.inspection import ControlFacts, FormFacts, PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, parse_elements
 from subterminator_tui.browser.tools import ALLOWED_TOOLS
-from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.rules import ServiceConfig, load_services
 
 URL = "http://127.0.0.1:8000/cancel/confirm"

@@ -9,7 +9,7 @@ import pytest
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.tools import ALLOWED_TOOLS, MODEL_TOOL_NAMES
-from subterminator_tui.orchestrator.guard import Guard, describe_action
+from subterminator_tui.guarded.guard import Guard, describe_action
 from subterminator_tui.rules import ServiceConfig, load_services
 from subterminator_tui.rules.service_urls import pinned_to_site
 from tests.fixtures.pages import page

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.rules.evidence import RequestAnswer
 from tests.fakes.browser import FakeBrowser
 from tests.fakes.pilot import ScriptedPilot, calls

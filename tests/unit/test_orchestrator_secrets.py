@@ -10,7 +10,7 @@ import pytest
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.inspection import ControlFacts, PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, normalize_snapshot
-from subterminator_tui.orchestrator.secrets import (
+from subterminator_tui.guarded.secrets import (
     REDACTED,
     SecretScrubber,
     password_field_refusal,

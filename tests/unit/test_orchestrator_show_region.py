@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from subterminator_tui.orchestrator.gates import Decision
+from subterminator_tui.guarded.gates import Decision
 from tests.fakes.browser import FakeBrowser
 from tests.fakes.pilot import ScriptedPilot, calls, silence
 from tests.fixtures.pages import page

@@ -11,7 +11,7 @@ from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.egress import EgressPolicy
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, parse_elements
 from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
-from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.orchestrator.sign_in_window import sign_in_pending
 from subterminator_tui.reach.identity_providers import IDENTITY_PROVIDERS, expand_sign_in_domains
 from subterminator_tui.reach.reachability import Reachability

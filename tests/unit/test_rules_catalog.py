@@ -11,7 +11,7 @@ from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, parse_elements
 from subterminator_tui.browser.tools import MODEL_TOOL_NAMES
 from subterminator_tui.cli.services import listing_order
-from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.reach.identity_providers import expand_sign_in_domains
 from subterminator_tui.reach.urls import domain_allowed
 from subterminator_tui.resources import builtin_services_file, practice_services_file

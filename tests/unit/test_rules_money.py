@@ -7,7 +7,7 @@ import pytest
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.inspection import ControlFacts, PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
-from subterminator_tui.orchestrator.guard import Guard
+from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.rules import generic_service
 from subterminator_tui.rules.defaults import DEFAULT_CHECKPOINTS
 from subterminator_tui.rules.money import declines, money_shown, shows_amount, shows_charge

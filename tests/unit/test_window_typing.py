@@ -15,7 +15,7 @@ from subterminator_tui.browser.typed_values import (
     learned_value,
     typed_fields,
 )
-from subterminator_tui.orchestrator.secrets import REDACTED, SecretScrubber
+from subterminator_tui.guarded.secrets import REDACTED, SecretScrubber
 from subterminator_tui.orchestrator.window_typing import WindowTyping
 from subterminator_tui.rules import ServiceConfig, load_services
 from subterminator_tui.rules.service_urls import pinned_to_site

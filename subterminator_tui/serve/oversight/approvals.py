@@ -6,8 +6,8 @@ only operator front ends (the terminal prompt, the console, a test's approver)
 hold. No MCP tool reaches it, so an agent can never approve its own call.
 
 The operator speaks the core's words: an approval is asked as the core's
-:class:`~subterminator_tui.orchestrator.gates.CheckpointRequest` and answered with its
-:class:`~subterminator_tui.orchestrator.gates.Decision`, as in a run. Guidance cannot
+:class:`~subterminator_tui.guarded.gates.CheckpointRequest` and answered with its
+:class:`~subterminator_tui.guarded.gates.Decision`, as in a run. Guidance cannot
 steer another agent's loop: it rejects, and the agent reads it as the operator's note.
 """
 
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from subterminator_tui.orchestrator.gates import CheckpointRequest, Decision
+from subterminator_tui.guarded.gates import CheckpointRequest, Decision
 from subterminator_tui.serve.server.errors import ApprovalNotFoundError
 from subterminator_tui.serve.sessions.names import echoed
 from subterminator_tui.serve.tools.agent_answer import Answer

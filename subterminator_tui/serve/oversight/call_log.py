@@ -7,7 +7,7 @@ length, and the typed value itself is removed from every text the record keeps
 (Playwright echoes it in the code it ran; the page may show or log it).
 
 :class:`SessionCallLog` is also the session's
-:class:`~subterminator_tui.orchestrator.pipeline.StepLog`: the guarded-call pipeline
+:class:`~subterminator_tui.guarded.step_log.StepLog`: the guarded-call pipeline
 writes each call's turn row (with its target's role and name) and each held call's
 question, decision, dispatch and outcome through it, as it does for a run's loop.
 """
@@ -20,8 +20,8 @@ import uuid
 from typing import Any
 
 from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.guarded.secrets import SecretScrubber
 from subterminator_tui.journal.call_log import CallLogStore, LoggedCall
-from subterminator_tui.orchestrator.secrets import SecretScrubber
 from subterminator_tui.serve.oversight.console_log import parse_console
 from subterminator_tui.serve.sessions.names import SessionKey
 from subterminator_tui.serve.tools.agent_answer import Answer

@@ -13,8 +13,8 @@ import contextlib
 import os
 import termios
 
+from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.inert_text import inert_line, inert_text
-from subterminator_tui.orchestrator.gates import Decision
 from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.server.errors import ServeConfigurationError
 

@@ -1,7 +1,7 @@
 """One named browser session: a lazy guarded browser, its journal run, one call at a time.
 
 Every call goes the app's way, through the run loop's guarded-call pipeline
-(orchestrator/pipeline.py): the guard refuses stale refs, tools off the list and
+(guarded/pipeline.py): the guard refuses stale refs, tools off the list and
 navigation outside the service's domains; a state-changing call is judged on the
 page as it is right before dispatch, by the real element it targets
 (rules/effects.py); a checkpoint holds it for the operator. The agent then gets an
@@ -29,14 +29,25 @@ from subterminator_tui.errors import (
     MCPToolError,
     OutcomeUnknownError,
 )
+from subterminator_tui.guarded.guard import Guard
+from subterminator_tui.guarded.pipeline import (
+    CallPipeline,
+    Failed,
+    Held,
+    Lost,
+    Ready,
+    Refused,
+    Unsent,
+)
+from subterminator_tui.guarded.secrets import (
+    SecretScrubber,
+    kept_screenshot,
+    without_revealing_picture,
+)
+from subterminator_tui.guarded.tabs import contain_tabs
 from subterminator_tui.journal.call_log import CallLogStore
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.orchestrator.guard import Guard
-from subterminator_tui.orchestrator.pipeline import CallPipeline, Failed, Held, Lost, Refused
-from subterminator_tui.orchestrator.secrets import SecretScrubber, without_revealing_picture
-from subterminator_tui.orchestrator.tabs import contain_tabs
 from subterminator_tui.rules import ServiceConfig
-from subterminator_tui.rules.evidence import ApprovedStep
 from subterminator_tui.serve.health.policy import SessionHealth
 from subterminator_tui.serve.health.restarts import SessionRestarts
 from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
@@ -44,7 +55,7 @@ from subterminator_tui.serve.oversight.call_log import SessionCallLog
 from subterminator_tui.serve.server.config import ServeConfig
 from subterminator_tui.serve.server.errors import SessionBusyError
 from subterminator_tui.serve.sessions.hand_offs import hand_off_refusal
-from subterminator_tui.serve.sessions.held_calls import hold_for_operator
+from subterminator_tui.serve.sessions.held_calls import HeldCalls
 from subterminator_tui.serve.sessions.held_requests import session_request_gate
 from subterminator_tui.serve.sessions.lazy_browser import LazyBrowser
 from subterminator_tui.serve.sessions.names import SessionKey
@@ -93,11 +104,10 @@ class BrowserSession:
         self.turns = 0
         self.last_used = time.monotonic()
         self.in_flight: str | None = None
-        self.pending: Approval | None = None
+        #: The call waiting for the operator, if any (one call at a time per session).
+        self.held = HeldCalls(desk, key)
         #: The page the agent was last given: its refs are the ones it may use.
         self._seen: NormalizedSnapshot | None = None
-        #: The held calls' tasks, each waiting for the operator's decision.
-        self.held_tasks: set[asyncio.Task[None]] = set()
         #: The run folders of every browser this session started (Playwright MCP's files).
         self._run_dirs: set[Path] = set()
         self._pilot = f"mcp:{key.principal}"
@@ -109,22 +119,28 @@ class BrowserSession:
         self.restarts = SessionRestarts(key.name, self.health)
         self.lazy.restart_gate = self.restarts
         self.call_log = SessionCallLog(CallLogStore(journal), key, self.run_id)
-        # The backstop: every request the browser sends is judged again where it happens.
-        self.requests = session_request_gate(
-            key, self.guard, self.call_log, journal, desk, self.lazy
-        )
-        self.calls = CallPipeline(self.guard, self.call_log, self.scrubber.snapshot, self.requests)
-        #: What the person types in the browser window: scrubbed like the agent never saw it.
-        self.window_typing = SessionWindowTyping.installed_in(self)
         #: The approved steps and the service's answers: what ``verified`` rests on.
         self.evidence = SessionVerification(
             service, self.lazy, self.call_log.typed.text, journal, self.run_id
         )
-        self.evidence.judge.watch(self.requests)
+        # The backstop: every request the browser sends is judged again where it happens.
+        self.requests = session_request_gate(
+            key, self.guard, self.call_log, journal, desk, self.lazy, self.evidence.judge
+        )
+        self.calls = CallPipeline(
+            self.guard, self.call_log, self.scrubber.snapshot, self.evidence.judge, self.requests
+        )
+        #: What the person types in the browser window: scrubbed like the agent never saw it.
+        self.window_typing = SessionWindowTyping.installed_in(self)
         #: The call being answered, Playwright's text for it and the page's console listing.
         self._call: tuple[str, dict[str, Any]] = ("", {})
         self._result_text: str | None = None
         self._console_text = ""
+
+    @property
+    def pending(self) -> Approval | None:
+        """The approval the session's held call waits for (None: nothing held)."""
+        return self.held.pending
 
     @property
     def profile_dir(self) -> Path:
@@ -254,7 +270,7 @@ class BrowserSession:
         if handed_off is not None:
             return self.record_answer(row, started, Answer("refused", handed_off, seen))
         try:
-            prepared = await self.calls.prepare(call, seen, gateway)
+            prepared = await self.calls.begin(self.turns, call, seen, gateway)
         except MCPToolError as unread:
             return self.record_answer(row, started, Answer("refused", str(unread), seen))
         if isinstance(prepared, Refused):
@@ -264,28 +280,77 @@ class BrowserSession:
                 row, started, Answer("refused", prepared.message, prepared.page)
             )
         if isinstance(prepared, Held):
-            return await hold_for_operator(self, call, prepared, row, started)
-        return self.record_answer(row, started, await self.dispatch(call, seen))
+            return await self._hold(prepared, row, started)
+        return self.record_answer(row, started, await self.dispatch(prepared))
 
-    async def dispatch(
-        self,
-        call: ToolCall,
-        seen: NormalizedSnapshot,
-        step: int | None = None,
-        approved: ApprovedStep | None = None,
+    async def _hold(self, held: Held, row: int | None, started: float) -> Answer:
+        """Hold ``held`` for the operator; it is finished once they decide (never before)."""
+        screenshot: str | None = None
+        with contextlib.suppress(MCPToolError):
+            # None when the page shows something the person typed in the window.
+            screenshot = await kept_screenshot(self.running_gateway(), self.scrubber)
+
+        async def decided(approval: Approval) -> Answer:
+            return await self._decided(approval, held, row, started)
+
+        def page_now() -> Answer:
+            return Answer("error", "The session closed before the call was sent.", held.page)
+
+        return self.held.hold(held, screenshot, decided, self._after_held, page_now)
+
+    async def _decided(
+        self, approval: Approval, held: Held, row: int | None, started: float
     ) -> Answer:
-        """Send ``call`` (``step``: the approved one's journal step) and answer with the page."""
-        sent = await self.calls.send(
-            call, self.running_gateway(), step, turn=self.turns, approved=step is not None
+        """The operator decided (or the approval was withdrawn): finish the held call."""
+        try:
+            if approval.withdrawn:
+                # Nobody decided: the journal and the agent hear why it was never sent.
+                self.calls.decline(held, "withdrawn")
+                withdrawn = (
+                    f"Not sent: {approval.withdrawn} before the operator decided "
+                    f"({approval.action}). Nothing was sent to the browser."
+                )
+                self.record_answer(row, started, Answer("error", withdrawn, self.page))
+                return Answer("error", withdrawn, self.page)
+            if approval.decision != "approved":
+                self.calls.decline(held, "reject")
+                rejected = (
+                    f"The operator rejected: {approval.action}. Nothing was sent to the browser."
+                )
+                # The journal gets the decision only; the operator's note goes to the agent.
+                self.record_answer(row, started, Answer("rejected", rejected, self.page))
+                said = f" The operator says: {approval.note}" if approval.note else ""
+                return Answer("rejected", rejected + said, self.page)
+            sent = await self.dispatch(held, "approve")
+            return await self.judged(self.record_answer(row, started, sent))
+        except BrowserUnavailableError as down:
+            return Answer("error", str(down), self.page, unavailable=down.facts())
+        except (MCPToolError, MCPConnectionError, JournalWriteError) as error:
+            return Answer("error", str(error), self.page)
+
+    async def _after_held(self, _answer: Answer) -> None:
+        """A held call has its answer: a dead browser is closed, the slot freed."""
+        if not self.browser_alive():
+            await self.close_browser()
+        self.release()
+
+    async def dispatch(self, prepared: Ready | Held, verdict: str | None = None) -> Answer:
+        """Finish ``prepared`` through the pipeline (a held one with the operator's
+        ``verdict``) and answer with the page."""
+        seen = prepared.seen if isinstance(prepared, Ready) else prepared.page
+        sent = await self.calls.finish(
+            prepared, self.running_gateway(), "approve" if verdict == "approve" else None
         )
-        self.evidence.went(
-            approved,
-            "unknown"
-            if isinstance(sent, Lost)
-            else "failed"
-            if isinstance(sent, Failed)
-            else "done",
-        )
+        if isinstance(sent, Refused):
+            # The approved target changed while the operator decided: nothing was sent.
+            if sent.fresh:
+                self._seen = sent.page
+            return Answer("refused", sent.message, sent.page)
+        if isinstance(sent, Unsent):
+            message = f"{sent.error} The call was not sent."
+            if isinstance(sent.error, BrowserUnavailableError):
+                return Answer("error", message, self._seen, unavailable=sent.error.facts())
+            return Answer("error", message, self._seen)
         if isinstance(sent, Lost):
             lost = sent.error
             if isinstance(lost, BrowserUnavailableError):
@@ -303,6 +368,8 @@ class BrowserSession:
             self._console_text = await self.running_gateway().console_messages()
             failed = sent.error
             page = failed.snapshot if isinstance(failed.snapshot, NormalizedSnapshot) else seen
+            if page is None:
+                page = await self.running_gateway().snapshot()
             return Answer("error", str(failed), await self._settle(page))
         self._result_text = sent.result.text
         self._console_text = await self.running_gateway().console_messages()
@@ -391,9 +458,8 @@ class BrowserSession:
 
     async def close(self, why: str = "the session closed") -> None:
         """End unsent what waits for the operator (``why``), close the browser, end the run."""
-        self.desk.reject_all((self.key.principal, self.key.name), why=why)
-        if self.held_tasks:
-            await asyncio.gather(*self.held_tasks, return_exceptions=True)
+        self.held.withdraw_all(why)
+        await self.held.drained()
         page = self._seen
         await self.close_browser()
         result = self.evidence.closing_result(self.service, self.turns, page, self.run_id)

@@ -1,6 +1,6 @@
 """A served session's request gate: requests its page sends on its own go to the operator.
 
-The same gate as a run's (orchestrator/request_gate.py): a gated request no approved
+The same gate as a run's (guarded/request_gate.py): a gated request no approved
 call predicted is held in the browser and the operator console is asked, never the
 agent, whose call may be the very one that sent it. What the operator refuses, and
 what else the page did that could not be held, is added to the agent's answer.
@@ -9,10 +9,11 @@ what else the page did that could not be held, is added to the agent's answer.
 from __future__ import annotations
 
 from subterminator_tui.browser.page_links import PageLink
+from subterminator_tui.guarded.guard import Guard
+from subterminator_tui.guarded.outcome import OutcomeJudge
+from subterminator_tui.guarded.request_gate import HeldRequest, RequestGate
 from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.orchestrator.guard import Guard
-from subterminator_tui.orchestrator.request_gate import HeldRequest, RequestGate
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk, operator_releases
 from subterminator_tui.serve.oversight.call_log import SessionCallLog
 from subterminator_tui.serve.sessions.lazy_browser import LazyBrowser
@@ -26,6 +27,7 @@ def session_request_gate(
     journal: Journal,
     desk: ApprovalDesk,
     lazy: LazyBrowser,
+    judge: OutcomeJudge,
 ) -> RequestGate:
     """The gate of one session, installed on every browser the session starts."""
     scrub = call_log.typed.text
@@ -52,6 +54,9 @@ def session_request_gate(
         request_log=RequestLog(journal),
         run_id=call_log.run_id,
         links=links,
+        # A request the operator releases is an approved step: evidence like a checkpoint's.
+        on_release=judge.released,
+        on_step_answer=judge.step_answered,
     )
     lazy.request_policy = gate
     return gate

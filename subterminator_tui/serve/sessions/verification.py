@@ -2,7 +2,7 @@
 
 An agent's page can print any success sentence anywhere: in an off-screen element,
 on a page before the last step, over an error the service answered. So serve asks
-the run's own judge (orchestrator/outcome.py) instead of the success rules alone: a
+the run's own judge (guarded/outcome.py) instead of the success rules alone: a
 page is verified only when a success rule holds on the text a person sees, after an
 irreversible step the operator approved was dispatched in this session, the service
 did not answer that step's request with an error (the request gate's log), and the
@@ -16,14 +16,12 @@ from urllib.parse import urljoin
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import BrowserUnavailableError, MCPConnectionError, MCPToolError
+from subterminator_tui.guarded.outcome import OutcomeJudge, sent_not_verified_message
+from subterminator_tui.guarded.request_evidence import LoggedAnswers
 from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.orchestrator.outcome import OutcomeJudge, sent_not_verified_message
-from subterminator_tui.orchestrator.pipeline import Held
-from subterminator_tui.orchestrator.request_evidence import LoggedAnswers
 from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import ServiceConfig
-from subterminator_tui.rules.evidence import ApprovedStep, StepOutcome
 from subterminator_tui.rules.matching import Verification
 from subterminator_tui.serve.sessions.lazy_browser import LazyBrowser
 
@@ -67,16 +65,6 @@ class SessionVerification:
     async def seen(self) -> str | None:
         """What the operator is shown right now (read while a held call waits for them)."""
         return await self.judge.seen()
-
-    def approved(self, step: int | None, held: Held, seen: str | None) -> ApprovedStep:
-        """The operator approved ``held``: note it, with what was shown before it, before it
-        is dispatched."""
-        return self.judge.approved(step, held.action, held.checkpoint, held.page, seen)
-
-    @staticmethod
-    def went(step: ApprovedStep | None, outcome: StepOutcome) -> None:
-        """The approved step's dispatch ended ``outcome`` (done, failed or unknown)."""
-        OutcomeJudge.went(step, outcome)
 
     async def verified(self, page: NormalizedSnapshot | None) -> bool | None:
         """Whether ``page`` verifies a cancellation on this session's evidence (None: no page).

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.typed_values import TypedValue
-from subterminator_tui.orchestrator.secrets import SecretScrubber
+from subterminator_tui.guarded.secrets import SecretScrubber
 from subterminator_tui.rules import ServiceConfig, detect_handoff
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
-from subterminator_tui.orchestrator.gates import HANDOFF_TITLES, HandoffAnswer, HandoffRequest
+from subterminator_tui.guarded.gates import HANDOFF_TITLES, HandoffAnswer, HandoffRequest
 from subterminator_tui.tui.actions import bindings
 from subterminator_tui.tui.plain import labelled, plain
 from subterminator_tui.tui.screens.question import QuestionScreen

@@ -17,8 +17,8 @@ from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.inspection import NO_FACTS, PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
 from subterminator_tui.browser.tools import ALLOWED_TOOLS
-from subterminator_tui.orchestrator.browser import Browser
-from subterminator_tui.orchestrator.secrets import TYPING_TOOLS, password_field_refusal
+from subterminator_tui.guarded.browser import Browser
+from subterminator_tui.guarded.secrets import TYPING_TOOLS, password_field_refusal
 from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.rules import CheckpointRule, ServiceConfig, domain_allowed
 from subterminator_tui.rules.defaults import checkpoints_for

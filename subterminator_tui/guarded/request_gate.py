@@ -28,10 +28,12 @@ from urllib.parse import urlsplit
 
 from subterminator_tui.browser.interception import InterceptedRequest, RequestWatch, Verdict
 from subterminator_tui.browser.page_links import PageLink
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.guarded.gates import CheckpointRequest, TimedGate
+from subterminator_tui.guarded.guard import Guard
+from subterminator_tui.guarded.outcome import OutcomeJudge
+from subterminator_tui.guarded.step_log import StepLog
 from subterminator_tui.journal.request_log import RequestKind, RequestLog, RequestVerdict
-from subterminator_tui.orchestrator.gates import CheckpointRequest, TimedGate
-from subterminator_tui.orchestrator.guard import Guard
-from subterminator_tui.orchestrator.pipeline import StepLog
 from subterminator_tui.rules.matching import rule_naming
 from subterminator_tui.rules.requests import (
     RequestJudgement,
@@ -75,7 +77,7 @@ class HeldRequest:
 AskAboutRequest = Callable[[HeldRequest], Awaitable[bool]]
 #: A held request the person released goes out now (its journal step): the outcome judge
 #: counts it as an approved step, evidence like a checkpoint's (OutcomeJudge.released).
-OnRelease = Callable[[int | None, HeldRequest], None]
+OnRelease = Callable[[int | None, HeldRequest, NormalizedSnapshot | None], None]
 #: The service answered a released request's step: done (True) or failed.
 OnStepAnswer = Callable[[int | None, bool], None]
 #: Reads every link and form of the browser's pages (RequestWatch.links).
@@ -93,9 +95,11 @@ class RequestGate:
         *,
         scrub: Callable[[str], str],
         request_log: RequestLog | None = None,
-        run_id: int | None = None,
+        run_id: int | Callable[[], int | None] | None = None,
         links: ReadLinks | None = None,
         timeout: float = HELD_REQUEST_TIMEOUT,
+        on_release: OnRelease | None = None,
+        on_step_answer: OnStepAnswer | None = None,
     ) -> None:
         self.guard = guard
         self.links = links
@@ -103,7 +107,8 @@ class RequestGate:
         self.ask = ask
         self.scrub = scrub
         self.request_log = request_log
-        self.run_id = run_id
+        #: The journal run its requests belong to (a run starts after its gate is built).
+        self._run_id = run_id
         self.timeout = timeout
         #: The turn whose call is (or was last) in flight.
         self.turn = 0
@@ -126,8 +131,13 @@ class RequestGate:
         self._rows: dict[str, int] = {}
         self._steps: dict[str, int | None] = {}
         #: Told of each released request and of its answer (the run's outcome judge).
-        self.on_release: OnRelease | None = None
-        self.on_step_answer: OnStepAnswer | None = None
+        self.on_release = on_release
+        self.on_step_answer = on_step_answer
+
+    @property
+    def run_id(self) -> int | None:
+        """The journal run this gate's requests are written to (None: not journaled)."""
+        return self._run_id() if callable(self._run_id) else self._run_id
 
     # --- what the pipeline tells the gate -----------------------------------------------
 
@@ -263,7 +273,7 @@ class RequestGate:
         if self.on_release is not None:
             # An approved irreversible step like a checkpoint's: a cancellation it carries
             # is verified on its evidence, and the run never says "not cancelled" after it.
-            self.on_release(step, held)
+            self.on_release(step, held, self.guard.last_page)
         return "observe"
 
     def _write(
@@ -274,11 +284,12 @@ class RequestGate:
         verdict: RequestVerdict,
         step: int | None = None,
     ) -> None:
-        if self.request_log is None or self.run_id is None:
+        run_id = self.run_id
+        if self.request_log is None or run_id is None:
             return
         parts = urlsplit(request.url)
         row = self.request_log.add(
-            self.run_id,
+            run_id,
             self.turn,
             kind=kind,
             method=request.method,
@@ -319,9 +330,18 @@ def watch_for(browser: object) -> RequestWatch | None:
 
 
 def gate_for_run(
-    browser: object, guard: Guard, log: StepLog, human: TimedGate, scrub: Callable[[str], str]
+    browser: object,
+    guard: Guard,
+    log: StepLog,
+    human: TimedGate,
+    scrub: Callable[[str], str],
+    *,
+    request_log: RequestLog | None = None,
+    run_id: Callable[[], int | None] | None = None,
+    judge: OutcomeJudge | None = None,
 ) -> RequestGate | None:
-    """A run's request gate on ``browser``'s watch, asking ``human`` about held requests."""
+    """A run's request gate on ``browser``'s watch, asking ``human`` about held requests;
+    the requests it releases are ``judge``'s evidence."""
     watch = watch_for(browser)
     if watch is None:
         return None
@@ -337,6 +357,16 @@ def gate_for_run(
         )
         return (await human.approve(question)).verdict == "approve"
 
-    gate = RequestGate(guard, log, ask, scrub=scrub, links=watch.links)
+    gate = RequestGate(
+        guard,
+        log,
+        ask,
+        scrub=scrub,
+        links=watch.links,
+        request_log=request_log,
+        run_id=run_id,
+        on_release=judge.released if judge is not None else None,
+        on_step_answer=judge.step_answered if judge is not None else None,
+    )
     watch.policy = gate
     return gate

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.orchestrator.guard import Checkpoint
+from subterminator_tui.guarded.guard import Checkpoint
 from subterminator_tui.results import TaskReason
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.rules.evidence import (
@@ -29,7 +29,7 @@ from subterminator_tui.rules.matching import Verification, first_holding
 from subterminator_tui.rules.requests import words
 
 if TYPE_CHECKING:
-    from subterminator_tui.orchestrator.request_gate import HeldRequest, RequestGate
+    from subterminator_tui.guarded.request_gate import HeldRequest
 
 #: Endings that keep their own words even after an approved step went out: the run was
 #: interrupted, its outcome is already said to be unknown, or nothing ran.
@@ -102,17 +102,12 @@ class OutcomeJudge:
         self.evidence.steps.append(step)
         return step
 
-    def watch(self, gate: RequestGate) -> None:
-        """Count the requests ``gate`` holds and the person releases as approved steps."""
-        gate.on_release = lambda step, held: self.released(step, held, gate.guard.last_page)
-        gate.on_step_answer = self.step_answered
-
     def released(
         self, step_id: int | None, held: HeldRequest, page: NormalizedSnapshot | None
     ) -> None:
         """A request the page sent on its own, held and then released by the person: an
-        approved step that is going out now. What was seen before it is the last page's
-        text (the browser is busy sending it: no fresh read)."""
+        approved step that is going out now. What was seen before it is ``page``, the last
+        page its caller was shown (the browser is busy sending it: no fresh read)."""
         if page is None:
             return
         # Its address and why it was gated tell a cancellation from an offer or a pause.

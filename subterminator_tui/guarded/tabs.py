@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import MCPToolError
-from subterminator_tui.orchestrator.browser import Browser
+from subterminator_tui.guarded.browser import Browser
 
 _TAB = re.compile(r"^- (?P<index>\d+): (?P<current>\(current\) )?\[.*\]\((?P<url>[^)]*)\)\s*$")
 

@@ -29,7 +29,7 @@ from urllib.parse import quote, quote_plus
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.inspection import PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.orchestrator.browser import Browser
+from subterminator_tui.guarded.browser import Browser
 
 REDACTED = "[typed by you]"
 
