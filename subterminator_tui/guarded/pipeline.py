@@ -192,7 +192,15 @@ class CallPipeline:
         if verdict != "approve":
             return self.decline(prepared, verdict or "reject")
         self.log.decision(prepared.step, "approve")
-        changed = await self._changed_since_asked(prepared, browser)
+        try:
+            changed = await self._changed_since_asked(prepared, browser)
+        except MCPToolError as unread:
+            # What was approved cannot be checked again: it is not sent on an old look.
+            changed = Refused(
+                f"The page could not be read again after the answer ({unread}); nothing was "
+                "sent. Take a fresh look before trying again.",
+                prepared.page,
+            )
         if changed is not None:
             self.log.step_outcome(prepared.step, "failed")
             return changed
@@ -226,12 +234,10 @@ class CallPipeline:
     async def _changed_since_asked(self, held: Held, browser: Browser) -> Refused | None:
         """Refused when the approved target was renamed, removed or rewired while the person
         was asked: what they approved is no longer what the call would do."""
-        fresh = self.scrub(await browser.snapshot())
-        changed = self.guard.relabelled(held.call, held.page, fresh)
-        if changed is not None:
-            return Refused(changed.message, fresh, fresh=True)
+        # The same judgement as before the question, on the page as it is now: a target
+        # renamed or gone is refused there, a rewired one shows in its checkpoint.
         judged = await self.guard.before_dispatch(held.call, held.page, browser, self.scrub)
-        now = judged.fresh or fresh
+        now = judged.fresh or held.page
         if judged.refusal is not None:
             return Refused(judged.refusal.message, now, fresh=True)
         before = held.checkpoint

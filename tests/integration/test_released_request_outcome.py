@@ -59,7 +59,7 @@ async def test_uncounted_the_released_cancellation_is_reported_not_cancelled(
 ) -> None:
     """The attack on the truth, with released requests left out of the evidence: the
     service cancelled, and the run reports it did not."""
-    monkeypatch.setattr(OutcomeJudge, "watch", lambda _judge, _gate: None)
+    monkeypatch.setattr(OutcomeJudge, "released", lambda _judge, _step, _held, _page: None)
     result, person = await released_run("trap-listener-click", tmp_path)
     assert person.state is not None
     assert read_ground_truth(person.state).cancelled
