@@ -89,6 +89,15 @@ class BeforeDispatch:
     refusal: Refusal | None = None
     #: The checkpoint the call must pass first; None with no refusal: send it.
     checkpoint: Checkpoint | None = None
+    #: What the target is wired to, as the DOM says ("POST /cancel/finish"), or "": an
+    #: approval covers this wiring, so a page that rewires the target voids it.
+    wiring: str = ""
+
+
+def wiring(facts: PageFacts) -> str:
+    """The form the target submits, as method and action ("" when it submits none)."""
+    form = facts.form_of(facts.target)
+    return f"{form.method.upper()} {form.action}" if form is not None else ""
 
 
 class Guard:
@@ -192,7 +201,9 @@ class Guard:
             refusal = Refusal(password, for_the_person=True) if password else None
             return BeforeDispatch(fresh, refusal=refusal)
         self.learn(fresh, facts)
-        return BeforeDispatch(fresh, checkpoint=self.judge(call, fresh, facts))
+        return BeforeDispatch(
+            fresh, checkpoint=self.judge(call, fresh, facts), wiring=wiring(facts)
+        )
 
     def judge(
         self, call: ToolCall, fresh: NormalizedSnapshot, facts: PageFacts = NO_FACTS

@@ -77,6 +77,8 @@ class Held:
     step: int | None = None
     #: What a person saw on the page as they were asked (evidence: not new afterwards).
     seen: str | None = None
+    #: What the target was wired to when they were asked (the form it submits).
+    wiring: str = ""
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,7 @@ class CallPipeline:
         step = self.log.question(turn, judged.checkpoint.why, asked, judged.fresh.url)
         # Read while asking, not after: the first thing after an approval is the step.
         shown = await self.judge.seen()
-        return Held(judged.checkpoint, judged.fresh, asked, call, turn, step, shown)
+        return Held(judged.checkpoint, judged.fresh, asked, call, turn, step, shown, judged.wiring)
 
     async def finish(
         self, prepared: Ready | Held, browser: Browser, verdict: Verdict | None = None
@@ -247,7 +249,8 @@ class CallPipeline:
             # it is no more than the person agreed to.
             return None
         if (
-            after.effect() != before.effect()
+            judged.wiring != held.wiring
+            or after.effect() != before.effect()
             or after.effects.destination != before.effects.destination
             or after.spends_money != before.spends_money
             or after.rule.explain() != before.rule.explain()
