@@ -25,13 +25,13 @@ from subterminator_bench.prompt_cache import PromptCache
 from subterminator_bench.scenarios import expected_outcome
 from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_bench.stats import median
-from subterminator_tui.orchestrator.events import Event, PageSeen, RunStarted, TurnFinished
 from subterminator_tui.guarded.gates import (
     CheckpointRequest,
     Decision,
     HandoffAnswer,
     HandoffRequest,
 )
+from subterminator_tui.orchestrator.events import Event, PageSeen, RunStarted, TurnFinished
 from subterminator_tui.pilots.compaction import estimate_tokens
 from subterminator_tui.pilots.page_view import COMPACT_VIEW, NAIVE_VIEW, page_for_model
 from subterminator_tui.practice.demoflix.state import (

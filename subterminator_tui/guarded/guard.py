@@ -12,17 +12,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from subterminator_tui.browser.calls import ToolCall
-from subterminator_tui.browser.inspection import NO_FACTS, PageFacts
+from subterminator_tui.browser.inspection import NO_FACTS, ControlFacts, PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
 from subterminator_tui.browser.tools import ALLOWED_TOOLS
 from subterminator_tui.guarded.browser import Browser
 from subterminator_tui.guarded.secrets import TYPING_TOOLS, password_field_refusal
 from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.rules import CheckpointRule, ServiceConfig, domain_allowed
+from subterminator_tui.rules.commit import commit_in_path, commit_rule
 from subterminator_tui.rules.defaults import checkpoints_for
-from subterminator_tui.rules.effects import READ_ONLY_TOOLS, Effects, RunMemory, resolve_effects
+from subterminator_tui.rules.effects import (
+    READ_ONLY_TOOLS,
+    Effects,
+    RunMemory,
+    normalise_url,
+    resolve_effects,
+)
 from subterminator_tui.rules.matching import (
     checkpoint_for_effect,
     rules_watch_page,
@@ -51,8 +59,10 @@ class Checkpoint:
     effects: Effects
     #: The effect could not be traced to an element; the page holds something gated.
     fallback: bool = False
-    #: The built-in money checkpoint asked: the step spends money (no cancellation).
+    #: The built-in money checkpoint asked: the step spends money.
     spends_money: bool = False
+    #: The built-in commit checkpoint asked: the step finishes the subscription's operation.
+    commit: bool = False
 
     @property
     def why(self) -> str:
@@ -92,6 +102,16 @@ class BeforeDispatch:
     #: What the target is wired to, as the DOM says ("POST /cancel/finish"), or "": an
     #: approval covers this wiring, so a page that rewires the target voids it.
     wiring: str = ""
+
+
+def _submits(control: ControlFacts | None) -> bool:
+    """Whether activating ``control`` submits its form (a submit button, an image input)."""
+    if control is None:
+        return False
+    kind = control.type.lower()
+    if control.tag == "button":
+        return kind in ("", "submit")
+    return control.tag == "input" and kind in ("submit", "image")
 
 
 def wiring(facts: PageFacts) -> str:
@@ -221,10 +241,41 @@ class Guard:
         rule = checkpoint_for_effect(self.rules, call, effects, fresh)
         if rule is not None:
             return Checkpoint(rule, effects)
+        commit = self._commit(call, effects, facts)
+        if commit is not None:
+            return Checkpoint(commit, effects, commit=True)
         if not effects.attributable:
             watching = rules_watch_page(self.rules, fresh)
             if watching is not None:
                 return Checkpoint(watching, effects, fallback=True)
+        return None
+
+    def _commit(self, call: ToolCall, effects: Effects, facts: PageFacts) -> CheckpointRule | None:
+        """The commit checkpoint when ``call`` submits a form that finishes the subscription's
+        own operation, or opens an address no page showed whose path names it."""
+        if not effects.targets:
+            return self._unseen_commit(call, effects)
+        for control in (facts.target, facts.active):
+            form = facts.form_of(control)
+            if form is None or form.method.upper() in ("GET", "DIALOG") or not _submits(control):
+                continue
+            operation = commit_in_path(urlsplit(form.action).path)
+            if operation is not None:
+                return commit_rule(f"it submits a {form.method.upper()} to {form.action}")
+        return self._unseen_commit(call, effects)
+
+    def _unseen_commit(self, call: ToolCall, effects: Effects) -> CheckpointRule | None:
+        """The commit checkpoint for a navigation the pilot typed to an address no page showed,
+        whose path finishes the subscription's operation (a GET can commit too)."""
+        destination = effects.destination
+        if call.name == "browser_navigate" and destination:
+            shown = normalise_url(destination) in self.memory.destinations
+            operation = commit_in_path(urlsplit(destination).path)
+            if operation is not None and not shown:
+                return commit_rule(
+                    f"it opens {urlsplit(destination).path}, an address no page showed, "
+                    f"that says '{operation}'"
+                )
         return None
 
     def checkpoint(self, call: ToolCall, snapshot: NormalizedSnapshot) -> CheckpointRule | None:

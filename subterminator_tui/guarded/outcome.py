@@ -89,7 +89,15 @@ class OutcomeJudge:
         """Note an approved step before it is dispatched, with what the person was shown
         (``seen``, read as they were asked: after the answer the browser may have hung)."""
         labels = tuple(label for target in checkpoint.effects.targets for label in target.labels)
-        step = ApprovedStep(step_id, action, labels, checkpoint.spends_money, page, seen or "")
+        step = ApprovedStep(
+            step_id,
+            action,
+            labels,
+            checkpoint.spends_money,
+            page,
+            seen or "",
+            commit=checkpoint.commit,
+        )
         self.evidence.steps.append(step)
         return step
 
@@ -113,7 +121,13 @@ class OutcomeJudge:
         # Its address and why it was gated tell a cancellation from an offer or a pause.
         labels = (words(held.request.url.split("?", 1)[0]), held.judgement.why)
         step = ApprovedStep(
-            step_id, held.action, labels, held.judgement.spends_money, page, page.content
+            step_id,
+            held.action,
+            labels,
+            held.judgement.spends_money,
+            page,
+            page.content,
+            commit=held.judgement.commit,
         )
         # Sent from this moment: its answer says done or failed (step_answered).
         step.outcome = "unknown"

@@ -14,11 +14,14 @@ from subterminator_tui.rules.evidence import RequestAnswer
 
 
 def step_requests(log: RequestLog, run_id: int, step_id: int) -> list[RequestRow]:
-    """The gated requests ``step_id`` sent to the service (predicted or released), in order."""
+    """The requests ``step_id`` sent to the service that change state (gated ones, predicted
+    or released, and any other state-changing one sent while it was in flight), in order."""
     return [
         row
         for row in log.requests(run_id)
-        if row.step_id == step_id and row.kind == "gated" and row.reached_service
+        if row.step_id == step_id
+        and row.kind in ("gated", "state_changing")
+        and row.reached_service
     ]
 
 
@@ -29,6 +32,13 @@ class LoggedAnswers:
         self.log = log
         #: Read when asked: a run has its id only once it has started.
         self.run_id = run_id
+
+    def reached_service(self, step_id: int | None) -> bool | None:
+        """Whether ``step_id`` sent the service anything that changes state (None: unknown)."""
+        run = self.run_id()
+        if step_id is None or run is None:
+            return None
+        return bool(step_requests(self.log, run, step_id))
 
     def answer_for(self, step_id: int | None) -> RequestAnswer | None:
         """The service's answer to the step's request; an error answer wins over a success.

@@ -206,7 +206,8 @@ class RequestGate:
         if judgement.kind == "safe":
             return "send"
         if judgement.kind == "state_changing":
-            self._write(request, "state_changing", judgement, "sent")
+            # Linked to the approved step in flight, if any: what that step really sent.
+            self._write(request, "state_changing", judgement, "sent", self.step_in_flight)
             return "observe"
         if self.approved_in_flight or not self.guard.checkpoints:
             # Predicted by a step a person approved (or checkpoints are off for this run).

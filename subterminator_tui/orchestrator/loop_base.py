@@ -20,7 +20,7 @@ from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.guarded.pipeline import CallPipeline
 from subterminator_tui.guarded.request_evidence import LoggedAnswers
-from subterminator_tui.guarded.request_gate import gate_for_run
+from subterminator_tui.guarded.request_gate import gate_for_run, watch_for
 from subterminator_tui.guarded.secrets import SecretScrubber, kept_screenshot
 from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal
@@ -60,7 +60,10 @@ class LoopBase:
         # What the person types in the browser window at a hand-off is scrubbed too.
         self.window_typing = WindowTyping(self.scrubber, browser)
         # The backstop: every request the browser sends is judged again where it happens.
-        request_log = RequestLog(journal) if journal is not None else None
+        # Requests are logged only where they are watched (a real gateway on a local browser):
+        # elsewhere what a step sent is unknown, never "nothing".
+        watched = watch_for(browser) is not None
+        request_log = RequestLog(journal) if journal is not None and watched else None
         # The service's answers to the approved steps' requests: evidence, or a veto.
         answers = (
             LoggedAnswers(request_log, lambda: self.ledger.run_id)

@@ -40,6 +40,7 @@ _PLACE_KEYS = {"url_any": (), "url_regex": (), "title_any": (), "title_regex": (
 _NOT_A_CANCELLATION = re.compile(
     r"""(?xi)
     \b(?:pause|break|offer|discount|deal|accept|upgrade|downgrade|switch|change|keep|stay
+      |remind|later|snooze|cookies?|consent|choices|preferences|privacy
       |restart|resume|reactivate|rejoin|renew|subscribe|buy|purchase|claim|extend|annual
       |pausieren|angebot|rabatt|behalten|wechseln|reprendre|offre|garder|conserver|changer
       |pausar|oferta|mantener|cambiar|offerta|mantieni|cambia|manter|mudar|pauzeren
@@ -96,12 +97,21 @@ class RequestEvidence(Protocol):
         """The service's answer to the request ``step_id`` sent, or None when unknown."""
         ...
 
+    def reached_service(self, step_id: int | None) -> bool | None:
+        """Whether ``step_id`` sent the service a request that changes state; None when
+        nobody watched its requests (a remote browser, no journal)."""
+        ...
+
 
 class NoRequestLog:
     """No request log: every answer is unknown."""
 
     def answer_for(self, step_id: int | None) -> RequestAnswer | None:
         """Always None."""
+        return None
+
+    def reached_service(self, step_id: int | None) -> bool | None:
+        """Always None: unknown."""
         return None
 
 
@@ -113,18 +123,25 @@ class ApprovedStep:
     action: str
     #: Every label of the step's target(s), to tell a cancellation from an offer or a pause.
     labels: tuple[str, ...]
-    #: The money checkpoint asked: the step spends money, so it is no cancellation.
+    #: The money checkpoint asked: the step spends money (a cancellation only when it also
+    #: says it cancels: an early-termination fee).
     spends_money: bool
     before: NormalizedSnapshot
     before_seen: str
     outcome: StepOutcome = "pending"
+    #: The built-in commit checkpoint asked: what the step sends ends the subscription.
+    commit: bool = False
 
     @property
     def is_cancellation(self) -> bool:
         """Whether approving this step can be evidence for a cancellation."""
-        if self.spends_money:
+        labels = [normalise_text(x) for x in self.labels]
+        if any(_NOT_A_CANCELLATION.search(x) for x in labels):
             return False
-        return not any(_NOT_A_CANCELLATION.search(normalise_text(x)) for x in self.labels)
+        if self.spends_money:
+            # A fee is asked with its amount; paying it to cancel is still the cancellation.
+            return self.commit or any(_CANCEL_CONTROL.search(x) for x in labels)
+        return True
 
     @property
     def sent(self) -> bool:
@@ -195,7 +212,14 @@ def verify_on_evidence(
         return _not(f"the page shows a failure ({failure.explain()})", failure=failure)
     if seen is None:
         return _not("the page's visible text could not be read")
-    cancellations = [step for step in steps if step.sent and step.is_cancellation]
+    log = requests or NoRequestLog()
+    # An approved step that sent the service nothing that changes state (a navigation) is
+    # no commit: only what reached the service can have ended the subscription.
+    cancellations = [
+        step
+        for step in steps
+        if step.sent and step.is_cancellation and log.reached_service(step.step_id) is not False
+    ]
     success = next((rule for rule in service.success if holds_on_seen(rule, page, seen)), None)
     if success is None:
         swapped = _control_swapped(cancellations, page, seen, requests, earlier)
@@ -208,7 +232,6 @@ def verify_on_evidence(
             "is not evidence by itself",
             success=success,
         )
-    log = requests or NoRequestLog()
     for step in reversed(cancellations):
         answer = log.answer_for(step.step_id)
         if answer is not None and not answer.succeeded:

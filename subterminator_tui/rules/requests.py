@@ -26,6 +26,7 @@ from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 from subterminator_tui.browser.interception import InterceptedRequest
+from subterminator_tui.rules.commit import commit_in_names, commit_in_path, commit_rule
 from subterminator_tui.rules.effects import normalise_url
 from subterminator_tui.rules.matching import address_matches, rule_naming
 from subterminator_tui.rules.money import money_in_fields
@@ -63,6 +64,8 @@ class RequestJudgement:
     rule: CheckpointRule | None = None
     #: Gated for the money it carries (an amount beside a charge or plan word).
     spends_money: bool = False
+    #: Gated because it finishes the subscription's own operation (rules/commit.py).
+    commit: bool = False
 
 
 def words(text: str) -> str:
@@ -91,7 +94,7 @@ def classify(
         return RequestJudgement("gated", why, fields, shown)
     query = parse_qsl(urlsplit(request.url).query, keep_blank_values=True)
     texts = [
-        words(urlsplit(request.url).path),
+        words(_without_bare_end(urlsplit(request.url).path)),
         *(words(f"{k} {v}" if _identifier(v) else k) for k, v in query),
         *(words(text) for text in said),
     ]
@@ -111,6 +114,12 @@ def classify(
         if money is not None:
             rule = money_rule(f"it carries {money}")
             return RequestJudgement("gated", rule.explain(), fields, shown, rule, True)
+        # The commit: whatever its button said, a request that finishes the subscription's
+        # own operation is asked before it leaves.
+        operation = commit_in_path(urlsplit(request.url).path) or commit_in_names(said)
+        if operation is not None:
+            rule = commit_rule(f"a {request.method} whose address or fields say '{operation}'")
+            return RequestJudgement("gated", rule.explain(), fields, shown, rule, commit=True)
         return RequestJudgement("state_changing", "", fields, shown)
     return RequestJudgement("safe")
 
@@ -212,6 +221,13 @@ def _decoded(request: InterceptedRequest) -> tuple[list[tuple[str, str]], list[s
         if name.rsplit(".", 1)[-1].lower() in _ACTION_KEYS or _identifier(value):
             texts.append(value)
     return pairs, texts
+
+
+def _without_bare_end(path: str) -> str:
+    """``path`` without parts that are only "end": a survey's or a wizard's last page
+    (``/survey/end``) says where the flow is, not what the request does, whereas a button
+    that says "End" does. ``/membership/end-now`` keeps its words."""
+    return "/".join(part for part in path.split("/") if part.lower() != "end")
 
 
 def _identifier(value: str) -> bool:

@@ -6,13 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from subterminator_tui.orchestrator.events import Event
 from subterminator_tui.guarded.gates import (
     CheckpointRequest,
     Decision,
     HandoffAnswer,
     HandoffRequest,
 )
+from subterminator_tui.orchestrator.events import Event
 
 
 @dataclass

@@ -23,6 +23,15 @@ from subterminator_tui.browser.snapshot import (
     normalize_snapshot,
     parse_elements,
 )
+from subterminator_tui.guarded.gates import (
+    CheckpointRequest,
+    Decision,
+    HandoffAnswer,
+    HandoffField,
+    HandoffRequest,
+    HumanGate,
+)
+from subterminator_tui.guarded.guard import describe_action
 from subterminator_tui.orchestrator.events import (
     Notice,
     Outcome,
@@ -33,15 +42,6 @@ from subterminator_tui.orchestrator.events import (
     TurnFinished,
     TurnStarted,
 )
-from subterminator_tui.guarded.gates import (
-    CheckpointRequest,
-    Decision,
-    HandoffAnswer,
-    HandoffField,
-    HandoffRequest,
-    HumanGate,
-)
-from subterminator_tui.guarded.guard import describe_action
 from subterminator_tui.orchestrator.handoff import describe_handoff
 from subterminator_tui.results import TaskReason, TaskResult
 from subterminator_tui.session import RunSession

@@ -20,8 +20,8 @@ import pytest
 from subterminator_bench.gauntlet import GauntletServer
 from subterminator_bench.loopback_model import ScriptedModelServer
 from subterminator_bench.scripted_brain import PlaybookBrain
-from subterminator_tui.journal.store import Journal
 from subterminator_tui.guarded.gates import Decision
+from subterminator_tui.journal.store import Journal
 from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import PlaybookStep
 from subterminator_tui.session import RunRequest, prepared_run

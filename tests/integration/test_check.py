@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.journal.store import Journal
 from subterminator_tui.guarded.gates import Decision
+from subterminator_tui.journal.store import Journal
 from subterminator_tui.practice.portal import PortalServer
 from subterminator_tui.rules import load_services
 from subterminator_tui.session import RunRequest, prepared_run

@@ -19,9 +19,9 @@ from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
-from subterminator_tui.orchestrator.events import PageSeen
 from subterminator_tui.guarded.gates import CheckpointRequest, Decision
 from subterminator_tui.guarded.guard import Guard
+from subterminator_tui.orchestrator.events import PageSeen
 from subterminator_tui.rules import load_services
 from subterminator_tui.session import RunRequest
 from tests.fakes.human import ScriptedHuman

@@ -17,9 +17,9 @@ import pytest
 
 from subterminator_tui.cli.main import main
 from subterminator_tui.cli.receipt import receipt_html, write_receipt
-from subterminator_tui.journal.store import Journal
 from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.guarded.secrets import encoded_forms
+from subterminator_tui.journal.store import Journal
 from subterminator_tui.session import RunRequest
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import run_service

@@ -15,9 +15,9 @@ import pytest
 import tomlkit
 
 from subterminator_bench.gauntlet import SCENARIOS_FILE
+from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Notice
-from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.rules import PlaybookStep, load_services, user_services_file
 from subterminator_tui.rules.recording import NEUTRAL_TEXT
 from subterminator_tui.session import RunRequest

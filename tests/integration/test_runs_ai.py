@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.costs import Usage
+from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import PageSeen
-from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.session import RunRequest
 from subterminator_tui.settings import load_settings
 from tests.fakes.demoflix_brain import DemoflixBrain, find_ref

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Notice, RunStarted, TurnStarted
-from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.session import RunRequest
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import run_service

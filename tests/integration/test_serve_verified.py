@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.guarded.gates import Decision
+from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
 from subterminator_tui.serve.sessions.registry import SessionRegistry
 from subterminator_tui.serve.tools.agent_answer import Answer

@@ -14,10 +14,10 @@ import pytest
 
 from subterminator_tui import exit_codes
 from subterminator_tui.cli.receipt import receipt_html
+from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.headless.reporter import TerminalReporter
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import RunFinished
-from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.session import RunRequest
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import FinishedRun, run_service

@@ -23,8 +23,8 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from subterminator_tui.journal.call_log import CallLogStore
 from subterminator_tui.guarded.secrets import REDACTED, kept_screenshot
+from subterminator_tui.journal.call_log import CallLogStore
 from subterminator_tui.serve.oversight.call_log_reader import CallLogReader
 from subterminator_tui.serve.server.live_view import shows_what_the_person_typed
 from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL

@@ -14,8 +14,8 @@ from textual.app import App, ComposeResult
 from textual.markup import MarkupError
 
 from subterminator_tui.exit_codes import SUCCESS
-from subterminator_tui.orchestrator.endings import ending_of
 from subterminator_tui.guarded.gates import CheckpointRequest
+from subterminator_tui.orchestrator.endings import ending_of
 from subterminator_tui.results import TaskResult
 from subterminator_tui.tui.operator_console import run_console
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen

@@ -20,10 +20,10 @@ from subterminator_tui.errors import (
     OutcomeUnknownError,
     SnapshotValidationError,
 )
-from subterminator_tui.journal.store import Journal
-from subterminator_tui.orchestrator.events import RunFinished
 from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.guarded.guard import Guard
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.orchestrator.events import RunFinished
 from subterminator_tui.orchestrator.loop import Orchestrator
 from subterminator_tui.orchestrator.turns import NO_ACTION_LIMIT, UNVERIFIED_CLAIM_LIMIT, RunOptions
 from subterminator_tui.results import TaskResult

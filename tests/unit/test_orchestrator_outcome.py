@@ -126,6 +126,10 @@ class AnsweredWith:
         """The same answer for every step."""
         return RequestAnswer("POST", "/cancel/finish", self.status, "2026-11-22T10:00:00Z")
 
+    def reached_service(self, step_id: int | None) -> bool | None:
+        """Every step's request reached the service (it was answered)."""
+        return True
+
 
 async def test_an_error_answer_from_the_service_is_no_evidence(tmp_path: Path) -> None:
     """The page says cancelled, but the service answered the step's request 500."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from subterminator_tui.guarded.request_evidence import LoggedAnswers
 from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.guarded.request_evidence import LoggedAnswers
 
 
 def logged(tmp_path: Path, *rows: tuple[str, int | None, str]) -> tuple[LoggedAnswers, int]:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from subterminator_tui.browser.interception import InterceptedRequest
 from subterminator_tui.browser.page_links import links_of
-from subterminator_tui.journal.request_log import RequestLog
-from subterminator_tui.journal.store import Journal
 from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.guarded.request_gate import HeldRequest, RequestGate
+from subterminator_tui.journal.request_log import RequestLog
+from subterminator_tui.journal.store import Journal
 from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.rules.defaults import DEFAULT_CHECKPOINTS
 from subterminator_tui.rules.requests import classify, is_speculative

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.errors import ConfigurationError, SubTerminatorError
-from subterminator_tui.journal.store import Journal
 from subterminator_tui.guarded.gates import Decision
+from subterminator_tui.journal.store import Journal
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk
 from subterminator_tui.serve.oversight.terminal_operator import NoOperator
 from subterminator_tui.serve.server.config import ServeConfig

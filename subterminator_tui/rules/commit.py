@@ -1,0 +1,122 @@
+"""The commit: the step that really ends the subscription, known by what it does.
+
+A label can say anything ("Cancel Premium" finishes the flow on one site and only
+opens it on another); what the control does cannot hide. A state-changing request
+(any method but GET, HEAD or OPTIONS) whose address, operation name or fields name
+the subscription's own operation is the commit, whatever its button says:
+
+* the operation is ending the subscription or the account: cancel, terminate,
+  unsubscribe, end a subscription or membership, close, delete or deactivate the
+  account (in every language the rules know);
+* it is named where a request says what it does: the last part of the path that is
+  not an id (``/api/subscription/cancel``, ``/plans/42/cancel``), a path that names
+  the operation and then finishes it (``/cancel/confirm``, ``/cancel/finish``), a
+  GraphQL operation or mutation (``cancelSubscription``), or a JSON or form field
+  whose name or value says it (``action=cancel``);
+* a path that only passes through the flow is not it: ``/cancel/survey``,
+  ``/cancel/start``, ``/survey/end`` and a "Next" are answers and steps, not the
+  commit (``end`` alone never names it: every survey has an end).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from subterminator_tui.rules.page_rules import CheckpointRule
+
+#: Words that name ending the subscription as a path part or an operation, by language.
+#: Multi-word operations are written as the words a path or an identifier splits into.
+_OPERATION = re.compile(
+    r"""(?xi)
+    ^(?:cancel|cancell?ation|cancel\ (?:subscription|membership|plan|account|service|trial)
+      |terminate|termination|terminate\ (?:subscription|membership|contract|account)
+      |unsubscribe|opt\ out
+      |end\ (?:subscription|membership|plan|contract)
+      |(?:close|delete|deactivate|remove)\ (?:my\ )?account
+      |kuendigen|kündigen|kuendigung|kündigung|abo\ kuendigen|abo\ kündigen
+      |resilier|résilier|resiliation|résiliation|annuler|annulation
+      |cancelar|cancelacion|cancelación|baja|dar\ de\ baja
+      |disdire|disdetta|annulla|annullare
+      |opzeggen|beeindigen
+      |anuluj|anulowanie|wypowiedz|avsluta|saga\ upp|opsig|opsigelse|si\ opp|oppsigelse
+      |peruuta|irtisano|zrusit|zrušit|iptal|otmena|otmenit|отменить|отмена|расторгнуть
+      |解約|退会|キャンセル|해지|취소|取消|退订|取消订阅|إلغاء|ביטול|रद्द
+      |huy|hủy|batalkan|berhenti\ berlangganan|ยกเลิก|ακύρωση
+    )$
+    """
+)
+#: A path part that finishes the operation named before it (``/cancel/confirm``).
+_FINISHING = frozenset(
+    {
+        "confirm",
+        "confirmed",
+        "finish",
+        "finalize",
+        "finalise",
+        "complete",
+        "submit",
+        "do",
+        "now",
+        "execute",
+        "process",
+        "bestaetigen",
+        "bestätigen",
+        "confirmer",
+        "confirmar",
+        "conferma",
+    }
+)
+#: Path parts that say nothing of the operation: ids, versions, formats.
+_NOISE = re.compile(r"^(?:\d+|v\d+|[0-9a-f]{8,}|[0-9a-f-]{20,}|api|json|html|php|aspx?)$", re.I)
+_SPLIT = re.compile(r"[/_\-.]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _parts(path: str) -> list[str]:
+    """A path's parts as lower-case words, ids and formats left out."""
+    parts = []
+    for segment in path.split("/"):
+        if not segment:
+            continue
+        words = " ".join(w for w in _SPLIT.split(segment) if w).lower()
+        if words and not _NOISE.match(segment):
+            parts.append(words)
+    return parts
+
+
+def commit_in_path(path: str) -> str | None:
+    """The operation a state-changing request's path finishes (``cancel``), or None."""
+    parts = _parts(path)
+    if not parts:
+        return None
+    last = parts[-1]
+    if _OPERATION.match(last):
+        return last
+    if last in _FINISHING and len(parts) >= 2 and _OPERATION.match(parts[-2]):
+        return f"{parts[-2]} {last}"
+    return None
+
+
+def commit_in_names(names: Sequence[str]) -> str | None:
+    """The operation an operation name, a field or an action value names, or None.
+
+    ``names`` are identifiers (``cancelSubscription``, ``action=cancel`` as ``cancel``),
+    never free text: a sentence that mentions cancelling is not an operation.
+    """
+    for name in names:
+        words = " ".join(w for w in _SPLIT.split(name) if w).lower().strip()
+        if _OPERATION.match(words):
+            return words
+    return None
+
+
+def commit_rule(detail: str) -> CheckpointRule:
+    """The built-in commit checkpoint, decided already (``detail`` says what was seen)."""
+    why = f"Built-in: this step ends the subscription ({detail})"
+    # A rule needs a condition to be valid; this one was already decided by its caller.
+    return CheckpointRule.model_validate({"why": why, "tool": ["any"]}, strict=False)
+
+
+def is_commit_rule(rule: CheckpointRule) -> bool:
+    """Whether ``rule`` is the built-in commit checkpoint."""
+    return rule.why.startswith("Built-in: this step ends the subscription")
