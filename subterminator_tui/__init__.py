@@ -7,7 +7,8 @@ The package is split so its folders show the architecture. The core:
 - ``rules/``         declarative per-service rules from ``services.toml``
 - ``pilots/``        what proposes the next call: the AI, a recorded playbook, or both
 - ``providers/``     the model SDKs (Anthropic, OpenAI and compatible servers)
-- ``orchestrator/``  the loop, the guard, hand-offs and the gates a front end answers
+- ``guarded/``       one guarded browser call (judged, asked, sent, proved) for the loop and serve
+- ``orchestrator/``  the loop: a pilot's turns, its ledger, hand-offs
 - ``journal/``       every run and turn in SQLite
 - ``session/``       a run from request to result: what every front end calls
 - ``serve/``         ``subterminator serve``: the guarded browser for other agents over MCP
