@@ -87,7 +87,12 @@ PAGE_FACTS_FUNCTION = """(target) => {
   }));
   const active = document.activeElement && document.activeElement !== document.body
     ? control(document.activeElement) : null;
-  return { target: target ? control(target) : null, active, forms, dialogs };
+  // A click on an icon or a span inside a control is that control's click: the element
+  // that handles it (a button, a link, role=button, an inline handler) is what acts.
+  const ACTING = 'button, a[href], input[type=submit], input[type=button], input[type=image], '
+    + '[role=button], [role=link], [role=menuitem], [role=tab], [onclick]';
+  const actor = (el) => (el.closest && el.closest(ACTING)) || el;
+  return { target: target ? control(actor(target)) : null, active, forms, dialogs };
 }""".replace("REGION_LIMIT", str(_REGION_LIMIT)).replace("LIMIT", str(_TEXT_LIMIT))
 
 

@@ -102,6 +102,9 @@ class BeforeDispatch:
     #: What the target is wired to, as the DOM says ("POST /cancel/finish"), or "": an
     #: approval covers this wiring, so a page that rewires the target voids it.
     wiring: str = ""
+    #: The addresses the call is predicted to send to (the form it submits, the link or
+    #: address it opens): an approval lets through what goes there, and nothing else.
+    sends: tuple[str, ...] = ()
 
 
 def _submits(control: ControlFacts | None) -> bool:
@@ -112,6 +115,19 @@ def _submits(control: ControlFacts | None) -> bool:
     if control.tag == "button":
         return kind in ("", "submit")
     return control.tag == "input" and kind in ("submit", "image")
+
+
+def _sends(facts: PageFacts, checkpoint: Checkpoint | None) -> tuple[str, ...]:
+    """Where the call is predicted to send: its target's form, its link, its destination."""
+    found: list[str] = []
+    form = facts.form_of(facts.target)
+    if form is not None and _submits(facts.target):
+        found.append(form.action)
+    if facts.target is not None and facts.target.href:
+        found.append(facts.target.href)
+    if checkpoint is not None and checkpoint.effects.destination:
+        found.append(checkpoint.effects.destination)
+    return tuple(dict.fromkeys(found))
 
 
 def wiring(facts: PageFacts) -> str:
@@ -221,8 +237,9 @@ class Guard:
             refusal = Refusal(password, for_the_person=True) if password else None
             return BeforeDispatch(fresh, refusal=refusal)
         self.learn(fresh, facts)
+        checkpoint = self.judge(call, fresh, facts)
         return BeforeDispatch(
-            fresh, checkpoint=self.judge(call, fresh, facts), wiring=wiring(facts)
+            fresh, checkpoint=checkpoint, wiring=wiring(facts), sends=_sends(facts, checkpoint)
         )
 
     def judge(

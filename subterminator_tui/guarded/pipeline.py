@@ -79,6 +79,8 @@ class Held:
     seen: str | None = None
     #: What the target was wired to when they were asked (the form it submits).
     wiring: str = ""
+    #: Where the call was predicted to send: the approval covers those addresses only.
+    sends: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -182,7 +184,17 @@ class CallPipeline:
         step = self.log.question(turn, judged.checkpoint.why, asked, judged.fresh.url)
         # Read while asking, not after: the first thing after an approval is the step.
         shown = await self.judge.seen()
-        return Held(judged.checkpoint, judged.fresh, asked, call, turn, step, shown, judged.wiring)
+        return Held(
+            judged.checkpoint,
+            judged.fresh,
+            asked,
+            call,
+            turn,
+            step,
+            shown,
+            judged.wiring,
+            judged.sends,
+        )
 
     async def finish(
         self, prepared: Ready | Held, browser: Browser, verdict: Verdict | None = None
@@ -210,7 +222,14 @@ class CallPipeline:
             prepared.step, prepared.action, prepared.checkpoint, prepared.page, prepared.seen
         )
         return await self._send(
-            prepared.call, browser, prepared.turn, prepared.action, prepared.step, approved
+            prepared.call,
+            browser,
+            prepared.turn,
+            prepared.action,
+            prepared.step,
+            approved,
+            sends=prepared.sends,
+            money=prepared.checkpoint.spends_money,
         )
 
     def decline(self, held: Held, verdict: Verdict) -> Refused:
@@ -272,6 +291,9 @@ class CallPipeline:
         action: str,
         step: int | None,
         approved: ApprovedStep | None,
+        *,
+        sends: tuple[str, ...] = (),
+        money: bool = False,
     ) -> Dispatched:
         """Send ``call``; an approved ``step`` gets its dispatch first and its outcome after.
 
@@ -285,7 +307,9 @@ class CallPipeline:
             # Written before the call goes out: a crash now reads "dispatched, outcome unknown".
             self.log.dispatch(step)
         if gate is not None:
-            gate.call_starts(turn, action, approved=step is not None, step=step)
+            gate.call_starts(
+                turn, action, approved=step is not None, step=step, sends=sends, money=money
+            )
         try:
             result = await browser.call(call.name, call.arguments)
         except CallNotSentError as unsent:

@@ -116,6 +116,10 @@ class RequestGate:
         self.after = "the page opened"
         #: A call a person approved is being sent now: its gated requests were predicted.
         self.approved_in_flight = False
+        #: Where that call was predicted to send (address keys; None or empty: unknown), and
+        #: whether it was asked as spending money: the approval covers that much only.
+        self.approved_sends: frozenset[str] | None = None
+        self.approved_money = False
         #: The approved step in flight, if any: its gated requests are its evidence.
         self.step_in_flight: int | None = None
         #: Top-level navigations outside the domains are failed from the first call on;
@@ -142,18 +146,40 @@ class RequestGate:
     # --- what the pipeline tells the gate -----------------------------------------------
 
     def call_starts(
-        self, turn: int, action: str, *, approved: bool, step: int | None = None
+        self,
+        turn: int,
+        action: str,
+        *,
+        approved: bool,
+        step: int | None = None,
+        sends: tuple[str, ...] = (),
+        money: bool = False,
     ) -> None:
         """A call goes to the browser; ``approved``: a person approved its checkpoint
-        (journal ``step``, whose requests the log links to it as its evidence)."""
+        (journal ``step``, whose requests the log links to it as its evidence), which was
+        predicted to send to ``sends`` (empty: unknown) and asked as spending ``money``."""
         self.turn, self.after, self.approved_in_flight = turn, action, approved
         self.step_in_flight = step if approved else None
+        self.approved_sends = frozenset(address_key(url) for url in sends) if approved else None
+        self.approved_money = approved and money
         self.keep_domains = True
 
     def call_ends(self) -> None:
         """The call has its answer: from now on nothing is predicted."""
         self.approved_in_flight = False
         self.step_in_flight = None
+        self.approved_sends = None
+        self.approved_money = False
+
+    def _approved_covers(self, request: InterceptedRequest, judgement: RequestJudgement) -> bool:
+        """Whether the approval in flight covers ``request``: what the person was asked about
+        (its address, when it was known), never money they were not asked to spend."""
+        if not self.approved_in_flight:
+            return False
+        if judgement.spends_money and not self.approved_money:
+            return False
+        sends = self.approved_sends
+        return not sends or address_key(request.url) in sends
 
     async def read_page(self) -> None:
         """Learn the gated links and forms of every frame from the DOM, hidden ones too."""
@@ -209,7 +235,7 @@ class RequestGate:
             # Linked to the approved step in flight, if any: what that step really sent.
             self._write(request, "state_changing", judgement, "sent", self.step_in_flight)
             return "observe"
-        if self.approved_in_flight or not self.guard.checkpoints:
+        if self._approved_covers(request, judgement) or not self.guard.checkpoints:
             # Predicted by a step a person approved (or checkpoints are off for this run).
             self._write(request, "gated", judgement, "predicted", self.step_in_flight)
             return "observe"

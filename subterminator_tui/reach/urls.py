@@ -60,7 +60,7 @@ def web_place(url: str) -> tuple[str, str, int] | None:
         port = parts.port
     except ValueError:
         return None
-    return scheme, host, port if port is not None else _DEFAULT_PORTS[scheme]
+    return scheme, canonical_host(host), port if port is not None else _DEFAULT_PORTS[scheme]
 
 
 def local_origin(domain: str) -> tuple[str, str, int] | None:
@@ -127,7 +127,7 @@ def _place_matches(place: tuple[str, str, int], domain: str) -> bool:
 
 
 def _host_matches(host: str, domain: str) -> bool:
-    domain = domain.strip().lower().strip(".")
+    domain = canonical_host(domain.strip().lower().strip("."))
     host_ip, domain_ip = ip_address(host), ip_address(domain)
     if host_ip is not None or domain_ip is not None:
         # "Subdomains" of an address mean nothing; 10.0.0.1 must not admit x.10.0.0.1.
@@ -141,6 +141,46 @@ def ip_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | Non
         return ipaddress.ip_address(text.strip("[]"))
     except ValueError:
         return None
+
+
+#: Percent-escapes of characters a URL never needs escaped (RFC 3986 "unreserved").
+_UNRESERVED_ESCAPE = re.compile(
+    r"%(?:4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|3[0-9]|2D|2E|5F|7E)", re.I
+)
+
+
+def route_of(path: str) -> str:
+    """``path`` the way a web framework routes it, so two spellings of one handler compare
+    equal: unreserved percent-escapes decoded, duplicate slashes collapsed, dot segments
+    resolved, letters folded to lower case and a trailing slash dropped.
+
+    Express (its default router: case-insensitive, trailing slash optional), Flask and
+    Rails with their common settings, and most servers' path normalisation send
+    ``/Cancel//Finish/``, ``/cancel/./finish`` and ``/c%61ncel/finish`` to the handler of
+    ``/cancel/finish``; folding more than a given framework does only ever makes two
+    addresses equal, so the gate asks about more, never less.
+    """
+    decoded = _UNRESERVED_ESCAPE.sub(lambda m: chr(int(m.group()[1:], 16)), path)
+    segments: list[str] = []
+    for segment in decoded.replace("\\", "/").split("/"):
+        if segment in ("", "."):
+            continue
+        if segment == "..":
+            if segments:
+                segments.pop()
+            continue
+        segments.append(segment.lower())
+    return "/" + "/".join(segments)
+
+
+def canonical_host(host: str) -> str:
+    """``host`` with the loopback names a browser resolves itself (``localhost`` and any
+    ``*.localhost``) written as the address they name, so a service on 127.0.0.1 is the
+    same place under either name."""
+    lowered = host.lower().rstrip(".")
+    if lowered == "localhost" or lowered.endswith(".localhost"):
+        return "127.0.0.1"
+    return lowered
 
 
 def site_entry(start_url: str, domain: str) -> str:

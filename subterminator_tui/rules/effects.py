@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.inspection import ControlFacts, FormFacts, PageFacts
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
+from subterminator_tui.reach.urls import canonical_host, route_of
 
 #: Keys that activate the focused control (or submit the form of a focused field).
 ACTIVATION_KEYS = frozenset({"enter", "space", " ", "numpadenter", "return"})
@@ -94,13 +95,17 @@ class RunMemory:
 
 
 def normalise_url(url: str) -> str:
-    """Scheme and host lowercased, default ports and fragments dropped, empty path as ``/``."""
+    """The address as a service reads it: scheme and host lowercased (a loopback name as its
+    address), default ports and fragments dropped, the path as its route (reach.urls.route_of)."""
     parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower()
-    port = parts.port
+    host = canonical_host(parts.hostname or "")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
     default = {"http": 80, "https": 443}.get(parts.scheme.lower())
     netloc = host if port in (None, default) else f"{host}:{port}"
-    return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
+    return urlunsplit((parts.scheme.lower(), netloc, route_of(parts.path), parts.query, ""))
 
 
 def element_target(

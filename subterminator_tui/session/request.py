@@ -12,7 +12,7 @@ from subterminator_tui.providers.resolution import (
     configured_model_problem,
     missing_model_reason,
 )
-from subterminator_tui.reach.urls import site_entry
+from subterminator_tui.reach.urls import site_entry, web_host
 from subterminator_tui.rules import (
     ServiceConfig,
     ServiceRegistry,
@@ -167,15 +167,14 @@ def _site_service(address: str, goal: str | None, services: tuple[str, ...]) -> 
         bare = urlsplit(start_url).path in ("", "/") and not urlsplit(start_url).query
         start = {} if bare and known.start_url else {"start_url": start_url}
         return _with_goal(known.model_copy(update=start), goal)
-    service = generic_service(address, goal=goal)
-    if service.allowed_domains == ("localhost",):
-        # The egress filter opens a loopback address only when a service names that very
-        # address; "localhost" is a name, and names that resolve to loopback stay closed.
+    if (web_host(start_url) or "").endswith("localhost"):
+        # A site on this computer is one origin, written by its address, so the services
+        # file, the journal and every question name the same place.
         raise ConfigurationError(
             "Sites on this computer are reached by address: use http://127.0.0.1:PORT/... "
             "instead of localhost."
         )
-    return service
+    return generic_service(address, goal=goal)
 
 
 def _known_site(start_url: str, services: tuple[str, ...]) -> ServiceConfig | None:
