@@ -1,6 +1,6 @@
 """Regenerate the README's screenshots: ``.venv/bin/python scripts/screenshots.py``.
 
-Writes ``docs/screenshots/main.svg``, ``checkpoint.svg``, ``handoff.svg`` and
+Writes ``screenshots/main.svg``, ``checkpoint.svg``, ``handoff.svg`` and
 ``end.svg``: the app as a first run of ``make demo`` shows it (the playbook
 driving, no model), through the CLI's app factory and the scripted session built
 from the real captured demoflix pages, a frozen clock, no image previews, a
@@ -46,7 +46,7 @@ async def render_all() -> dict[str, str]:
 def main() -> None:
     """Parse the arguments and export."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         # The person's own config (a keymap changes the footer) must not leak into the images.

@@ -1,4 +1,4 @@
-"""The screenshots in docs/ are what scripts/screenshots.py makes of the app today."""
+"""The screenshots (screenshots/, shown by the README and docs/) are what scripts/screenshots.py makes of the app today."""
 
 from __future__ import annotations
 
@@ -25,6 +25,6 @@ def test_the_screenshots_are_current(tmp_path: Path) -> None:
         name
         for name in made
         if (tmp_path / name).read_text(encoding="utf-8")
-        != (ROOT / "docs" / "screenshots" / name).read_text(encoding="utf-8")
+        != (ROOT / "screenshots" / name).read_text(encoding="utf-8")
     ]
     assert not stale, f"stale screenshots: {stale}; run .venv/bin/python scripts/screenshots.py"
