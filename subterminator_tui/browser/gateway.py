@@ -223,10 +223,17 @@ class BrowserGateway:
         refuse_past_open_dialog(name, self.last_snapshot)
         await self.process.watch_requests()
         before = self.last_snapshot.url if self.last_snapshot else None
+        watch = self.process.requests
+        data_before = watch.data_started
         result, acknowledged = await dispatch_past_alerts(
             self._dispatch_with_restart, self._dispatch, name, args, before
         )
-        text = text_of(result)
+        text = page_text = text_of(result)
+        if not result.is_error and (watch.data_started > data_before or watch.data_in_flight):
+            # The page asked for its data while the call ran (a single-page app draws its
+            # controls when the answers come): the page as drawn once they have arrived.
+            await watch.quiet()
+            page_text = text_of(await self._dispatch_with_restart("browser_snapshot", {}))
         sections = split_sections(text)
         modal = sections.get("Modal state")
         if modal is not None and self.last_snapshot is not None and "Page" not in sections:
@@ -240,7 +247,7 @@ class BrowserGateway:
             fresh = await self._fresh_snapshot_or_none()
             raise MCPToolError(self.process.explain_error(text), snapshot=fresh)
         screenshot = self.capture.save_images(result)
-        snapshot = await self._settled_snapshot(text, screenshot)
+        snapshot = await self._settled_snapshot(page_text, screenshot)
         if acknowledged:
             snapshot = with_dialog_notes(snapshot, None, acknowledged)
         if _FILE_CHOOSER in snapshot.notes.get("Modal state", ""):

@@ -128,6 +128,12 @@ class InterceptionCost:
     samples: list[float] = field(default_factory=list)
     #: Reads of every frame's links (before each call that may change the page).
     link_reads: list[float] = field(default_factory=list)
+    #: Seconds each call waited for the page's own data requests before its snapshot.
+    settles: list[float] = field(default_factory=list)
+
+
+#: Requests a page makes for its data (what a single-page app draws its controls from).
+_DATA_TYPES = frozenset({"XHR", "Fetch"})
 
 
 class RequestWatch:
@@ -154,6 +160,11 @@ class RequestWatch:
         self.refused_hosts: list[str] = []
         #: Playwright's utility worlds, where the guard reads a ref's element (no settle).
         self.worlds = PlaywrightWorlds()
+        #: The page's own data requests (XHR, fetch) sent and not yet answered, and how many
+        #: started so far: a single-page app draws its controls once they are answered.
+        self.data_in_flight: set[str] = set()
+        self.data_started = 0
+        self._data_changed = asyncio.Event()
 
     @property
     def attached(self) -> bool:
@@ -329,6 +340,7 @@ class RequestWatch:
         started = time.perf_counter()
         request_id = str(event["requestId"])
         if "responseStatusCode" in event or "responseErrorReason" in event:
+            self._data_request(request_id, answered=True)
             observed = self._observed.pop(request_id, None)
             if observed is not None:
                 self.policy.answered(observed, event.get("responseStatusCode"))
@@ -361,12 +373,42 @@ class RequestWatch:
             if verdict == "observe":
                 self._observed[request_id] = request
                 params["interceptResponse"] = True
+            if request.resource_type in _DATA_TYPES:
+                # Its answer is awaited too: the page is drawn once its data arrived.
+                self._data_request(request_id, answered=False)
+                params["interceptResponse"] = True
             await self._send("Fetch.continueRequest", params, session)
         elapsed = time.perf_counter() - started
         self.cost.requests += 1
         self.cost.seconds += elapsed
         if verdict == "send":
             self.cost.samples.append(elapsed)
+
+    async def quiet(self, *, idle: float = 0.25, bound: float = 2.0) -> float:
+        """Wait until the page's data requests have all been answered and none started for
+        ``idle`` seconds, or ``bound`` seconds passed; the seconds waited."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + bound
+        while (now := loop.time()) < deadline:
+            self._data_changed.clear()
+            wait = deadline - now if self.data_in_flight else min(idle, deadline - now)
+            try:
+                await asyncio.wait_for(self._data_changed.wait(), wait)
+            except TimeoutError:
+                if not self.data_in_flight:
+                    break
+        waited = loop.time() - started
+        self.cost.settles.append(waited)
+        return waited
+
+    def _data_request(self, request_id: str, *, answered: bool) -> None:
+        if answered:
+            self.data_in_flight.discard(request_id)
+        else:
+            self.data_in_flight.add(request_id)
+            self.data_started += 1
+        self._data_changed.set()
 
     async def _send(self, method: str, params: dict[str, Any], session: str | None) -> None:
         client = self._client

@@ -23,6 +23,7 @@ from subterminator_tui.rules.evidence import (
     RequestEvidence,
     StepOutcome,
     holds_on_seen,
+    verify_on_account_page,
     verify_on_evidence,
 )
 from subterminator_tui.rules.matching import Verification, first_holding
@@ -34,7 +35,17 @@ if TYPE_CHECKING:
 #: Endings that keep their own words even after an approved step went out: the run was
 #: interrupted, its outcome is already said to be unknown, or nothing ran.
 _KEEP_REASON: frozenset[TaskReason] = frozenset(
-    {"completed", "outcome_unknown", "interrupted", "dry_run", "already_cancelled"}
+    {
+        "completed",
+        "outcome_unknown",
+        "interrupted",
+        "dry_run",
+        "already_cancelled",
+        # Only another company or a call, chat or letter can cancel it: that is what the
+        # person must do next, whatever a step here sent.
+        "billed_elsewhere",
+        "offline_only",
+    }
 )
 
 
@@ -156,6 +167,16 @@ class OutcomeJudge:
             self.first_page,
         )
 
+    async def on_account_page(self, page: NormalizedSnapshot) -> Verification:
+        """Whether ``page``, the account page read again, proves the cancellation against the
+        run's first look at it (rules/evidence.py: verify_on_account_page)."""
+        seen = await self.seen()
+        if seen is None or not self.first_page:
+            return Verification(False, None, None, "Not verified: the account page was not read.")
+        return verify_on_account_page(
+            self.service, self.first_page[0], (page, seen), self.evidence.steps, self.requests
+        )
+
     async def already_cancelled(self, page: NormalizedSnapshot) -> Verification | None:
         """The first page already shows the cancellation (before anything was sent), or None."""
         seen = await self.seen()
@@ -174,8 +195,24 @@ class OutcomeJudge:
         return Verification(False, held, None, message)
 
     def sent_anything(self) -> bool:
-        """Whether an approved irreversible step went out in this run."""
-        return bool(self.evidence.sent())
+        """Whether an approved irreversible step went out in this run and may have changed
+        something at the service (a step known to have sent it nothing, a navigation that
+        only opened a page, does not count)."""
+        log = self.requests
+        return any(
+            log is None or log.reached_service(step.step_id) is not False
+            for step in self.evidence.sent()
+        )
+
+    def needs_a_last_look(self, reason: TaskReason, success: bool) -> bool:
+        """Whether the run should read the account page again before it ends: a commit
+        went out, and nothing has verified it (nor was the run cut short)."""
+        return not success and reason not in _KEEP_REASON and self.sent_anything()
+
+    def approved_only_navigations(self) -> bool:
+        """Whether approved steps went out and every one is known to have sent nothing that
+        changes state: the run can say nothing irreversible was sent."""
+        return bool(self.evidence.sent()) and not self.sent_anything()
 
     def honest_reason(self, reason: TaskReason, success: bool) -> TaskReason:
         """``reason``, or ``sent_not_verified`` when the run ends unverified after an

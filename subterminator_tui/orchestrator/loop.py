@@ -16,6 +16,7 @@ browser call carried out) and, here, the run from its first page to its result.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 
 from subterminator_tui.errors import JournalWriteError, SubTerminatorError
@@ -25,6 +26,7 @@ from subterminator_tui.orchestrator.call_step import CallStep
 from subterminator_tui.orchestrator.events import (
     NoAction,
     Notice,
+    PageSeen,
     RunFinished,
     RunStarted,
     TurnFinished,
@@ -72,14 +74,40 @@ class Orchestrator(CallStep):
             interrupted = self.ledger.result("interrupted", message="Interrupted by the person.")
             self._finish(interrupted)
             raise
+        if self.outcomes.needs_a_last_look(result.reason, result.success):
+            result = await self._last_look(result)
         result = self._honest(result)
         self._finish(result)
         return result
+
+    async def _last_look(self, result: TaskResult) -> TaskResult:
+        """A commit went out and nothing verified it yet: the account page where the run
+        started, read again, proves it or not (``subterminator check``'s page)."""
+        try:
+            opened = await self.browser.call("browser_navigate", {"url": self.options.start_url})
+        except SubTerminatorError:
+            return result
+        page = self.scrubber.snapshot(opened.snapshot)
+        self.ledger.saw(page)
+        self.reporter.emit(PageSeen(page, self.guard.url_allowed(page.url)))
+        verification = await self.outcomes.on_account_page(page)
+        if not verification.verified:
+            return result
+        return self.ledger.result("completed", success=True, message=verification.message)
 
     def _honest(self, result: TaskResult) -> TaskResult:
         """A run that ends unverified after an approved step went out says so, never
         "not cancelled": sent, not verified, with the page to check."""
         reason = self.outcomes.honest_reason(result.reason, result.success)
+        if reason == result.reason and self.outcomes.approved_only_navigations():
+            # What the person approved only opened pages: say so, so "not cancelled" is
+            # read as what it is, with nothing to check at the service.
+            said = result.message or result.error or ""
+            note = (
+                "Nothing irreversible was sent: the steps you approved only opened pages, "
+                "and the service was sent nothing that changes the subscription."
+            )
+            return dataclasses.replace(result, message=f"{said} {note}".strip())
         if reason == result.reason:
             return result
         detail = result.message or result.error or result.reason

@@ -294,6 +294,56 @@ def _control_swapped(
     return None
 
 
+def verify_on_account_page(
+    service: ServiceConfig,
+    first: tuple[NormalizedSnapshot, str],
+    again: tuple[NormalizedSnapshot, str],
+    steps: Sequence[ApprovedStep],
+    requests: RequestEvidence | None = None,
+) -> Verification:
+    """The second proof: the account page where the run started, read again after a commit.
+
+    It compares the page with itself, so it holds in any language and on any wording:
+    the control that offered to cancel is gone, and a resume or restart control, or a
+    success rule, shows where the plan was. A pause, a snooze or an accepted offer leaves
+    the page offering to cancel: not verified.
+    """
+    (before, before_seen), (page, seen) = first, again
+    log = requests or NoRequestLog()
+    commits = [
+        step
+        for step in steps
+        if step.sent
+        and step.is_cancellation
+        and log.reached_service(step.step_id) is not False
+        and _not_refused(log.answer_for(step.step_id))
+    ]
+    if not commits:
+        return _not("no approved cancellation reached the service in this run")
+    if first_holding(service.failure, page) is not None:
+        return _not("the account page shows a failure")
+    offered = _controls(before, _CANCEL_CONTROL, before_seen)
+    if not offered:
+        return _not("the account page offered no cancel control to compare with")
+    if _controls(page, _CANCEL_CONTROL, seen):
+        return _not(f"the account page still offers to cancel ('{offered[0]}')")
+    resume = _controls(page, _RESUME_CONTROL, seen)
+    success = next((rule for rule in service.success if holds_on_seen(rule, page, seen)), None)
+    if not resume and success is None:
+        return _not("the cancel control is gone but nothing on the account page says why")
+    shows = f"'{resume[0]}'" if resume else success.explain() if success else ""
+    message = (
+        f"Verified on the account page read again: '{offered[0]}' is gone and it shows "
+        f"{shows}, after the approved step ({commits[-1].action})."
+    )
+    return Verification(True, success, None, message)
+
+
+def _not_refused(answer: RequestAnswer | None) -> bool:
+    """The service did not answer the step with an error (unknown counts as not refused)."""
+    return answer is None or answer.succeeded
+
+
 def _not(
     why: str, *, success: PageRule | None = None, failure: PageRule | None = None
 ) -> Verification:
