@@ -22,7 +22,7 @@ from subterminator_tui.guarded.browser import Browser
 from subterminator_tui.guarded.secrets import TYPING_TOOLS, password_field_refusal
 from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.rules import CheckpointRule, ServiceConfig, domain_allowed
-from subterminator_tui.rules.commit import commit_in_path, commit_rule
+from subterminator_tui.rules.commit import commit_in_path, commit_rule, finish_in_path
 from subterminator_tui.rules.defaults import checkpoints_for
 from subterminator_tui.rules.effects import (
     READ_ONLY_TOOLS,
@@ -287,7 +287,7 @@ class Guard:
         destination = effects.destination
         if call.name == "browser_navigate" and destination:
             shown = normalise_url(destination) in self.memory.destinations
-            operation = commit_in_path(urlsplit(destination).path)
+            operation = finish_in_path(urlsplit(destination).path)
             if operation is not None and not shown:
                 return commit_rule(
                     f"it opens {urlsplit(destination).path}, an address no page showed, "

@@ -1,9 +1,10 @@
 """The loop: one guarded tool call per turn, the human asked before what cannot be undone.
 
-The loop (one class built in layers, bottom first):
+The loop (objects composed around one run context):
 
-- ``loop_base``        the run's collaborators; telling the pilot, asking the person
-- ``page_arrival``     every fresh page: scrubbed, hand-offs done, tabs contained, endings read
+- ``run_context``      the run's collaborators; telling the pilot, asking the person
+- ``page_arrival``     the page intake: every fresh page scrubbed, hand-offs done, tabs
+                       contained, endings read
 - ``virtual_calls``    the calls the loop answers itself (complete_task, show_region, asking)
 - ``call_step``        one browser call carried out: prepared, asked about, sent, settled
 - ``loop``             ``Orchestrator``: a run from its first page to its result

@@ -20,7 +20,8 @@ from subterminator_tui.guarded.guard import describe_action
 from subterminator_tui.guarded.pipeline import Failed, Held, Lost, Refused, Unsent, Verdict
 from subterminator_tui.guarded.secrets import kept_screenshot
 from subterminator_tui.orchestrator.events import PageSeen
-from subterminator_tui.orchestrator.page_arrival import PageArrival
+from subterminator_tui.orchestrator.page_arrival import PageIntake
+from subterminator_tui.orchestrator.run_context import RunContext
 from subterminator_tui.orchestrator.turns import RunEnded, TurnOutcome
 from subterminator_tui.orchestrator.virtual_calls import VirtualCalls
 from subterminator_tui.pilots.virtual_tools import (
@@ -36,33 +37,41 @@ PASSWORD_HANDOFF = (
 )
 
 
-class CallStep(PageArrival, VirtualCalls):
+class CallStep:
     """Turns a proposed call into its outcome, through the guarded-call pipeline."""
 
-    async def _execute(self, call: ToolCall, snapshot: NormalizedSnapshot) -> TurnOutcome:
+    def __init__(self, run: RunContext, intake: PageIntake, virtual: VirtualCalls) -> None:
+        self.run = run
+        self.intake = intake
+        self.virtual = virtual
+
+    async def execute(self, call: ToolCall, snapshot: NormalizedSnapshot) -> TurnOutcome:
+        """Carry out ``call`` proposed on ``snapshot``: its outcome for the loop."""
         if call.name == COMPLETE_TASK:
-            return await self._complete(call)
+            return await self.virtual.complete(call)
         if call.name == REQUEST_HUMAN_APPROVAL:
-            return await self._model_asks(call, snapshot)
+            return await self.virtual.model_asks(call, snapshot)
         if call.name == SHOW_REGION:
-            return self._show_region(call, snapshot)
+            return self.virtual.show_region(call, snapshot)
         try:
-            prepared = await self.calls.begin(self.ledger.turns, call, snapshot, self.browser)
+            prepared = await self.run.calls.begin(
+                self.run.ledger.turns, call, snapshot, self.run.browser
+            )
         except MCPToolError as unread:
             # The page could not be read before dispatch: nothing was sent; the pilot hears why.
-            return self._tell_error(call, unread, snapshot)
+            return self.run.tell_error(call, unread, snapshot)
         if isinstance(prepared, Refused):
             return await self._refused(call, prepared)
         verdict: Verdict | None = None
         if isinstance(prepared, Held):
             # The person may take a while, or the run may die right after: keep the sign-in.
-            await self.browser.keep_sign_in()
+            await self.run.browser.keep_sign_in()
             why, action = prepared.checkpoint.why, prepared.action
-            decision = await self._ask("rule", why, action, snapshot, call)
+            decision = await self.run.ask("rule", why, action, snapshot, call)
             verdict = decision.verdict
             if verdict != "approve":
                 # Journaled by the pipeline; nothing goes out.
-                self.calls.decline(prepared, verdict)
+                self.run.calls.decline(prepared, verdict)
                 if verdict == "reject" and not decision.answered:
                     raise RunEnded("no_answer", f"{action} was not run")
                 if verdict == "reject":
@@ -72,11 +81,11 @@ class CallStep(PageArrival, VirtualCalls):
                     "message": "Not done: the person sent guidance instead.",
                     "human_guidance": decision.guidance,
                 }
-                return self._tell(call, "guidance", guided, snapshot)
-            self.ledger.step_before(prepared.step, self._screenshot)
+                return self.run.tell(call, "guidance", guided, snapshot)
+            self.run.ledger.step_before(prepared.step, self.run.screenshot)
         # While the person is asked whether to stop, nothing is sent to the page.
-        await self.pause.until_released()
-        sent = await self.calls.finish(prepared, self.browser, verdict)
+        await self.run.pause.until_released()
+        sent = await self.run.calls.finish(prepared, self.run.browser, verdict)
         step = prepared.step if isinstance(prepared, Held) else None
         if isinstance(sent, Refused):
             # The approved target changed while the person was asked: nothing was sent.
@@ -84,60 +93,60 @@ class CallStep(PageArrival, VirtualCalls):
         if isinstance(sent, Unsent):
             if isinstance(sent.error, MCPConnectionError):
                 raise sent.error
-            return self._tell_error(call, sent.error, snapshot)
+            return self.run.tell_error(call, sent.error, snapshot)
         if isinstance(sent, Lost):
             if not isinstance(prepared, Held):
                 if isinstance(sent.error, MCPConnectionError):
                     raise sent.error
-                return self._tell_error(call, sent.error, snapshot)
+                return self.run.tell_error(call, sent.error, snapshot)
             # An approved irreversible step may have run: look, never repeat it.
             return await self._after_lost_answer(call, snapshot, str(sent.error), step)
         if isinstance(sent, Failed):
-            return self._tell_error(call, sent.error, snapshot)
+            return self.run.tell_error(call, sent.error, snapshot)
         if step is not None:
             await self._after_step(step)
-        page, note = await self._settle(sent.result.snapshot)
+        page, note = await self.intake.settle(sent.result.snapshot)
         if isinstance(prepared, Held):
             # The approved step's page proves the cancellation on evidence: the run is done.
             # The pilot's own claim would add nothing the rules have not checked; asking
             # for it costs a model call and offers the page's "rejoin" one more turn.
-            verification = await self.outcomes.verify(page)
+            verification = await self.run.outcomes.verify(page)
             if verification.verified:
                 # The step itself went as any other ("ok": a recording replays it); its
                 # verification is what ends the run.
                 ended = TurnOutcome.verified_on(page, verification)
                 return dataclasses.replace(ended, outcome="ok")
-        self._end_without_a_click(page)
+        self.intake.end_without_a_click(page)
         status: dict[str, Any] = {"error": False}
         if note:
             status["note"] = note
-        return self._tell(call, "ok", status, page)
+        return self.run.tell(call, "ok", status, page)
 
     async def _refused(self, call: ToolCall, refused: Refused) -> TurnOutcome:
         """Tell the pilot why nothing was sent; a password's page goes to the person."""
         if refused.fresh:
-            allowed = self.guard.url_allowed(refused.page.url)
-            self.reporter.emit(PageSeen(refused.page, allowed))
+            allowed = self.run.guard.url_allowed(refused.page.url)
+            self.run.reporter.emit(PageSeen(refused.page, allowed))
         told: dict[str, Any] = {"error": True, "message": refused.message}
         page = refused.page
-        if refused.for_the_person and not self.options.dry_run:
+        if refused.for_the_person and not self.run.options.dry_run:
             # No rule knew this page for a sign-in, but its password field says so.
             # The page after it arrives as any other: contained, learned, journaled.
             notes: list[str] = []
-            handed = await self._hand_off(page, notes, called_for=("login", PASSWORD_HANDOFF))
-            page, note = await self._settle(handed)
+            handed = await self.intake.hand_off(page, notes, called_for=("login", PASSWORD_HANDOFF))
+            page, note = await self.intake.settle(handed)
             told["note"] = " ".join([*notes, note]).strip()
-        return self._tell(call, "refused", told, page)
+        return self.run.tell(call, "refused", told, page)
 
     async def _after_step(self, step: int) -> None:
         """Keep what the page showed after an approved step: a receipt's evidence."""
         try:
-            shot = await kept_screenshot(self.browser, self.scrubber)
-            text = await self.outcomes.seen()
+            shot = await kept_screenshot(self.run.browser, self.run.scrubber)
+            text = await self.run.outcomes.seen()
         except SubTerminatorError:
             # Evidence for later only: the run goes on, and its next call meets any real loss.
             shot, text = None, None
-        self.ledger.step_after(step, shot, text)
+        self.run.ledger.step_after(step, shot, text)
 
     async def _after_lost_answer(
         self, call: ToolCall, seen: NormalizedSnapshot, why: str, step: int | None
@@ -148,26 +157,26 @@ class CallStep(PageArrival, VirtualCalls):
         browser reopens and then on the service's start page. Neither tells: the run
         ends as ``outcome_unknown`` and the pilot is never asked to try again.
         """
-        action = describe_action(call, self.guard.target_of(call, seen))
-        for url in (None, self.options.start_url):
+        action = describe_action(call, self.run.guard.target_of(call, seen))
+        for url in (None, self.run.options.start_url):
             try:
                 if url is not None:
-                    await self.browser.call("browser_navigate", {"url": url})
-                page = self.scrubber.snapshot(await self.browser.snapshot())
+                    await self.run.browser.call("browser_navigate", {"url": url})
+                page = self.run.scrubber.snapshot(await self.run.browser.snapshot())
             except SubTerminatorError:
                 continue
-            self.ledger.saw(page)
-            self.reporter.emit(PageSeen(page, self.guard.url_allowed(page.url)))
-            verification = await self.outcomes.verify(page)
+            self.run.ledger.saw(page)
+            self.run.reporter.emit(PageSeen(page, self.run.guard.url_allowed(page.url)))
+            verification = await self.run.outcomes.verify(page)
             if verification.verified:
-                self.calls.settle(step, "done")
+                self.run.calls.settle(step, "done")
                 return TurnOutcome.verified_on(page, verification)
             if verification.failure_rule is not None:
-                self.calls.settle(step, "failed")
+                self.run.calls.settle(step, "failed")
                 raise RunEnded("task_failed", verification.message)
         raise RunEnded(
             "outcome_unknown",
             f"The browser stopped answering right after you approved: {action} ({why}). The "
-            f"cancellation may have gone through: check {self.options.start_url} yourself "
+            f"cancellation may have gone through: check {self.run.options.start_url} yourself "
             "before running again; SubTerminator did not repeat the step.",
         )

@@ -1,16 +1,17 @@
 """The orchestration loop: one tool call per turn until the task ends.
 
-Every turn: the pilot proposes a call; the guarded-call pipeline (pipeline.py)
+Every turn: the pilot proposes a call; the guarded-call pipeline (guarded/pipeline.py)
 refuses it, or the human is asked first when a checkpoint rule holds; the
 browser dispatches it and returns the fresh page; hand-offs and domain checks run
 on that page; the pilot hears the outcome. ``complete_task(success)`` ends the run
 only when the service's rules confirm it on a fresh snapshot. However the run ends,
 it ends in a TaskResult, a finished journal row and a RunFinished event.
 
-The loop is one class in layers, each in its own module: ``loop_base`` (the run's
-collaborators, telling the pilot, asking the person), ``page_arrival`` (every fresh
-page), ``virtual_calls`` (the calls the loop answers itself), ``call_step`` (one
-browser call carried out) and, here, the run from its first page to its result.
+The loop is composed of objects that share one run context: ``run_context`` (the
+run's collaborators, telling the pilot, asking the person), ``page_arrival``'s page
+intake (every fresh page), ``virtual_calls`` (the calls the loop answers itself),
+``call_step`` (one browser call carried out) and, here, the run from its first page
+to its result.
 """
 
 from __future__ import annotations
@@ -20,61 +21,119 @@ import dataclasses
 import time
 
 from subterminator_tui.errors import JournalWriteError, SubTerminatorError
-from subterminator_tui.guarded.guard import describe_action
-from subterminator_tui.guarded.outcome import sent_not_verified_message
+from subterminator_tui.guarded.browser import Browser
+from subterminator_tui.guarded.gates import HumanGate
+from subterminator_tui.guarded.guard import Guard, describe_action
+from subterminator_tui.guarded.outcome import OutcomeJudge, sent_not_verified_message
+from subterminator_tui.guarded.secrets import SecretScrubber
+from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.call_step import CallStep
 from subterminator_tui.orchestrator.events import (
     NoAction,
     Notice,
     PageSeen,
+    Reporter,
     RunFinished,
     RunStarted,
     TurnFinished,
     TurnStarted,
 )
-from subterminator_tui.orchestrator.turns import NO_ACTION_LIMIT, NUDGE, RunEnded, reason_for
+from subterminator_tui.orchestrator.ledger import RunLedger
+from subterminator_tui.orchestrator.page_arrival import PageIntake
+from subterminator_tui.orchestrator.run_context import RunContext
+from subterminator_tui.orchestrator.turns import (
+    NO_ACTION_LIMIT,
+    NUDGE,
+    RunEnded,
+    RunOptions,
+    reason_for,
+)
+from subterminator_tui.orchestrator.virtual_calls import VirtualCalls
+from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.results import TaskResult
-from subterminator_tui.rules import verify_completion
+from subterminator_tui.rules import ServiceConfig, verify_completion
 
 
-class Orchestrator(CallStep):
-    """Runs one cancellation with a pilot, the guard, a browser and a human gate."""
+class Orchestrator:
+    """Runs one cancellation with a pilot, the guard, a browser and a human gate.
+
+    Composed, not stacked: one :class:`RunContext` holds the run's collaborators; the
+    page intake, the calls the loop answers itself and the call step each hold it.
+    """
+
+    def __init__(
+        self,
+        service: ServiceConfig,
+        browser: Browser,
+        pilot: Pilot,
+        gate: HumanGate,
+        reporter: Reporter,
+        guard: Guard,
+        options: RunOptions,
+        journal: Journal | None = None,
+    ) -> None:
+        self.context = RunContext(service, browser, pilot, gate, reporter, guard, options, journal)
+        self.intake = PageIntake(self.context)
+        self.virtual = VirtualCalls(self.context)
+        self.steps = CallStep(self.context, self.intake, self.virtual)
+
+    @property
+    def outcomes(self) -> OutcomeJudge:
+        """The run's evidence and the judge of its outcome."""
+        return self.context.outcomes
+
+    @property
+    def scrubber(self) -> SecretScrubber:
+        """What a person typed, kept out of every page the pilot reads."""
+        return self.context.scrubber
+
+    @property
+    def ledger(self) -> RunLedger:
+        """The run's bookkeeping: its journal rows, tokens, time and result."""
+        return self.context.ledger
+
+    @property
+    def pilot(self) -> Pilot:
+        """What proposes the next call."""
+        return self.context.pilot
 
     async def run(self) -> TaskResult:
         """Drive the run to its end and return the TaskResult (errors become results)."""
-        self.reporter.emit(
+        self.context.reporter.emit(
             RunStarted(
-                self.service.name,
-                self.pilot.name,
-                self.pilot.model_name,
-                self.options.max_turns,
-                self.guard.checkpoints,
+                self.context.service.name,
+                self.context.pilot.name,
+                self.context.pilot.model_name,
+                self.context.options.max_turns,
+                self.context.guard.checkpoints,
             )
         )
-        if self.guard.checkpoints and not self.service.default_checkpoints:
-            self.reporter.emit(
+        if self.context.guard.checkpoints and not self.context.service.default_checkpoints:
+            self.context.reporter.emit(
                 Notice(
-                    f"{self.service.name} turns the built-in checkpoints off "
+                    f"{self.context.service.name} turns the built-in checkpoints off "
                     "(default_checkpoints = false): only its own rules ask before "
                     "irreversible steps.",
                     "warning",
                 )
             )
-        self.ledger.start()
+        self.context.ledger.start()
         try:
             result = await self._drive()
         except RunEnded as ended:
-            result = self.ledger.result(
+            result = self.context.ledger.result(
                 ended.reason, success=ended.success, message=ended.message, ending=ended.ending
             )
         except SubTerminatorError as error:
-            result = self.ledger.result(reason_for(error), error=str(error))
+            result = self.context.ledger.result(reason_for(error), error=str(error))
         except asyncio.CancelledError:
             # Interrupted: the journal still learns how the run ended, then cancellation goes on.
-            interrupted = self.ledger.result("interrupted", message="Interrupted by the person.")
+            interrupted = self.context.ledger.result(
+                "interrupted", message="Interrupted by the person."
+            )
             self._finish(interrupted)
             raise
-        if self.outcomes.needs_a_last_look(result.reason, result.success):
+        if self.context.outcomes.needs_a_last_look(result.reason, result.success):
             result = await self._last_look(result)
         result = self._honest(result)
         self._finish(result)
@@ -84,22 +143,24 @@ class Orchestrator(CallStep):
         """A commit went out and nothing verified it yet: the account page where the run
         started, read again, proves it or not (``subterminator check``'s page)."""
         try:
-            opened = await self.browser.call("browser_navigate", {"url": self.options.start_url})
+            opened = await self.context.browser.call(
+                "browser_navigate", {"url": self.context.options.start_url}
+            )
         except SubTerminatorError:
             return result
-        page = self.scrubber.snapshot(opened.snapshot)
-        self.ledger.saw(page)
-        self.reporter.emit(PageSeen(page, self.guard.url_allowed(page.url)))
-        verification = await self.outcomes.on_account_page(page)
+        page = self.context.scrubber.snapshot(opened.snapshot)
+        self.context.ledger.saw(page)
+        self.context.reporter.emit(PageSeen(page, self.context.guard.url_allowed(page.url)))
+        verification = await self.context.outcomes.on_account_page(page)
         if not verification.verified:
             return result
-        return self.ledger.result("completed", success=True, message=verification.message)
+        return self.context.ledger.result("completed", success=True, message=verification.message)
 
     def _honest(self, result: TaskResult) -> TaskResult:
         """A run that ends unverified after an approved step went out says so, never
         "not cancelled": sent, not verified, with the page to check."""
-        reason = self.outcomes.honest_reason(result.reason, result.success)
-        if reason == result.reason and self.outcomes.approved_only_navigations():
+        reason = self.context.outcomes.honest_reason(result.reason, result.success)
+        if reason == result.reason and self.context.outcomes.approved_only_navigations():
             # What the person approved only opened pages: say so, so "not cancelled" is
             # read as what it is, with nothing to check at the service.
             said = result.message or result.error or ""
@@ -111,72 +172,80 @@ class Orchestrator(CallStep):
         if reason == result.reason:
             return result
         detail = result.message or result.error or result.reason
-        message = sent_not_verified_message(self.options.start_url, f"{result.reason}: {detail}")
-        return self.ledger.result(reason, message=message)
+        message = sent_not_verified_message(
+            self.context.options.start_url, f"{result.reason}: {detail}"
+        )
+        return self.context.ledger.result(reason, message=message)
 
     def _finish(self, result: TaskResult) -> None:
         """The open turn and the run get their ends; a journal that cannot be written is said."""
         try:
             outcome = "rejected" if result.reason == "human_rejected" else result.reason
-            self.ledger.close_open_turn(outcome, result.message or result.error or "")
-            self.ledger.finish(result)
+            self.context.ledger.close_open_turn(outcome, result.message or result.error or "")
+            self.context.ledger.finish(result)
         except JournalWriteError as error:
-            self.reporter.emit(Notice(str(error), "warning"))
-        self.reporter.emit(RunFinished(result))
+            self.context.reporter.emit(Notice(str(error), "warning"))
+        self.context.reporter.emit(RunFinished(result))
 
     async def _drive(self) -> TaskResult:
-        first = await self.browser.call("browser_navigate", {"url": self.options.start_url})
-        snapshot, _note = await self._settle(first.snapshot, allow_handoff=not self.options.dry_run)
-        await self.browser.keep_sign_in()
-        if self.options.verify_first:
+        first = await self.context.browser.call(
+            "browser_navigate", {"url": self.context.options.start_url}
+        )
+        snapshot, _note = await self.intake.settle(
+            first.snapshot, allow_handoff=not self.context.options.dry_run
+        )
+        await self.context.browser.keep_sign_in()
+        if self.context.options.verify_first:
             # A resumed run: its interrupted predecessor may have sent the last step.
-            verification = verify_completion(self.service, snapshot)
+            verification = verify_completion(self.context.service, snapshot)
             if verification.verified:
-                return self.ledger.result(
+                return self.context.ledger.result(
                     "completed",
                     success=True,
                     message=verification.message,
                     verified_by=verification.verified_by,
                 )
-        elif not self.options.dry_run:
-            already = await self.outcomes.already_cancelled(snapshot)
+        elif not self.context.options.dry_run:
+            already = await self.context.outcomes.already_cancelled(snapshot)
             if already is not None:
-                return self.ledger.result("already_cancelled", message=already.message)
-        self._end_without_a_click(snapshot)
-        self.pilot.begin(snapshot)
+                return self.context.ledger.result("already_cancelled", message=already.message)
+        self.intake.end_without_a_click(snapshot)
+        self.context.pilot.begin(snapshot)
         no_action = 0
-        while self.ledger.turns < self.options.max_turns:
-            await self.pause.until_released()
-            self.ledger.turns += 1
-            turn = self.ledger.turns
+        while self.context.ledger.turns < self.context.options.max_turns:
+            await self.context.pause.until_released()
+            self.context.ledger.turns += 1
+            turn = self.context.ledger.turns
             started = time.perf_counter()
-            mcp_before, human_before = self.browser.mcp_seconds, self.gate.seconds
-            proposal = await self.pilot.next_turn(snapshot)
-            self.ledger.count(proposal)
+            mcp_before, human_before = self.context.browser.mcp_seconds, self.context.gate.seconds
+            proposal = await self.context.pilot.next_turn(snapshot)
+            self.context.ledger.count(proposal)
             if proposal.stop is not None:
                 raise RunEnded("playbook_diverged", proposal.stop)
             if proposal.call is None:
                 no_action += 1
-                self.reporter.emit(NoAction(turn, proposal.text, no_action))
+                self.context.reporter.emit(NoAction(turn, proposal.text, no_action))
                 if no_action >= NO_ACTION_LIMIT:
                     raise RunEnded(
                         "llm_no_action", "The model answered three times without a tool call."
                     )
-                self.pilot.nudge(NUDGE)
+                self.context.pilot.nudge(NUDGE)
                 continue
             no_action = 0
             call = proposal.call
-            target = self.guard.target_of(call, snapshot)
-            self.reporter.emit(TurnStarted(turn, call, target, proposal.text, self.pilot.name))
-            if self.options.dry_run:
-                return self.ledger.result("dry_run", message=describe_action(call, target))
-            self.calls.intent(turn, call, snapshot)
-            step = await self._execute(call, snapshot)
+            target = self.context.guard.target_of(call, snapshot)
+            self.context.reporter.emit(
+                TurnStarted(turn, call, target, proposal.text, self.context.pilot.name)
+            )
+            if self.context.options.dry_run:
+                return self.context.ledger.result("dry_run", message=describe_action(call, target))
+            self.context.calls.intent(turn, call, snapshot)
+            step = await self.steps.execute(call, snapshot)
             latency = time.perf_counter() - started
             if step.snapshot is not None:
                 snapshot = step.snapshot
-            self.ledger.outcome(step.outcome, step.message, snapshot, latency, proposal)
-            self.reporter.emit(
+            self.context.ledger.outcome(step.outcome, step.message, snapshot, latency, proposal)
+            self.context.reporter.emit(
                 TurnFinished(
                     turn,
                     call,
@@ -189,15 +258,17 @@ class Orchestrator(CallStep):
                     model_seconds=proposal.latency,
                     cache_read_tokens=proposal.usage.cache_read_tokens,
                     cache_write_tokens=proposal.usage.cache_write_tokens,
-                    mcp_seconds=self.browser.mcp_seconds - mcp_before,
-                    human_seconds=self.gate.seconds - human_before,
+                    mcp_seconds=self.context.browser.mcp_seconds - mcp_before,
+                    human_seconds=self.context.gate.seconds - human_before,
                 )
             )
             if step.outcome == "done" or step.verified:
-                return self.ledger.result(
+                return self.context.ledger.result(
                     "completed" if step.verified else "task_failed",
                     success=step.verified,
                     message=step.message,
                     verified_by=step.verified_by,
                 )
-        raise RunEnded("max_turns_exceeded", f"No result after {self.options.max_turns} turns.")
+        raise RunEnded(
+            "max_turns_exceeded", f"No result after {self.context.options.max_turns} turns."
+        )

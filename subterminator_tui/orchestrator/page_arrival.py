@@ -6,7 +6,7 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.guarded.tabs import contain_tabs
 from subterminator_tui.orchestrator.events import Notice, PageSeen
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
-from subterminator_tui.orchestrator.loop_base import LoopBase
+from subterminator_tui.orchestrator.run_context import RunContext
 from subterminator_tui.orchestrator.sign_in_window import sign_in_pending
 from subterminator_tui.orchestrator.turns import RunEnded
 from subterminator_tui.rules import verify_completion
@@ -14,28 +14,33 @@ from subterminator_tui.rules.matching import HandoffKind
 from subterminator_tui.rules.typed_endings import detect_ending
 
 
-class PageArrival(LoopBase):
+class PageIntake:
     """What happens to every page before the pilot or the person reads it."""
 
-    async def _settle(
+    def __init__(self, run: RunContext) -> None:
+        self.run = run
+
+    async def settle(
         self, raw: NormalizedSnapshot, *, allow_handoff: bool = True
     ) -> tuple[NormalizedSnapshot, str]:
         """Scrub the fresh page, check its domain, and hand off when it needs the human."""
-        snapshot = self.scrubber.snapshot(raw)
+        snapshot = self.run.scrubber.snapshot(raw)
         notes: list[str] = []
-        if allow_handoff and sign_in_pending(self.guard.reach, snapshot):
+        if allow_handoff and sign_in_pending(self.run.guard.reach, snapshot):
             # An identity provider's page (or pop-up) is the person's: signed in there
             # first, so containment never takes it away from them.
-            snapshot = await self._hand_off(snapshot, notes)
+            snapshot = await self.hand_off(snapshot, notes)
         # Off-domain tabs are closed and the current tab brought back before anyone reads them.
-        contained, removed = await contain_tabs(self.browser, snapshot, self.guard.url_allowed)
-        snapshot = self.scrubber.snapshot(contained)
-        self.reporter.emit(PageSeen(snapshot, True))
+        contained, removed = await contain_tabs(
+            self.run.browser, snapshot, self.run.guard.url_allowed
+        )
+        snapshot = self.run.scrubber.snapshot(contained)
+        self.run.reporter.emit(PageSeen(snapshot, True))
         if removed:
             left = ", ".join(removed)
-            decision = await self._ask(
+            decision = await self.run.ask(
                 "left_domains",
-                f"A page tried to leave {self.service.name}'s allowed domains ({left}); "
+                f"A page tried to leave {self.run.service.name}'s allowed domains ({left}); "
                 "SubTerminator closed it before anything read it",
                 f"Continue the run on {snapshot.url}",
                 snapshot,
@@ -49,19 +54,19 @@ class PageArrival(LoopBase):
             if decision.verdict == "guidance":
                 notes.append(f"The person says: {decision.guidance}")
         if allow_handoff:
-            snapshot = await self._hand_off(snapshot, notes)
-        self.guard.learn(snapshot)
-        self.ledger.saw(snapshot)
+            snapshot = await self.hand_off(snapshot, notes)
+        self.run.guard.learn(snapshot)
+        self.run.ledger.saw(snapshot)
         return snapshot, " ".join(notes)
 
-    def _end_without_a_click(self, snapshot: NormalizedSnapshot) -> None:
+    def end_without_a_click(self, snapshot: NormalizedSnapshot) -> None:
         """End the run (RunEnded) when the page says no click can cancel it here."""
-        ending = detect_ending(self.service, snapshot)
+        ending = detect_ending(self.run.service, snapshot)
         # A page that proves the cancellation is left to complete_task, whatever else it says.
-        if ending is not None and not verify_completion(self.service, snapshot).verified:
-            raise RunEnded(ending.reason, ending.message(self.service.name), ending=ending)
+        if ending is not None and not verify_completion(self.run.service, snapshot).verified:
+            raise RunEnded(ending.reason, ending.message(self.run.service.name), ending=ending)
 
-    async def _hand_off(
+    async def hand_off(
         self,
         snapshot: NormalizedSnapshot,
         notes: list[str],
@@ -69,26 +74,26 @@ class PageArrival(LoopBase):
     ) -> NormalizedSnapshot:
         """Every hand-off the page calls for (sign-ins, codes, captchas); the page after them."""
         try:
-            async with self.window_typing.at_handoff():
+            async with self.run.window_typing.at_handoff():
                 snapshot, kinds = await hand_off(
-                    self.service,
-                    self.browser,
-                    self.gate,
+                    self.run.service,
+                    self.run.browser,
+                    self.run.gate,
                     snapshot,
-                    self.scrubber,
-                    headed=self.options.headed,
-                    hint=self.options.handoff_hint,
-                    reach=self.guard.reach,
+                    self.run.scrubber,
+                    headed=self.run.options.headed,
+                    hint=self.run.options.handoff_hint,
+                    reach=self.run.guard.reach,
                     called_for=called_for,
-                    window=self.window_typing,
+                    window=self.run.window_typing,
                 )
         except HandoffCancelled as cancelled:
             raise RunEnded("human_rejected", str(cancelled)) from None
         # A value heard only as the hand-off closed is scrubbed from its last page too.
-        snapshot = self.scrubber.snapshot(snapshot)
+        snapshot = self.run.scrubber.snapshot(snapshot)
         if kinds:
-            await self.browser.keep_sign_in()
+            await self.run.browser.keep_sign_in()
             notes.append(describe_handoff(kinds))
-            self.reporter.emit(Notice(describe_handoff(kinds)))
-            self.reporter.emit(PageSeen(snapshot, self.guard.url_allowed(snapshot.url)))
+            self.run.reporter.emit(Notice(describe_handoff(kinds)))
+            self.run.reporter.emit(PageSeen(snapshot, self.run.guard.url_allowed(snapshot.url)))
         return snapshot

@@ -97,6 +97,40 @@ def commit_in_path(path: str) -> str | None:
     return None
 
 
+#: What a subscription is called in a path (``/membership/finish``).
+_SUBJECT = frozenset(
+    {
+        "subscription",
+        "subscriptions",
+        "membership",
+        "memberships",
+        "plan",
+        "plans",
+        "account",
+        "abo",
+        "abonnement",
+        "contract",
+        "trial",
+        "premium",
+        "billing",
+    }
+)
+
+
+def finish_in_path(path: str) -> str | None:
+    """The finishing step a path names (``/membership/finish``, ``/cancel/confirm``), or None.
+
+    For a navigation typed to an address no page showed: opening ``/cancel`` only opens
+    the flow, but a GET to its last step can be the commit on a careless service.
+    """
+    parts = _parts(path)
+    if len(parts) < 2 or parts[-1] not in _FINISHING:
+        return None
+    if any(_OPERATION.match(part) or part in _SUBJECT for part in parts[:-1]):
+        return " ".join(parts[-2:])
+    return None
+
+
 def commit_in_names(names: Sequence[str]) -> str | None:
     """The operation an operation name, a field or an action value names, or None.
 

@@ -1,5 +1,9 @@
 """What every part of the loop shares: the run's collaborators, how the pilot hears
-how its call went, and how the person is asked."""
+how its call went, and how the person is asked.
+
+The loop is composed of parts that each hold this one context (the page intake, the
+calls the loop answers itself, the call step), rather than a class stacked in layers.
+"""
 
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.rules import ServiceConfig
 
 
-class LoopBase:
+class RunContext:
     """The collaborators of one run, and the two ways a turn reaches someone."""
 
     def __init__(
@@ -85,20 +89,20 @@ class LoopBase:
         self.calls = CallPipeline(
             guard, self.ledger, self.scrubber.snapshot, self.outcomes, self.requests
         )
-        self._unverified_claims = 0
+        self.unverified_claims = 0
         #: The screenshot the person was last asked on (a receipt shows it).
-        self._screenshot: str | None = None
+        self.screenshot: str | None = None
 
-    def _tell_error(
+    def tell_error(
         self, call: ToolCall, error: MCPToolError, seen: NormalizedSnapshot
     ) -> TurnOutcome:
         """A failed call: the pilot hears the error with the page it carries (else the one it
         saw), scrubbed like every page that reaches a pilot."""
         page = error.snapshot if isinstance(error.snapshot, NormalizedSnapshot) else seen
         failed = {"error": True, "message": str(error)}
-        return self._tell(call, "error", failed, self.scrubber.snapshot(page))
+        return self.tell(call, "error", failed, self.scrubber.snapshot(page))
 
-    def _tell(
+    def tell(
         self,
         call: ToolCall,
         outcome: Outcome,
@@ -113,7 +117,7 @@ class LoopBase:
         message = str(feedback.get("message") or feedback.get("note") or "")
         return TurnOutcome(outcome, message, snapshot)
 
-    async def _ask(
+    async def ask(
         self,
         kind: CheckpointKind,
         why: str,
@@ -121,13 +125,15 @@ class LoopBase:
         snapshot: NormalizedSnapshot,
         call: ToolCall | None,
     ) -> Decision:
+        """Ask the person about ``action`` on ``snapshot`` (with a screenshot when one can be
+        taken) through the run's gate; their decision."""
         # The person sees a screenshot of exactly what they approve; while a
         # native dialog is open the browser cannot take one, and the dialog is the page.
         try:
             screenshot = await kept_screenshot(self.browser, self.scrubber)
         except MCPToolError:
             screenshot = None
-        self._screenshot = screenshot
+        self.screenshot = screenshot
         request = CheckpointRequest(
             kind=kind,
             why=why,
