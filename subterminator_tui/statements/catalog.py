@@ -84,9 +84,12 @@ def biller_ending(biller: str) -> BillerRule | None:
 
 @dataclass(frozen=True, slots=True)
 class HowToCancel:
-    """Where and how to stop paying, in one line, and the address to open, if any."""
+    """Where and how to stop paying: a short cell for a table, the whole line, an address."""
 
+    short: str
+    """Fits a table cell: ``subterminator cancel netflix``, ``at Apple``."""
     text: str
+    """The whole line, the biller's or wallet's steps included."""
     cancel_at: str = ""
 
 
@@ -96,21 +99,34 @@ def how_to_cancel(merchant: Merchant, match: CatalogMatch) -> HowToCancel:
         ending = biller_ending(merchant.biller)
         steps = ending.how if ending is not None else ""
         place = ending.cancel_at if ending is not None else ""
-        return HowToCancel(f"Billed by {merchant.biller_name}: {steps}".strip(), place)
+        return HowToCancel(
+            f"at {merchant.biller_name}",
+            f"Billed by {merchant.biller_name}: {steps}".strip(),
+            place,
+        )
     if merchant.payer:
         payer = next(entry for entry in intermediaries().payer if entry.name == merchant.payer)
         if match.service is not None:
+            command = f"subterminator cancel {match.service.id}"
             return HowToCancel(
-                f"subterminator cancel {match.service.id} (paid through {payer.name}; "
-                f"{payer.name} can also stop paying: {payer.cancel_at})",
+                command,
+                f"{command} (paid through {payer.name}, which can also stop paying: "
+                f"{payer.cancel_at})",
                 payer.cancel_at,
             )
-        return HowToCancel(f"Paid through {payer.name}: {payer.how}", payer.cancel_at)
+        return HowToCancel(
+            f"with the merchant, or in {payer.name}",
+            f"Paid through {payer.name}: {payer.how}",
+            payer.cancel_at,
+        )
     if match.service is not None:
-        return HowToCancel(f"subterminator cancel {match.service.id}")
+        command = f"subterminator cancel {match.service.id}"
+        return HowToCancel(command, command)
     if merchant.domain:
-        return HowToCancel(f"Not in the catalog: subterminator cancel {merchant.domain}")
+        command = f"subterminator cancel {merchant.domain}"
+        return HowToCancel(command, f"Not in the catalog: {command} (generic rules verify)")
     return HowToCancel(
+        "subterminator cancel --url ADDRESS",
         "Not in the catalog: find the account page on the merchant's site, then "
-        "subterminator cancel --url ADDRESS"
+        "subterminator cancel --url ADDRESS",
     )

@@ -52,9 +52,7 @@ _AMOUNT = re.compile(r"^[+-]?[\d.,' ]*\d$")
 _CURRENCY_WORDS = re.compile(r"[A-Z]{3}|[$€£¥]|CHF|EUR|USD|GBP")
 
 
-def read_csv(
-    path: Path, raw: bytes, choice: ColumnChoice, ask: ColumnQuestion | None
-) -> Statement:
+def read_csv(path: Path, raw: bytes, choice: ColumnChoice, ask: ColumnQuestion | None) -> Statement:
     """Every booked row of a CSV export; StatementError when it cannot be read as one."""
     text = _decode(raw)
     rows = _rows(path, text)
@@ -124,8 +122,7 @@ def _rows(path: Path, text: str) -> list[list[str]]:
         raise StatementError(
             path,
             "not a bank statement: no table of dates, descriptions and amounts",
-            "Export the account's transactions from the bank as CSV, OFX/QFX, camt.053 or "
-            "MT940.",
+            "Export the account's transactions from the bank as CSV, OFX/QFX, camt.053 or MT940.",
         )
     return rows
 
@@ -166,7 +163,9 @@ def _content_columns(
         return map_columns(path, header, choice, ask)
     sample = body[:200]
     dates = [i for i in range(len(header)) if _all(sample, i, _looks_like_date)]
-    amounts = [i for i in range(len(header)) if i not in dates and _all(sample, i, _looks_like_amount)]
+    amounts = [
+        i for i in range(len(header)) if i not in dates and _all(sample, i, _looks_like_amount)
+    ]
     texts = [i for i in range(len(header)) if i not in dates and i not in amounts]
     if not dates or not amounts or not texts:
         raise StatementError(
@@ -215,8 +214,14 @@ def _looks_like_amount(cell: str) -> bool:
 def _needed(columns: ColumnMap) -> int:
     indexes = [
         index
-        for index in (columns.date, columns.description, columns.amount, columns.debit,
-                      columns.credit, columns.currency)
+        for index in (
+            columns.date,
+            columns.description,
+            columns.amount,
+            columns.debit,
+            columns.credit,
+            columns.currency,
+        )
         if index is not None
     ]
     return max(indexes) + 1
@@ -265,7 +270,7 @@ def _parse_date(cell: str, fmt: str) -> datetime.date | None:
 
 
 def _decimal_comma(body: Sequence[Sequence[str]], columns: ColumnMap) -> bool:
-    """"12,99" and "1.234,56" (decimal comma) against "12.99" and "1,234.56"."""
+    """ "12,99" and "1.234,56" (decimal comma) against "12.99" and "1,234.56"."""
     votes = Counter[bool]()
     for row in body:
         for index in (columns.amount, columns.debit, columns.credit):
@@ -310,10 +315,8 @@ def _parse_amount(cell: str, decimal_comma: bool) -> Decimal | None:
         negative = negative or text[0] == "-"
         text = text[1:]
     text = text.replace(" ", "").replace("'", "")
-    if decimal_comma:
-        text = text.replace(".", "").replace(",", ".")
-    else:
-        text = text.replace(",", "")
+    # "1.234,56" drops its dots, "1,234.56" its commas: what is left is a plain decimal.
+    text = text.replace(".", "").replace(",", ".") if decimal_comma else text.replace(",", "")
     try:
         value = Decimal(text)
     except InvalidOperation:
@@ -331,6 +334,4 @@ def _charges_positive(transactions: list[Transaction]) -> list[Transaction]:
     signs = Counter(transaction.spent > 0 for transaction in transactions if transaction.spent)
     if signs[True] >= signs[False]:
         return transactions
-    return [
-        Transaction(t.booked, -t.spent, t.currency, t.descriptor) for t in transactions
-    ]
+    return [Transaction(t.booked, -t.spent, t.currency, t.descriptor) for t in transactions]

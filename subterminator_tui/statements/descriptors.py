@@ -124,7 +124,9 @@ class Merchant:
 
 _SPACES = re.compile(r"\s+")
 _PHONE = re.compile(r"(?<!\w)(?:\+?1[-. ]?)?\(?\d{3}\)?[-. ]?\d{3}[-. ]?\d{4}(?!\w)")
-_DOMAIN = re.compile(r"\b(?:WWW\.)?([A-Z0-9][A-Z0-9-]*(?:\.[A-Z0-9-]+)*\.(?:COM|NET|ORG|IO|CO|TV|US|APP|FM|AI|ME|DE|FR|ES|UK|INFO))\b")
+_DOMAIN = re.compile(
+    r"\b(?:WWW\.)?([A-Z0-9][A-Z0-9-]*(?:\.[A-Z0-9-]+)*\.(?:COM|NET|ORG|IO|CO|TV|US|APP|FM|AI|ME|DE|FR|ES|UK|INFO))\b"
+)
 _REFERENCE = re.compile(
     r"(?:\*|#|\bREF\b:?)\s*(?=[A-Z]*\d)[A-Z0-9]{4,}\b|\b(?=[A-Z]*\d)[A-Z0-9]{6,}\b|\b\d{3,}\b"
 )
@@ -132,7 +134,30 @@ _DATE_IN_TEXT = re.compile(r"\b\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\b")
 # A US state or a country code at the end of a card line ("LOS GATOS CA"), never the
 # whole name.
 _TRAILING_REGION = re.compile(r"\s+(?:[A-Z]{2}|USA|GBR|DEU|FRA|ESP|IRL|NLD|LUX)$")
-_NOISE_WORDS = frozenset({"INC", "LLC", "LTD", "GMBH", "SARL", "SA", "BV", "CO", "CORP", "THE", "BILL", "PAYMENT", "SUBSCRIPTION", "MEMBERSHIP", "RECURRING", "ONLINE", "WWW", "HTTPS", "HTTP", "COM"})
+_NOISE_WORDS = frozenset(
+    {
+        "INC",
+        "LLC",
+        "LTD",
+        "GMBH",
+        "SARL",
+        "SA",
+        "BV",
+        "CO",
+        "CORP",
+        "THE",
+        "BILL",
+        "PAYMENT",
+        "SUBSCRIPTION",
+        "MEMBERSHIP",
+        "RECURRING",
+        "ONLINE",
+        "WWW",
+        "HTTPS",
+        "HTTP",
+        "COM",
+    }
+)
 
 
 _UNKNOWN = "Unknown"
@@ -227,7 +252,9 @@ def _readable_name(text: str, domain: str) -> str:
         kept = words.split()[:1]
     if not kept:
         return _UNKNOWN
-    return " ".join(word if any(c.isdigit() for c in word) else word.capitalize() for word in kept[:3])
+    return " ".join(
+        word if any(c.isdigit() for c in word) else word.capitalize() for word in kept[:3]
+    )
 
 
 def _merchant_key(name: str, biller_name: str) -> str:

@@ -14,6 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from subterminator_tui.inert_text import inert_line
 from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.statements.catalog import CatalogMatch, how_to_cancel, match_service
 from subterminator_tui.statements.columns import ColumnChoice, ColumnQuestion
@@ -53,6 +54,8 @@ class Subscription:
     """PayPal when PayPal paid it; "" otherwise."""
     how_to_cancel: str
     """One line: ``subterminator cancel netflix``, or the biller's steps."""
+    how_to_cancel_short: str
+    """The same in a few words, for a table cell."""
     cancel_at: str
     """The biller's or the wallet's page for cancelling, when there is one."""
     descriptor: str
@@ -133,7 +136,9 @@ def find_subscriptions(
             if identity in seen and len(statements) > 1:
                 continue  # the same row in two overlapping exports of one account
             seen.add(identity)
-            merchant = name_merchant(transaction.descriptor)
+            # A statement is written by merchants too: no escape sequence survives.
+            descriptor = inert_line(transaction.descriptor)
+            merchant = name_merchant(descriptor)
             match = match_service(merchant, services)
             key = match.service.id if match.service is not None else merchant.key
             key = f"{key}|{merchant.biller}|{merchant.payer}"
@@ -142,7 +147,7 @@ def find_subscriptions(
                 booked=transaction.booked,
                 amount=transaction.spent,
                 merchant_key=key,
-                descriptor=transaction.descriptor,
+                descriptor=descriptor,
                 currency=transaction.currency,
                 known=match.service is not None,
             )
@@ -171,6 +176,7 @@ def find_subscriptions(
                 billed_by=merchant.biller_name,
                 paid_through=merchant.payer,
                 how_to_cancel=how.text,
+                how_to_cancel_short=how.short,
                 cancel_at=how.cancel_at,
                 descriptor=series.latest.descriptor,
                 statement=source.get(id(series.latest), ""),

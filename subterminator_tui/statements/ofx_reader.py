@@ -26,8 +26,7 @@ def read_ofx(path: Path, raw: bytes) -> Statement:
     except Exception as error:  # ofxtools raises many kinds for one meaning: unreadable
         raise StatementError(
             path,
-            f"looks like OFX but could not be read ({type(error).__name__}: "
-            f"{_short(str(error))})",
+            f"looks like OFX but could not be read ({type(error).__name__}: {_short(str(error))})",
             "Download the statement again from the bank (OFX, QFX, or CSV instead).",
         ) from None
     transactions: list[Transaction] = []

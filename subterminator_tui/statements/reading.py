@@ -39,16 +39,19 @@ def read_statement(
     except FileNotFoundError:
         raise StatementError(path, "no such file", "Check the path.") from None
     except PermissionError:
-        raise StatementError(path, "cannot be read (permission denied)", "Check the file's permissions.") from None
+        raise StatementError(
+            path, "cannot be read (permission denied)", "Check the file's permissions."
+        ) from None
     except OSError as error:
-        raise StatementError(path, f"cannot be read ({error.strerror})", "Check the file.") from None
+        raise StatementError(
+            path, f"cannot be read ({error.strerror})", "Check the file."
+        ) from None
     head = raw[:4096]
     if head.startswith(b"%PDF"):
         raise StatementError(
             path,
             "a PDF, which holds a picture of the statement rather than its rows",
-            "Download the transactions from the bank as CSV, OFX/QFX, camt.053 or MT940 "
-            "instead.",
+            "Download the transactions from the bank as CSV, OFX/QFX, camt.053 or MT940 instead.",
         )
     if _CAMT.search(head) or (head.lstrip().startswith(b"<?xml") and b"BkToCstmrStmt" in raw):
         return read_camt053(path, raw)

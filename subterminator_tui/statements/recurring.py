@@ -12,6 +12,7 @@ income and one-off purchases (a price seen once, or at no steady interval) are l
 from __future__ import annotations
 
 import datetime
+import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -147,7 +148,7 @@ def _follows(series: list[Charge], group: list[Charge]) -> bool:
 
 
 def _cadence(series: Sequence[Charge]) -> Cadence | None:
-    days = [(later.booked - earlier.booked).days for earlier, later in zip(series, series[1:], strict=False)]
+    days = [(later.booked - earlier.booked).days for earlier, later in itertools.pairwise(series)]
     for cadence, (period, drift, most_skipped, fewest) in _PERIODS.items():
         if len(series) < fewest:
             continue
