@@ -57,7 +57,11 @@ def read_csv(path: Path, raw: bytes, choice: ColumnChoice, ask: ColumnQuestion |
     text = _decode(raw)
     rows = _rows(path, text)
     header_at = _header_row(rows)
-    if header_at is None:
+    if header_at is None and _unknown_header(rows):
+        # A header row in words no bank vocabulary here knows: name its columns.
+        header, body = rows[0], rows[1:]
+        columns = map_columns(path, header, choice, ask)
+    elif header_at is None:
         header, body = _headerless(path, rows, choice, ask)
         columns = _content_columns(path, header, body, choice, ask)
     else:
@@ -143,6 +147,14 @@ def _header_row(rows: Sequence[Sequence[str]]) -> int | None:
     return None
 
 
+def _unknown_header(rows: Sequence[Sequence[str]]) -> bool:
+    """The first row holds only words while the rows under it hold dates: a header."""
+    first, rest = rows[0], rows[1:31]
+    if any(_looks_like_date(cell) or _looks_like_amount(cell) for cell in first if cell):
+        return False
+    return any(any(_looks_like_date(cell) for cell in row) for row in rest)
+
+
 def _headerless(
     path: Path, rows: list[list[str]], choice: ColumnChoice, ask: ColumnQuestion | None
 ) -> tuple[list[str], list[list[str]]]:
@@ -174,7 +186,8 @@ def _content_columns(
             "Export the account's transactions from the bank as CSV with a header row, or "
             "name the columns with --columns 'date=1,description=2,amount=3'.",
         )
-    picked = {"date": dates[0], "description": max(texts, key=lambda i: _distinct(sample, i))}
+    # The description: the text column with the most different values, then the longest.
+    picked = {"date": dates[0], "description": max(texts, key=lambda i: _text_weight(sample, i))}
     if len(amounts) > 1:
         candidates = [f"{i + 1}" for i in amounts]
         answer = ask(path, "amount", candidates) if ask is not None else None
@@ -199,8 +212,9 @@ def _all(rows: Sequence[Sequence[str]], index: int, test: object) -> bool:
     return bool(cells) and all(test(cell) for cell in cells)  # type: ignore[operator]
 
 
-def _distinct(rows: Sequence[Sequence[str]], index: int) -> int:
-    return len({row[index] for row in rows if index < len(row)})
+def _text_weight(rows: Sequence[Sequence[str]], index: int) -> tuple[int, int]:
+    cells = [row[index] for row in rows if index < len(row)]
+    return len(set(cells)), sum(len(cell) for cell in cells)
 
 
 def _looks_like_date(cell: str) -> bool:
