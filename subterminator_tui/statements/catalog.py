@@ -53,7 +53,37 @@ def match_service(merchant: Merchant, services: Sequence[ServiceConfig]) -> Cata
                 best = (len(needle), service)
     if best is not None:
         return CatalogMatch(service=best[1])
+    sold = _app_sold_by_store(merchant, services)
+    if sold is not None:
+        return CatalogMatch(service=sold)
     return CatalogMatch(service=None, possible=tuple(dict.fromkeys(shared)))
+
+
+def _app_sold_by_store(
+    merchant: Merchant, services: Sequence[ServiceConfig]
+) -> ServiceConfig | None:
+    """An app store's line names the app exactly ("GOOGLE *Calm"): the service whose
+    descriptor is that name once its web and star dressing is dropped ("CALM*", "CALM.COM").
+
+    Only for a line a biller or wallet wrote: elsewhere a bare word is too common a
+    name ("Calm" is in many shops' names), which is why such descriptors carry dressing.
+    """
+    if not (merchant.biller or merchant.payer) or not merchant.merchant_text:
+        return None
+    name = _core(merchant.merchant_text)
+    for service in services:
+        for descriptor in service.billing_descriptors:
+            # Apple's one line for everything names no app, however exactly it matches.
+            if _is_billers_own_line(normalise_descriptor(descriptor)):
+                continue
+            if _core(descriptor) == name:
+                return service
+    return None
+
+
+def _core(text: str) -> str:
+    without_dressing = re.sub(r"\.(?:COM|NET|ORG|IO|US|TV|APP)\b|\*", " ", text.upper())
+    return re.sub(r"[^A-Z0-9]", "", without_dressing)
 
 
 @functools.cache

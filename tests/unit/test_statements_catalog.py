@@ -97,9 +97,24 @@ def test_the_longest_descriptor_wins() -> None:
     assert merchant.biller == "Amazon"
 
 
-def test_apples_one_line_is_no_certain_match() -> None:
+@pytest.mark.parametrize("line", ["APPLE.COM/BILL", "APPLE.COM/BILL 866-712-7753 CA"])
+def test_apples_one_line_is_no_certain_match(line: str) -> None:
     """APPLE.COM/BILL may be iCloud+ or any App Store subscription: only a possibility."""
     services = load_services(user_file=None).all()
-    match = match_service(name_merchant("APPLE.COM/BILL 866-712-7753 CA"), services)
+    match = match_service(name_merchant(line), services)
     assert match.service is None
     assert [service.id for service in match.possible] == ["icloud-plus"]
+
+
+def test_an_app_store_line_names_the_app_exactly() -> None:
+    """GOOGLE *Calm is Calm sold through Google Play, though Calm's descriptors are CALM*."""
+    services = load_services(user_file=None).all()
+    merchant = name_merchant("GOOGLE *Calm")
+    assert match_service(merchant, services).service.id == "calm"  # type: ignore[union-attr]
+    assert merchant.biller == "Google Play"
+
+
+def test_a_bare_word_alone_on_a_card_line_is_no_app_name() -> None:
+    """CALM on its own (no store wrote it) matches nothing: too common a word."""
+    services = load_services(user_file=None).all()
+    assert match_service(name_merchant("CALM"), services).service is None
