@@ -148,3 +148,42 @@ def test_a_wrong_columns_option_is_refused(isolated_home: Path) -> None:
     """--columns with an unknown role names the roles."""
     run = find(str(FIXTURES / "bank.csv"), "--columns", "when=Date")
     assert run.returncode == 2 and "roles: date, description" in run.stderr
+
+
+def test_an_ambiguous_column_is_asked_on_a_terminal(isolated_home: Path, tmp_path: Path) -> None:
+    """On a terminal, two description columns are a question; the answer is used."""
+    import pty
+    import select
+
+    rows = ["Date,Payee,Description,Amount"] + [
+        f"2025-{month:02d}-14,Streaming,NETFLIX.COM 866-579-7172 CA,-15.49"
+        for month in range(1, 13)
+    ]
+    path = tmp_path / "export.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "subterminator_tui", "find", str(path)],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        env=dict(os.environ),
+    )
+    os.close(follower)
+    seen = b""
+    try:
+        while b"number (Enter to stop)" not in seen:
+            ready, _, _ = select.select([leader], [], [], 60)
+            assert ready, seen
+            seen += os.read(leader, 4096)
+        assert b"which column is the description?" in seen
+        assert b"1) Payee" in seen and b"2) Description" in seen
+        os.write(leader, b"2\n")
+        stdout, _ = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(leader)
+    assert child.returncode == 0
+    assert "subterminator cancel netflix" in stdout.decode()
