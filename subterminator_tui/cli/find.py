@@ -3,7 +3,8 @@
 Reads bank and card statements (CSV, OFX/QFX, camt.053, MT940) on this computer, finds
 the charges that repeat, names the merchant behind each and says how to cancel it.
 Prints a table, or ``--json``. Nothing is sent anywhere and nothing is written: the
-statement's rows stay in memory and are gone when the command ends.
+statement's rows stay in memory and are gone when the command ends. ``--keep`` keeps
+the subscriptions found, one row each and no statement text, for the app's home.
 
 Exit codes: 0 when subscriptions were found; 2 when a file cannot be used (not a
 statement, an unknown layout, mixed currencies, no charge that repeats), with a
@@ -26,32 +27,7 @@ from subterminator_tui.inert_text import inert_line
 from subterminator_tui.rules import load_services
 from subterminator_tui.statements.columns import ColumnChoice
 from subterminator_tui.statements.finding import FindReport, Subscription, find_subscriptions
-
-
-def add_find_parser(commands: Any) -> None:
-    """The ``find`` subcommand and its options."""
-    from subterminator_tui.cli.options import add_services_option
-
-    find = commands.add_parser(
-        "find",
-        help="find the subscriptions you pay for in bank or card statements you exported",
-        description="Read bank and card statements you exported (CSV, OFX/QFX, camt.053 "
-        "XML, MT940), find the charges that repeat (weekly, monthly, yearly; price changes "
-        "and missed months allowed), name the merchant behind each and say how to cancel "
-        "it. Everything stays on this computer: nothing is sent, nothing is written.",
-        epilog="exit codes: 0 subscriptions found; 2 a file cannot be used (the message "
-        "names it and what to do)",
-    )
-    find.add_argument("files", nargs="+", type=Path, metavar="FILE", help="statement files")
-    find.add_argument("--json", action="store_true", help="print the subscriptions as JSON")
-    find.add_argument(
-        "--columns",
-        metavar="ROLE=NAME,...",
-        help="for a CSV whose columns are ambiguous or unknown: which column is the date, "
-        "description, amount (or debit and credit) and currency, by header name or 1-based "
-        "number, e.g. 'date=Posted Date,description=Payee,amount=Amount'",
-    )
-    add_services_option(find)
+from subterminator_tui.statements.kept import keep, kept_file
 
 
 def run_find(args: argparse.Namespace) -> int:
@@ -80,7 +56,13 @@ def run_find(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report_json(report), indent=2))
     else:
-        print(render_report(report))
+        print(render_report(report, kept=args.keep))
+    if args.keep:
+        try:
+            keep(report)
+        except (SubTerminatorError, OSError) as failure:
+            print(f"error: {failure}", file=sys.stderr)
+            return CONFIGURATION
     return SUCCESS
 
 
@@ -122,8 +104,8 @@ def report_json(report: FindReport) -> dict[str, Any]:
 _HEADERS = ("Service", "Amount", "Cadence", "Last charge", "Per year", "How to cancel")
 
 
-def render_report(report: FindReport) -> str:
-    """The table, the billers' steps under it, and what was read."""
+def render_report(report: FindReport, *, kept: bool = False) -> str:
+    """The table, the billers' steps under it, and what was read (and kept)."""
     rows = [_cells(subscription) for subscription in report.subscriptions]
     widths = [max(len(cell) for cell in column) for column in zip(_HEADERS, *rows, strict=False)]
     lines = [
@@ -151,7 +133,13 @@ def render_report(report: FindReport) -> str:
         f"{statement.path.name} ({statement.format}, {len(statement.transactions)} rows)"
         for statement in report.statements
     )
-    lines.append(f"Read {read}. Nothing was sent or written.")
+    if kept:
+        lines.append(
+            f"Read {read}. Nothing was sent; the {len(report.subscriptions)} subscriptions "
+            f"were kept (one row each, no statement text) in {kept_file()}."
+        )
+    else:
+        lines.append(f"Read {read}. Nothing was sent or written.")
     return "\n".join(lines)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from subterminator_tui import __version__
 from subterminator_tui.cli.completion import add_completion_parser
 from subterminator_tui.cli.egress import add_egress_parser
-from subterminator_tui.cli.find import add_find_parser
+from subterminator_tui.cli.find_options import add_find_parser
 from subterminator_tui.cli.options import add_services_option
 from subterminator_tui.cli.serve_options import add_serve_parser
 from subterminator_tui.exit_codes import CONFIGURATION, FAILURE, INTERRUPTED, describe_exit_codes
