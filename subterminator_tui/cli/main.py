@@ -301,6 +301,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None and sys.stdin.isatty() and sys.stdout.isatty():
+        # On a terminal, no command opens the subscriptions home; what is chosen there
+        # (cancel, check, receipt) runs as if it had been typed.
+        from subterminator_tui.cli.home import run_home
+
+        chosen = run_home()
+        return _dispatch(list(chosen)) if isinstance(chosen, tuple) else chosen
     target = _RUNNERS.get(args.command or "")
     if args.command == "serve" and args.tui:
         target = ("subterminator_tui.cli.serve_console", "run_serve_console")

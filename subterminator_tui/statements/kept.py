@@ -45,6 +45,7 @@ class KeptSubscription:
     billed_by: str
     paid_through: str
     how_to_cancel: str
+    how_to_cancel_short: str
     statement: str
     """The file it was found in (its name only), so a newer export replaces it."""
     lapsed: bool
@@ -63,6 +64,7 @@ class KeptSubscription:
             billed_by=subscription.billed_by,
             paid_through=subscription.paid_through,
             how_to_cancel=subscription.how_to_cancel,
+            how_to_cancel_short=subscription.how_to_cancel_short,
             statement=subscription.statement,
             lapsed=subscription.lapsed,
         )

@@ -31,6 +31,9 @@ class HomeRow:
     status: str
     """What happened last: a run's ending, a check, or "found in <statement>"."""
     how_to_cancel: str
+    """In a few words, for the table."""
+    how_to_cancel_full: str = ""
+    """The whole line, the biller's or wallet's steps included."""
     run_id: int | None = None
     """The latest finished run (its receipt), when there is one."""
 
@@ -68,24 +71,23 @@ def home_rows(
     rows: list[HomeRow] = []
     seen: set[str] = set()
     for subscription in sorted(kept, key=lambda row: -float(row.yearly_cost)):
-        run = latest.get(subscription.service_id) if subscription.service_id else None
+        last_run = latest.get(subscription.service_id) if subscription.service_id else None
         seen.add(subscription.service_id)
-        status = _status(run, checks.get(subscription.service_id))
+        status = _status(last_run, checks.get(subscription.service_id))
         if not status:
-            status = "stopped? no recent charge" if subscription.lapsed else "charging"
+            status = "stopped?" if subscription.lapsed else "charging"
         rows.append(
             HomeRow(
-                name=subscription.name,
+                name=_name(subscription),
                 service_id=subscription.service_id,
-                cost=" ".join(
-                    part
-                    for part in (subscription.amount, subscription.currency, subscription.cadence)
-                    if part
-                ),
+                cost=_cost(subscription),
                 last_charge=subscription.last_charge,
                 status=status,
-                how_to_cancel=subscription.how_to_cancel,
-                run_id=run.id if run is not None and run.reason is not None else None,
+                how_to_cancel=subscription.how_to_cancel_short,
+                how_to_cancel_full=subscription.how_to_cancel,
+                run_id=last_run.id
+                if last_run is not None and last_run.reason is not None
+                else None,
             )
         )
     for service, run in sorted(latest.items()):
@@ -103,6 +105,19 @@ def home_rows(
             )
         )
     return rows
+
+
+_PER = {"weekly": "wk", "monthly": "mo", "yearly": "yr"}
+
+
+def _cost(subscription: KeptSubscription) -> str:
+    money = " ".join(part for part in (subscription.amount, subscription.currency) if part)
+    return f"{money}/{_PER.get(subscription.cadence, subscription.cadence)}"
+
+
+def _name(subscription: KeptSubscription) -> str:
+    through = subscription.billed_by or subscription.paid_through
+    return f"{subscription.name} (via {through})" if through else subscription.name
 
 
 def _status(run: RunRow | None, check: CheckRow | None) -> str:
