@@ -140,6 +140,7 @@ class SubscriptionsHome(App[HomeChoice | None]):
             "subterminator find FILE --keep; services you cancel appear here too."
         )
         empty.display = not self.rows
+        table.display = bool(self.rows)
         self._show_detail()
 
     @on(DataTable.RowHighlighted, "#subscriptions")
@@ -147,10 +148,12 @@ class SubscriptionsHome(App[HomeChoice | None]):
         self._show_detail()
 
     def _show_detail(self) -> None:
-        """The selected row's whole line of how to cancel, under the table."""
+        """The selected row's status and whole line of how to cancel, under the table."""
         row = self.selected()
         detail = self.query_one("#home-detail", Static)
-        detail.update(plain(row.how_to_cancel_full or row.how_to_cancel) if row else "")
+        if row is not None:
+            how = row.how_to_cancel_full or row.how_to_cancel
+            detail.update(plain(f"{row.name}: {row.status}. {how}"))
         detail.display = row is not None
 
     def selected(self) -> HomeRow | None:
@@ -166,7 +169,13 @@ class SubscriptionsHome(App[HomeChoice | None]):
         if row is None:
             return
         if not row.service_id:
-            self.notify(escaped(row.how_to_cancel), title="Not in the catalog", timeout=8)
+            self.notify(
+                escaped(row.how_to_cancel_full or row.how_to_cancel),
+                title="Cancelled elsewhere"
+                if row.how_to_cancel.startswith("at ")
+                else "Not in the catalog",
+                timeout=10,
+            )
             return
         self.exit(HomeChoice(("cancel", row.service_id)))
 
