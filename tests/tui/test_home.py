@@ -178,7 +178,7 @@ def test_the_factory_reads_kept_rows_and_adds_a_statement(isolated_home: Path) -
 def test_a_bad_keymap_stops_the_home_before_it_opens(isolated_home: Path) -> None:
     """An unknown binding id in the keymap names itself."""
     (isolated_home / "config.toml").write_text('[keymap]\n"home.cancle" = "x"\n', "utf-8")
-    with pytest.raises(ConfigurationError, match="home.cancle"):
+    with pytest.raises(ConfigurationError, match=r"home\.cancle"):
         create_home(load_settings())
 
 
