@@ -187,3 +187,59 @@ def test_an_ambiguous_column_is_asked_on_a_terminal(isolated_home: Path, tmp_pat
         os.close(leader)
     assert child.returncode == 0
     assert "subterminator cancel netflix" in stdout.decode()
+
+
+def test_keep_writes_one_file_of_subscriptions_and_no_other_row(isolated_home: Path) -> None:
+    """--keep: only subscriptions.json appears, beside the journal, with no statement text."""
+    before = files_under(isolated_home)
+    run = find(str(FIXTURES / "varied-statement.mt940"), "--keep")
+    assert run.returncode == 0, run.stderr
+    written = sorted(set(files_under(isolated_home)) - set(before))
+    assert written == [isolated_home / "xdg_state_home" / "subterminator" / "subscriptions.json"]
+    kept = written[0].read_text(encoding="utf-8").upper()
+    for row in ("SQ *DAILY GRIND", "TRADER JOE", "UBER *TRIP", "DIRECT DEP", "AMAZON.COM*"):
+        assert row not in kept
+    assert "were kept (one row each, no statement text)" in run.stdout
+
+
+def test_no_command_on_a_terminal_opens_the_home(isolated_home: Path) -> None:
+    """`subterminator` alone on a terminal shows the home; q leaves with exit 0."""
+    import pty
+    import select
+
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "subterminator_tui"],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"},
+    )
+    os.close(follower)
+    seen = b""
+    try:
+        while b"Your subscriptions" not in seen or b"Add statement" not in seen:
+            ready, _, _ = select.select([leader], [], [], 60)
+            assert ready, seen[-500:]
+            seen += os.read(leader, 65536)
+        os.write(leader, b"q")
+        code = child.wait(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(leader)
+    assert code == 0
+
+
+def test_no_command_without_a_terminal_prints_the_usage(isolated_home: Path) -> None:
+    """Piped (a script), no command is still a usage error: exit 2, the commands listed."""
+    run = subprocess.run(
+        [sys.executable, "-m", "subterminator_tui"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert run.returncode == 2 and "find" in run.stderr
