@@ -18,7 +18,7 @@ MAX_STATEMENT_BYTES = 50 * 1024 * 1024
 _OFX = re.compile(rb"OFXHEADER|<OFX>|<\?OFX", re.IGNORECASE)
 _CAMT = re.compile(rb"urn:iso:std:iso:20022:tech:xsd:camt\.05[234]")
 _MT940 = re.compile(rb"^:20:|\n:20:|^\{1:|:60[FM]:", re.MULTILINE)
-_BINARY = re.compile(rb"[\x00-\x08\x0e-\x1f]")
+_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1f]")
 
 
 def read_statement(
@@ -59,7 +59,13 @@ def read_statement(
         return read_ofx(path, raw)
     if _MT940.search(head) and b":61:" in raw:
         return read_mt940(path, raw)
-    if _BINARY.search(head) or head.lstrip().startswith(b"<"):
+    # A stray control character is a merchant's doing (shown inert later); many, or a
+    # NUL, is a binary file.
+    if (
+        b"\x00" in head
+        or len(_CONTROL.findall(head)) > len(head) // 10
+        or head.lstrip().startswith(b"<")
+    ):
         raise StatementError(
             path,
             "not a bank statement (not CSV, OFX/QFX, camt.053 or MT940)",

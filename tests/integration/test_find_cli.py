@@ -243,3 +243,20 @@ def test_no_command_without_a_terminal_prints_the_usage(isolated_home: Path) -> 
         stdin=subprocess.DEVNULL,
     )
     assert run.returncode == 2 and "find" in run.stderr
+
+
+def test_an_escape_sequence_in_a_descriptor_never_reaches_the_terminal(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """A merchant named with an escape sequence (clear screen, window title): shown inert."""
+    name = "EVIL\x1b[2J\x1b]0;owned\x07 STREAMING"
+    rows = ["Date,Description,Amount"] + [
+        f"2025-{month:02d}-05,{name},-9.99" for month in range(1, 13)
+    ]
+    path = tmp_path / "export.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    for extra in ((), ("--json",)):
+        run = find(str(path), *extra)
+        assert run.returncode == 0, run.stderr
+        assert "\x1b" not in run.stdout and "\x07" not in run.stdout
+        assert "EVIL" in run.stdout
