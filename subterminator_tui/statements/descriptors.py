@@ -64,6 +64,8 @@ class Payer(BaseModel):
     """The wallet's own page of automatic payments."""
     how: NonBlank
     """The steps, in one sentence."""
+    how_source: NonBlank
+    """Where the steps were read."""
 
 
 class Prefixes(BaseModel):
