@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -9,10 +10,17 @@ import pytest
 from subterminator_tui.errors import ServiceConfigError
 from subterminator_tui.resources import builtin_services_file
 from subterminator_tui.rules.loader import load_services, read_services_file
+from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.statements.catalog import match_service
 from subterminator_tui.statements.descriptors import name_merchant
 
 CATALOG_IDS = sorted(read_services_file(builtin_services_file()))
+
+
+@functools.cache
+def services() -> tuple[ServiceConfig, ...]:
+    """The built-in services, loaded (strictly validated) once for this module."""
+    return tuple(load_services(user_file=None).all())
 
 ACME = """
 [services.acme]
@@ -34,7 +42,7 @@ def _load_error(directory: Path, text: str) -> str:
 @pytest.mark.parametrize("service_id", CATALOG_IDS)
 def test_every_catalog_service_has_descriptors_and_their_sources(service_id: str) -> None:
     """Each built-in service says how its charges read, and where that was read (https)."""
-    service = load_services(user_file=None).get(service_id)
+    service = next(s for s in services() if s.id == service_id)
     assert service.billing_descriptors
     assert service.descriptor_sources
     assert all(source.startswith("https://") for source in service.descriptor_sources)
@@ -43,10 +51,9 @@ def test_every_catalog_service_has_descriptors_and_their_sources(service_id: str
 @pytest.mark.parametrize("service_id", CATALOG_IDS)
 def test_every_catalog_service_matches_its_own_first_descriptor(service_id: str) -> None:
     """A statement line written as the first descriptor finds its own service."""
-    services = load_services(user_file=None).all()
-    service = next(s for s in services if s.id == service_id)
+    service = next(s for s in services() if s.id == service_id)
     merchant = name_merchant(f"{service.billing_descriptors[0]} 800-555-0100 CA")
-    match = match_service(merchant, services)
+    match = match_service(merchant, services())
     found = match.service.id if match.service else None
     assert found == service_id or service_id in {s.id for s in match.possible}
 
@@ -84,37 +91,37 @@ def test_a_misspelt_descriptor_key_is_refused(tmp_path: Path) -> None:
 
 def test_descriptors_match_whole_words_only() -> None:
     """CALM* is Calm; CALMER HOME GOODS is not."""
-    services = load_services(user_file=None).all()
-    assert match_service(name_merchant("CALM* ANNUAL"), services).service is not None
-    assert match_service(name_merchant("CALMER HOME GOODS"), services).service is None
+    catalog = services()
+    assert match_service(name_merchant("CALM* ANNUAL"), catalog).service is not None
+    assert match_service(name_merchant("CALMER HOME GOODS"), catalog).service is None
 
 
 def test_the_longest_descriptor_wins() -> None:
     """AMAZON CHANNELS is Prime Video Channels, billed by Amazon."""
-    services = load_services(user_file=None).all()
+    catalog = services()
     merchant = name_merchant("Amazon Channels*2K4LZ0AB3")
-    assert match_service(merchant, services).service.id == "prime-video-channels"  # type: ignore[union-attr]
+    assert match_service(merchant, catalog).service.id == "prime-video-channels"  # type: ignore[union-attr]
     assert merchant.biller == "Amazon"
 
 
 @pytest.mark.parametrize("line", ["APPLE.COM/BILL", "APPLE.COM/BILL 866-712-7753 CA"])
 def test_apples_one_line_is_no_certain_match(line: str) -> None:
     """APPLE.COM/BILL may be iCloud+ or any App Store subscription: only a possibility."""
-    services = load_services(user_file=None).all()
-    match = match_service(name_merchant(line), services)
+    catalog = services()
+    match = match_service(name_merchant(line), catalog)
     assert match.service is None
     assert [service.id for service in match.possible] == ["icloud-plus"]
 
 
 def test_an_app_store_line_names_the_app_exactly() -> None:
     """GOOGLE *Calm is Calm sold through Google Play, though Calm's descriptors are CALM*."""
-    services = load_services(user_file=None).all()
+    catalog = services()
     merchant = name_merchant("GOOGLE *Calm")
-    assert match_service(merchant, services).service.id == "calm"  # type: ignore[union-attr]
+    assert match_service(merchant, catalog).service.id == "calm"  # type: ignore[union-attr]
     assert merchant.biller == "Google Play"
 
 
 def test_a_bare_word_alone_on_a_card_line_is_no_app_name() -> None:
     """CALM on its own (no store wrote it) matches nothing: too common a word."""
-    services = load_services(user_file=None).all()
-    assert match_service(name_merchant("CALM"), services).service is None
+    catalog = services()
+    assert match_service(name_merchant("CALM"), catalog).service is None
