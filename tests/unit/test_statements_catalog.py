@@ -22,6 +22,7 @@ def services() -> tuple[ServiceConfig, ...]:
     """The built-in services, loaded (strictly validated) once for this module."""
     return tuple(load_services(user_file=None).all())
 
+
 ACME = """
 [services.acme]
 name = "Acme"
