@@ -207,3 +207,19 @@ class TestHomeSnapshots:
             await _settled(pilot)
 
         assert snap_compare(home(), terminal_size=size, run_before=asked)
+
+
+def test_the_choice_runs_as_the_command_it_names(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], isolated_home: Path
+) -> None:
+    """What the home returns is dispatched as typed: here `services`, which lists them."""
+    import sys
+
+    from subterminator_tui.cli import home as cli_home
+    from subterminator_tui.cli.main import main
+
+    monkeypatch.setattr(cli_home, "run_home", lambda: ("services",))
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    assert main([]) == 0
+    assert "netflix" in capsys.readouterr().out
