@@ -14,6 +14,9 @@
 - ``practice``       ``practice``: a practice site for a person's own browser
 - ``egress``         ``egress SERVICE``: the egress filter alone, beside a remote browser
 - ``completion``     ``completion SHELL``: tab completion for bash, zsh, tcsh
+- ``find``, ``find_options``: ``find FILE...``: subscriptions in exported statements, and
+  its arguments (kept apart so ``--help`` loads no statement parser)
+- ``home``           no command on a terminal: the subscriptions home, then what was chosen
 - ``serve``, ``serve_options``, ``serve_console``: ``serve`` over stdio or HTTP, its
   options (kept apart so ``--help`` loads no server), and ``serve --tui``
 """

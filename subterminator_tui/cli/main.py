@@ -12,6 +12,7 @@ from pathlib import Path
 from subterminator_tui import __version__
 from subterminator_tui.cli.completion import add_completion_parser
 from subterminator_tui.cli.egress import add_egress_parser
+from subterminator_tui.cli.find_options import add_find_parser
 from subterminator_tui.cli.options import add_services_option
 from subterminator_tui.cli.serve_options import add_serve_parser
 from subterminator_tui.exit_codes import CONFIGURATION, FAILURE, INTERRUPTED, describe_exit_codes
@@ -259,6 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--all", action="store_true", help="every service, the gauntlet's scenarios included"
     )
 
+    add_find_parser(commands)
     commands.add_parser("doctor", help="check Node, Playwright MCP, the browser, profile and keys")
     add_serve_parser(commands)
     add_egress_parser(commands)
@@ -280,6 +282,7 @@ _RUNNERS: dict[str, tuple[str, str]] = {
     "check": ("subterminator_tui.cli.check", "run_check"),
     "practice": ("subterminator_tui.cli.practice", "run_practice"),
     "services": ("subterminator_tui.cli.services", "run_services"),
+    "find": ("subterminator_tui.cli.find", "run_find"),
     "doctor": ("subterminator_tui.cli.doctor", "run_doctor"),
     "serve": ("subterminator_tui.cli.serve", "run_serve"),
     "egress": ("subterminator_tui.cli.egress", "run_egress"),
@@ -298,6 +301,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None and sys.stdin.isatty() and sys.stdout.isatty():
+        # On a terminal, no command opens the subscriptions home; what is chosen there
+        # (cancel, check, receipt) runs as if it had been typed.
+        from subterminator_tui.cli.home import run_home
+
+        chosen = run_home()
+        return _dispatch(list(chosen)) if isinstance(chosen, tuple) else chosen
     target = _RUNNERS.get(args.command or "")
     if args.command == "serve" and args.tui:
         target = ("subterminator_tui.cli.serve_console", "run_serve_console")

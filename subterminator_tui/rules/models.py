@@ -104,6 +104,14 @@ class ServiceConfig(BaseModel):
     """The service's own help page these rules were researched from (https)."""
     researched: Annotated[datetime.date, BeforeValidator(_iso_date)] | None = None
     """The day ``help_url`` was read."""
+    descriptor_sources: Annotated[
+        tuple[Annotated[str, AfterValidator(_https_address)], ...], BeforeValidator(as_tuple)
+    ] = ()
+    """Where ``billing_descriptors`` were read: the service's help page or a public list
+    of billing descriptors (https)."""
+    billing_descriptors: Needles = ()
+    """How the service's charges read on bank and card statements (``NETFLIX.COM``),
+    matched as whole words, ignoring case, by ``subterminator find``."""
     generic_rules: bool = False
     """The built-in generic rules (``generic.toml``) apply after this service's own."""
     extends: str | None = None
@@ -131,6 +139,19 @@ class ServiceConfig(BaseModel):
     def _only_for_practice(cls, value: Any, info: ValidationInfo) -> Any:
         if value and not info.data.get("practice"):
             raise ValueError(f"'{info.field_name}' only applies to practice services")
+        return value
+
+    @field_validator("billing_descriptors")
+    @classmethod
+    def _descriptors_have_sources(cls, value: tuple[str, ...], info: ValidationInfo) -> Any:
+        if value and not info.data.get("descriptor_sources"):
+            raise ValueError(
+                "name where the descriptors were read in descriptor_sources (a help page "
+                "or a public list of billing descriptors)"
+            )
+        for descriptor in value:
+            if len(descriptor.strip()) < 3:
+                raise ValueError(f"'{descriptor}' is too short: it would match other charges")
         return value
 
     @field_validator("allowed_domains")

@@ -9,6 +9,8 @@ reporter interfaces.
 - ``app.py``: :class:`SubTerminatorApp`, the run's screen; ``bridge.py``: its gate
   (modals) and reporter; ``messages.py``: one message per core event.
 - ``operator_console.py``: ``serve --tui``, sessions and the held calls to decide.
+- ``home.py``: the subscriptions home (``subterminator`` alone): kept subscriptions and
+  every service with a run; cancel, re-check, receipt, add a statement.
 - ``actions.py``: every key, declared once; the bindings, ``keymap.py`` (the
   person's keymap checked), the help screen and ``commands.py`` (the command
   palette) derive from it.

@@ -131,6 +131,52 @@ ACTIONS: tuple[AppAction, ...] = (
     ),
     # The help screen itself.
     AppAction("help.close", "escape,question_mark,f1,q", "close", "Close", "Back"),
+    # The subscriptions home (``subterminator`` with no command).
+    AppAction(
+        "home.cancel",
+        "c",
+        "cancel_selected",
+        "Cancel it",
+        "Cancel the selected subscription: the run opens as `subterminator cancel` does",
+        command="Cancel the selected subscription",
+    ),
+    AppAction(
+        "home.check",
+        "r",
+        "check_selected",
+        "Re-check",
+        "Read the selected service's account page again: still cancelled?",
+        command="Re-check the selected service",
+    ),
+    AppAction(
+        "home.receipt",
+        "o",
+        "receipt_selected",
+        "Receipt",
+        "Write the selected service's last run receipt (HTML) and say where",
+        command="Open the selected run's receipt",
+    ),
+    AppAction(
+        "home.add",
+        "a",
+        "add_statement",
+        "Add statement",
+        "Read a bank or card statement and keep the subscriptions it shows",
+        command="Add a statement",
+    ),
+    AppAction("home.quit", "q", "quit_home", "Quit", "Leave", command="Quit"),
+    AppAction(
+        "home.help",
+        "f1",
+        "help",
+        "Help",
+        "The keys of this screen",
+        priority=True,
+        command="Help: keys",
+    ),
+    AppAction("home.help-key", "question_mark", "help", "Help", "The keys of this screen"),
+    # Adding a statement: the path asked for.
+    AppAction("statement.cancel", "escape", "close", "Back", "Back without reading a file"),
     # The operator console (serve --tui).
     AppAction(
         "console.quit",

@@ -87,5 +87,6 @@ def _minimal(command: str) -> list[str]:
         "auth": ["save", "demoflix", "f.json"],
         "check": ["demoflix"],
         "egress": ["demoflix"],
+        "find": ["statement.csv"],
     }
     return [command, *positional.get(command, [])]
