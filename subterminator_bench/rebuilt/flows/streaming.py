@@ -1,11 +1,11 @@
-"""A streaming service whose cancellation ends in an exit survey that POSTs, rebuilt from
-Netflix's help page.
+"""A streaming service whose cancellation asks a survey that POSTs, rebuilt from Netflix's
+help page.
 
 Source: Netflix Help Center, "How to cancel Netflix" (https://help.netflix.com/en/node/407):
 on the Account page select "Cancel Membership", then "Finish Cancellation"; the
-membership runs to the end of the billing period. The exit survey afterwards ("Why did
-you leave?") is the common shape of such pages; it answers ``POST /survey/end``, a path
-that says "end" and cancels nothing.
+membership runs to the end of the billing period. Between the two, a "Why are you
+leaving?" survey (the common shape of such flows, not from the help page) answers
+``POST /survey/end``: a path that says "end" and cancels nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +33,19 @@ def _account(_request: Request, state: FlowState) -> Response:
 
 def _cancel_plan(_request: Request, state: FlowState) -> Response:
     body = (
+        "<h1>Why are you leaving?</h1>"
+        '<form method="post" action="/survey/end">'
+        '<p><label><input type="radio" name="why" value="price" checked> Price</label></p>'
+        '<p><label><input type="radio" name="why" value="content"> Not enough to watch'
+        "</label></p>"
+        '<button type="submit" class="btn">Continue</button></form>'
+        + link("/account", "Go Back")
+    )
+    return html(page("Cancel membership", body))
+
+
+def _confirm(_request: Request, state: FlowState) -> Response:
+    body = (
         "<h1>Cancel your membership?</h1>"
         f"<p>If you cancel, you can keep watching until {state.end_date_text}.</p>"
         + post_button("/cancelplan/finish", "Finish Cancellation")
@@ -52,12 +65,6 @@ def _done(_request: Request, state: FlowState) -> Response:
     body = (
         "<h1>Your membership is cancelled</h1>"
         f"<p>Your membership has been cancelled. It ends on {state.end_date_text}.</p>"
-        "<h2>Why did you leave?</h2>"
-        '<form method="post" action="/survey/end">'
-        '<p><label><input type="radio" name="why" value="price" checked> Price</label></p>'
-        '<p><label><input type="radio" name="why" value="content"> Not enough to watch'
-        "</label></p>"
-        '<button type="submit" class="btn">Submit</button></form>'
     )
     return html(page("Membership cancelled", body))
 
@@ -66,8 +73,7 @@ def _survey(request: Request, state: FlowState) -> Response:
     with state.lock:
         state.survey_answers.append(request.param("why") or "")
         state.note("POST /survey/end")
-    body = "<h1>Thanks for your answer</h1>" + link("/account", "Back to your account")
-    return html(page("Thank you", body))
+    return redirect("/cancelplan/confirm")
 
 
 STREAMING = Flow(
@@ -77,6 +83,7 @@ STREAMING = Flow(
     routes={
         ("GET", "/account"): _account,
         ("GET", "/cancelplan"): _cancel_plan,
+        ("GET", "/cancelplan/confirm"): _confirm,
         ("POST", "/cancelplan/finish"): _finish,
         ("GET", "/cancelplan/done"): _done,
         ("POST", "/survey/end"): _survey,
