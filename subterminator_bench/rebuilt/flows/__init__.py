@@ -2,7 +2,7 @@
 
 - ``retention_maze``        four pages of offers; ``Cancel`` opens, ``Cancel Subscription`` ends
 - ``early_termination_fee`` a review page that shows the fee's amount before it is charged
-- ``streaming``             ``Cancel Membership``, a survey POST to ``/survey/end``, ``Finish Cancellation``
+- ``streaming``             a link, a survey POST to ``/survey/end``, ``Finish Cancellation``
 - ``delivery_membership``   ``End membership`` twice; within 48 hours only support can cancel
 - ``consent_banner``        a OneTrust-like banner (``Confirm My Choices``) before the commit
 - ``redirect_home``         the commit answers with the home page; the account shows the end
