@@ -38,8 +38,7 @@ def _cancel_plan(_request: Request, state: FlowState) -> Response:
         '<p><label><input type="radio" name="why" value="price" checked> Price</label></p>'
         '<p><label><input type="radio" name="why" value="content"> Not enough to watch'
         "</label></p>"
-        '<button type="submit" class="btn">Continue</button></form>'
-        + link("/account", "Go Back")
+        '<button type="submit" class="btn">Continue</button></form>' + link("/account", "Go Back")
     )
     return html(page("Cancel membership", body))
 
