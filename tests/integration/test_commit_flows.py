@@ -17,6 +17,7 @@ import json
 import pytest
 
 from subterminator_bench.rebuilt import FLOWS, RebuiltServer
+from subterminator_bench.rebuilt.flows.delivery_membership import SUPPORT_PHONE
 from subterminator_bench.rebuilt.flows.early_termination_fee import FEE_TEXT
 from subterminator_bench.rebuilt.flows.hostile import DISTANCE_TRICKS, SHORTCUT_KEY
 from subterminator_bench.rebuilt.flows.phone_only import PHONE
@@ -146,21 +147,35 @@ def test_a_consent_banner_is_answered_privately_and_is_no_evidence(browser_cli: 
 # --- Endings that follow what was sent ---------------------------------------------------
 
 
+#: Offline-only services and the path to the page that says so: a navigation at most.
+OFFLINE_PATHS = {
+    "phone-only": ([click("End subscription")], PHONE),
+    "delivery-membership-48h": (
+        [click("Manage Membership"), click("End membership", "link")],
+        SUPPORT_PHONE,
+    ),
+}
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="issue 31: after a navigation-only approval, a phone-only service ends 'sent, not "
     "verified' (exit 4) instead of offline-only (exit 6), with no letter in --json",
 )
-def test_a_phone_only_service_after_a_navigation_ends_offline_only(browser_cli: Cli) -> None:
+@pytest.mark.parametrize("flow_id", sorted(OFFLINE_PATHS))
+def test_an_offline_only_service_after_a_navigation_ends_offline_only(
+    browser_cli: Cli, flow_id: str
+) -> None:
     """Nothing irreversible left the browser: exit 6, the phone number and a letter in --json."""
-    with RebuiltServer(FLOWS["phone-only"]) as site:
-        run = cancel_url(browser_cli, site.start_url, [click("End subscription")], answers="y\n")
-        assert site.state.flags.get("saw_phone_page") and site.state.effects == []
+    steps, phone = OFFLINE_PATHS[flow_id]
+    with RebuiltServer(FLOWS[flow_id]) as site:
+        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        assert site.state.effects == [] and not site.state.cancelled
         assert run.code == exit_codes.OFFLINE_ONLY, run.result
         assert run.result.get("reason") == "offline_only", run.result
         ending = run.result.get("ending") or {}
         assert ending.get("letter"), run.result
-        assert any(PHONE in contact for contact in ending.get("contacts", [])), ending
+        assert any(phone in contact for contact in ending.get("contacts", [])), ending
 
 
 @pytest.mark.xfail(

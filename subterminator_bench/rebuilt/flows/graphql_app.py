@@ -17,7 +17,7 @@ from subterminator_bench.rebuilt.state import FlowState
 from subterminator_tui.practice.http import JSON, Request, Response, html
 
 #: How long the account query takes to answer: long after the shell has loaded.
-DATA_DELAY = 1.5
+DATA_DELAY = 1.0
 
 _APP = """
 const app = document.getElementById('app');
