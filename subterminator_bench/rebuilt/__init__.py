@@ -9,6 +9,7 @@ test writes the entry it needs. They belong to the bench and stay in the source 
 - ``state``   the ground truth of one account
 - ``site``    what a flow is made of, HTML helpers, and the server
 - ``flows/``  the flows, one module each, the record each was rebuilt from at its top
+- ``report``  ``python -m subterminator_bench.rebuilt``: each flow's honest run, what it asked
 """
 
 from subterminator_bench.rebuilt.flows import FLOWS, HOSTILE_FLOWS, REBUILT_FLOWS

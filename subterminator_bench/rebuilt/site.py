@@ -34,6 +34,11 @@ class Flow:
     start_path: str = "/account"
     #: The state a fresh server starts from (a flow that begins within a window, say).
     initial: Callable[[], FlowState] = FlowState
+    #: The honest path, as playbook steps (``{"action": "click", "name": ...}``): what a
+    #: careful person clicks to cancel, declining every offer.
+    path: tuple[Mapping[str, object], ...] = ()
+    #: The label of the one step that ends the subscription ("" when none can: offline).
+    commit: str = ""
 
 
 def page(title: str, body: str, *, script: str = "") -> str:
@@ -58,6 +63,17 @@ def post_button(action: str, label: str, *, fields: Mapping[str, str] | None = N
         f'<form method="post" action="{escape(action)}">{hidden}'
         f'<button type="submit" class="btn">{escape(label)}</button></form>'
     )
+
+
+def clicks(*names: str | tuple[str, str]) -> tuple[Mapping[str, object], ...]:
+    """Playbook steps that click each control by name (``(role, name)`` to pin the role)."""
+    steps: list[Mapping[str, object]] = []
+    for name in names:
+        if isinstance(name, tuple):
+            steps.append({"action": "click", "role": name[0], "name": name[1]})
+        else:
+            steps.append({"action": "click", "name": name})
+    return tuple(steps)
 
 
 def link(href: str, label: str) -> str:

@@ -15,7 +15,7 @@ Behind the banner: a membership whose flow is a ``Cancel membership`` link and a
 
 from __future__ import annotations
 
-from subterminator_bench.rebuilt.site import Flow, link, page, post_button
+from subterminator_bench.rebuilt.site import Flow, clicks, link, page, post_button
 from subterminator_bench.rebuilt.state import FlowState
 from subterminator_tui.practice.http import Request, Response, html, redirect
 
@@ -101,6 +101,8 @@ CONSENT_BANNER = Flow(
     id="consent-banner",
     name="News membership behind a consent banner",
     source="OneTrust Cookie Consent Preference Center documentation",
+    path=clicks("Cancel membership", "Cancel Subscription"),
+    commit="Cancel Subscription",
     routes={
         ("GET", "/account"): _account,
         ("GET", "/membership/cancel"): _cancel_page,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime
 
-from subterminator_bench.rebuilt.site import Flow, link, page, post_button
+from subterminator_bench.rebuilt.site import Flow, clicks, link, page, post_button
 from subterminator_bench.rebuilt.state import TODAY, FlowState
 from subterminator_tui.practice.http import Request, Response, html, redirect
 
@@ -91,6 +91,8 @@ DELIVERY_MEMBERSHIP = Flow(
     name="Delivery membership",
     source="Uber One membership terms (the 48-hour rule)",
     routes=ROUTES,
+    path=clicks("Manage Membership", ("link", "End membership"), ("button", "End Membership")),
+    commit="End Membership",
 )
 
 DELIVERY_WITHIN_48_HOURS = Flow(
@@ -99,4 +101,5 @@ DELIVERY_WITHIN_48_HOURS = Flow(
     source="Uber One membership terms (the 48-hour rule)",
     routes=ROUTES,
     initial=lambda: FlowState(renews_on=TODAY + datetime.timedelta(days=1)),
+    path=clicks("Manage Membership", ("link", "End membership")),
 )

@@ -13,7 +13,7 @@ amount, then the fee is charged and the plan ends.
 
 from __future__ import annotations
 
-from subterminator_bench.rebuilt.site import Flow, link, page, post_button
+from subterminator_bench.rebuilt.site import Flow, clicks, link, page, post_button
 from subterminator_bench.rebuilt.state import FlowState
 from subterminator_tui.practice.http import Request, Response, html, redirect
 
@@ -92,6 +92,8 @@ EARLY_TERMINATION_FEE = Flow(
     id="early-termination-fee",
     name="Photo Plan (annual, paid monthly)",
     source="United States v. Adobe Inc. (2024), the early termination fee",
+    path=clicks("Cancel your plan", "Continue", "Confirm cancellation"),
+    commit="Confirm cancellation",
     routes={
         ("GET", "/account"): _account,
         ("GET", "/plans/cancel"): _reason,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 
-from subterminator_bench.rebuilt.site import Flow, page
+from subterminator_bench.rebuilt.site import Flow, clicks, page
 from subterminator_bench.rebuilt.state import FlowState
 from subterminator_tui.practice.http import JSON, Request, Response, html
 
@@ -82,5 +82,7 @@ GRAPHQL_APP = Flow(
     id="graphql-app",
     name="Single-page account app (GraphQL)",
     source="GraphQL over HTTP specification",
+    path=clicks("Cancel subscription", "Yes, cancel subscription"),
+    commit="Yes, cancel subscription",
     routes={("GET", "/account"): _shell, ("POST", "/graphql"): _graphql},
 )

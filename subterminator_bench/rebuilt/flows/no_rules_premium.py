@@ -10,7 +10,7 @@ names the plan is the commit, with nothing after it.
 
 from __future__ import annotations
 
-from subterminator_bench.rebuilt.site import Flow, link, page, post_button
+from subterminator_bench.rebuilt.site import Flow, clicks, link, page, post_button
 from subterminator_bench.rebuilt.state import FlowState
 from subterminator_tui.practice.http import Request, Response, html, redirect
 
@@ -55,6 +55,8 @@ NO_RULES_PREMIUM = Flow(
     id="no-rules-premium",
     name="Learning app Premium",
     source="Seneca Learning help, How do I cancel a premium plan?",
+    path=clicks("Premium settings", "Cancel Premium"),
+    commit="Cancel Premium",
     routes={
         ("GET", "/account"): _account,
         ("GET", "/account/premium"): _premium,

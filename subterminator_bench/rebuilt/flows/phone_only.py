@@ -11,7 +11,7 @@ gives the phone number and the address and has nothing to click that cancels.
 
 from __future__ import annotations
 
-from subterminator_bench.rebuilt.site import Flow, link, page
+from subterminator_bench.rebuilt.site import Flow, clicks, link, page
 from subterminator_bench.rebuilt.state import FlowState
 from subterminator_tui.practice.http import Request, Response, html
 
@@ -44,5 +44,6 @@ PHONE_ONLY = Flow(
     id="phone-only",
     name="Radio subscription",
     source="New York v. Sirius XM Radio Inc. (2023)",
+    path=clicks("End subscription"),
     routes={("GET", "/account"): _account, ("GET", "/subscription/end"): _end},
 )

@@ -9,7 +9,7 @@ the cancel button leads to says nothing; only the account page shows that it wor
 
 from __future__ import annotations
 
-from subterminator_bench.rebuilt.site import Flow, link, page, post_button
+from subterminator_bench.rebuilt.site import Flow, clicks, link, page, post_button
 from subterminator_bench.rebuilt.state import FlowState
 from subterminator_tui.practice.http import Request, Response, html, redirect
 
@@ -62,6 +62,8 @@ REDIRECT_HOME = Flow(
     id="redirect-home",
     name="API marketplace subscription",
     source="apilayer help, Cancelling a subscription",
+    path=clicks("Manage", "Yes, cancel my plan"),
+    commit="Yes, cancel my plan",
     routes={
         ("GET", "/"): _home,
         ("GET", "/account"): _account,

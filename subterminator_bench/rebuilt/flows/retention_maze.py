@@ -14,7 +14,7 @@ later", "Pause membership", "Keep my benefits" do not). Here the first step is a
 
 from __future__ import annotations
 
-from subterminator_bench.rebuilt.site import Flow, link, page, post_button
+from subterminator_bench.rebuilt.site import Flow, clicks, link, page, post_button
 from subterminator_bench.rebuilt.state import FlowState
 from subterminator_tui.practice.http import Request, Response, html, redirect
 
@@ -120,6 +120,10 @@ RETENTION_MAZE = Flow(
     id="retention-maze",
     name="Shopping membership (four-page maze)",
     source="FTC v. Amazon.com, Inc. (2023), the Iliad flow",
+    path=clicks(
+        ("link", "Cancel"), "Continue to cancel", "Continue to cancel", "Cancel Subscription"
+    ),
+    commit="Cancel Subscription",
     routes={
         ("GET", "/account"): _account,
         ("GET", "/cancel/benefits"): _benefits,

@@ -12,7 +12,7 @@ pause both answer "You will not be charged again until <date>", and neither ends
 
 from __future__ import annotations
 
-from subterminator_bench.rebuilt.site import Flow, link, page, post_button
+from subterminator_bench.rebuilt.site import Flow, clicks, link, page, post_button
 from subterminator_bench.rebuilt.state import FlowState
 from subterminator_tui.practice.http import Request, Response, html, redirect
 
@@ -71,6 +71,8 @@ SNOOZE_PAUSE = Flow(
     id="snooze-pause",
     name="Membership with a snooze and a pause",
     source="FTC v. Amazon.com, Inc. (2023), the save offers",
+    path=clicks("End Membership", "End my benefits now"),
+    commit="End my benefits now",
     routes={
         ("GET", "/account"): _account,
         ("GET", "/membership/end"): _choices,

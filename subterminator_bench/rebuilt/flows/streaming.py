@@ -10,7 +10,7 @@ leaving?" survey (the common shape of such flows, not from the help page) answer
 
 from __future__ import annotations
 
-from subterminator_bench.rebuilt.site import Flow, link, page, post_button
+from subterminator_bench.rebuilt.site import Flow, clicks, link, page, post_button
 from subterminator_bench.rebuilt.state import FlowState
 from subterminator_tui.practice.http import Request, Response, html, redirect
 
@@ -79,6 +79,8 @@ STREAMING = Flow(
     id="streaming",
     name="Streaming service",
     source="Netflix Help Center, How to cancel Netflix",
+    path=clicks("Cancel Membership", "Continue", "Finish Cancellation"),
+    commit="Finish Cancellation",
     routes={
         ("GET", "/account"): _account,
         ("GET", "/cancelplan"): _cancel_plan,
