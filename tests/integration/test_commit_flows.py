@@ -13,6 +13,7 @@ nothing guards it. Browser, Playwright MCP, egress filter and CLI are real.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -333,3 +334,35 @@ def test_a_target_renamed_while_asked_is_refused_or_asked_again(browser_cli: Cli
             stdout, rest = child.communicate(b"y\n", timeout=RUN_TIMEOUT)
         run = parsed(child.returncode, stdout.decode(), asked + rest.decode())
         assert site.state.offers_accepted == [] and site.state.charges == [], run.stderr
+
+
+# --- The address is part of the service ----------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: a services file whose loopback entry lacks its port is refused as "
+    "'outside allowed_domains' without the port-exact form to write",
+)
+def test_a_loopback_entry_without_its_port_is_told_the_form_to_write(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """`127.0.0.1` for a site on another port: the error shows `127.0.0.1:PORT` to write."""
+    with RebuiltServer(FLOWS["no-rules-premium"]) as site:
+        url, port = site.start_url, site.port
+        services = tmp_path / "services.toml"
+        services.write_text(
+            "[services.premium]\n"
+            'name = "Premium"\n'
+            f'start_url = "{url}"\n'
+            'allowed_domains = ["127.0.0.1"]\n'
+            'goal = "Cancel Premium."\n',
+            encoding="utf-8",
+        )
+        args = cli.cancel_args("premium", "--services", str(services), "--pilot", "playbook")
+        run = cli.run(args)
+    assert run.code == exit_codes.CONFIGURATION, run.stderr
+    assert "allowed_domains" in run.stderr
+    # The address itself names the port; the advice must name it again, as the entry to write.
+    advice = run.stderr.replace(url, "")
+    assert f"127.0.0.1:{port}" in advice, run.stderr
