@@ -14,13 +14,12 @@ test writes the entry it needs. They belong to the bench and stay in the source 
 
 from subterminator_bench.rebuilt.flows import FLOWS, HOSTILE_FLOWS, REBUILT_FLOWS
 from subterminator_bench.rebuilt.site import Flow, RebuiltServer
-from subterminator_bench.rebuilt.state import TODAY, FlowState, day_text
+from subterminator_bench.rebuilt.state import FlowState, day_text
 
 __all__ = [
     "FLOWS",
     "HOSTILE_FLOWS",
     "REBUILT_FLOWS",
-    "TODAY",
     "Flow",
     "FlowState",
     "RebuiltServer",

@@ -7,8 +7,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-#: The day every rebuilt service lives on, so dates on pages and in tests agree.
-TODAY = datetime.date(2026, 11, 22)
+#: Days from today to the renewal, on a fresh account.
+RENEWS_IN_DAYS = 30
 
 
 def day_text(day: datetime.date) -> str:
@@ -25,9 +25,10 @@ class FlowState:
     something, in order.
     """
 
-    today: datetime.date = TODAY
-    #: The renewal (and, once cancelled, the last day of access).
-    renews_on: datetime.date = TODAY + datetime.timedelta(days=30)
+    #: Today as the product's own clock has it, so dates on pages and in a run agree.
+    today: datetime.date = field(default_factory=datetime.date.today)
+    #: Days from ``today`` to the renewal (and, once cancelled, the last day of access).
+    renews_in_days: int = RENEWS_IN_DAYS
     cancelled: bool = False
     #: Money taken from the member: ``(what, amount in cents)``.
     charges: list[tuple[str, int]] = field(default_factory=list)
@@ -48,6 +49,11 @@ class FlowState:
         """The switch ``name``: a page's long-held request waits on it, a test flips it."""
         with self.lock:
             return self._signals.setdefault(name, threading.Event())
+
+    @property
+    def renews_on(self) -> datetime.date:
+        """The renewal (and, once cancelled, the last day of access)."""
+        return self.today + datetime.timedelta(days=self.renews_in_days)
 
     @property
     def end_date_text(self) -> str:

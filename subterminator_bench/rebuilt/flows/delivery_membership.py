@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime
 
 from subterminator_bench.rebuilt.site import Flow, clicks, link, page, post_button
-from subterminator_bench.rebuilt.state import TODAY, FlowState
+from subterminator_bench.rebuilt.state import FlowState
 from subterminator_tui.practice.http import Request, Response, html, redirect
 
 SUPPORT_PHONE = "+1 800 555 0123"
@@ -100,6 +100,6 @@ DELIVERY_WITHIN_48_HOURS = Flow(
     name="Delivery membership (a day before the billing day)",
     source="Uber One membership terms (the 48-hour rule)",
     routes=ROUTES,
-    initial=lambda: FlowState(renews_on=TODAY + datetime.timedelta(days=1)),
+    initial=lambda: FlowState(renews_in_days=1),
     path=clicks("Manage Membership", ("link", "End membership")),
 )
