@@ -1,0 +1,368 @@
+"""The step that ends a subscription, on flows nobody on the team wrote: found, asked once,
+proved.
+
+Each test runs `subterminator cancel --url` as a child on one rebuilt flow or hostile
+page (subterminator_bench.rebuilt), with the scripted loopback model walking the path
+a model took and the person answering on stdin; the flow's server keeps the ground
+truth (cancelled, charged, paused, snoozed, the consent answer). The tests marked xfail
+state what a careful user expects and what today's runs do not do yet; each has its
+proof, in test_commit_flows_unguarded.py, that the step it guards really commits when
+nothing guards it. Browser, Playwright MCP, egress filter and CLI are real.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from subterminator_bench.rebuilt import FLOWS, RebuiltServer
+from subterminator_bench.rebuilt.flows.delivery_membership import SUPPORT_PHONE
+from subterminator_bench.rebuilt.flows.early_termination_fee import FEE_TEXT
+from subterminator_bench.rebuilt.flows.hostile import DISTANCE_TRICKS, SHORTCUT_KEY
+from subterminator_bench.rebuilt.flows.phone_only import PHONE
+from subterminator_tui import exit_codes
+from tests.integration.cli_children import RUN_TIMEOUT, Cli
+from tests.support.rebuilt_runs import (
+    ASKED,
+    PROMPT,
+    BareButtonBrain,
+    PageRecordingBrain,
+    cancel_args,
+    cancel_url,
+    click,
+    model_env,
+    navigate,
+    parsed,
+    press,
+    read_stderr_until,
+    scripted_model,
+)
+
+pytestmark = [pytest.mark.browser]
+
+#: How long a page gets to show its renamed button after the test flips the switch.
+RENAME_SECONDS = 30.0
+
+
+def commit_named(questions: list[str], label: str) -> bool:
+    """Whether one of ``questions`` asks about the control or request called ``label``."""
+    return any(label in question for question in questions)
+
+
+# --- The commit went out unasked ---------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: a 'Cancel <plan>' form POST to .../cancel on a site with no rules "
+    "is sent unasked (the built-in words leave 'Cancel ...' out)",
+)
+def test_cancel_premium_on_a_site_with_no_rules_is_asked_before_it_is_sent(
+    browser_cli: Cli,
+) -> None:
+    """`Cancel Premium` posts `.../cancel`: it is asked, and a person who says no keeps Premium."""
+    with RebuiltServer(FLOWS["no-rules-premium"]) as site:
+        steps = [click("Premium settings"), click("Cancel Premium")]
+        run = cancel_url(browser_cli, site.start_url, steps, answers="")
+        assert commit_named(run.questions, "Cancel Premium"), run.stderr
+        assert not site.state.cancelled, site.state.effects
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: the maze's last button 'Cancel Subscription' (first step a 'Cancel' "
+    "link) is sent unasked",
+)
+def test_the_retention_maze_asks_its_commit_once(browser_cli: Cli) -> None:
+    """Four pages, two offers declined: one question, `Cancel Subscription`, then verified."""
+    with RebuiltServer(FLOWS["retention-maze"]) as site:
+        steps = [
+            click("Cancel", "link"),
+            click("Continue to cancel"),
+            click("Continue to cancel"),
+            click("Cancel Subscription"),
+        ]
+        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        assert len(run.questions) == 1 and "Cancel Subscription" in run.questions[0], run.questions
+        assert site.state.cancelled and site.state.offers_accepted == []
+        assert run.code == exit_codes.SUCCESS, run.result
+
+
+# --- Any approved step counts as "the" cancellation --------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: after an approved 'End Membership' link, a snooze page saying "
+    "'You will not be charged again until <date>' ends cancelled and verified",
+)
+def test_a_snooze_after_an_approved_step_is_not_verified(browser_cli: Cli) -> None:
+    """`Remind me later` ends nothing: the run must not say cancelled and verified."""
+    with RebuiltServer(FLOWS["snooze-pause"]) as site:
+        steps = [click("End Membership"), click("Remind me later")]
+        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        assert site.state.snoozed and not site.state.cancelled
+        assert run.code != exit_codes.SUCCESS, run.result
+        assert run.result.get("reason") != "completed", run.result
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: after an approved 'End Membership' link, an approved 'Pause on <date>' "
+    "whose page says 'You will not be charged again until <date>' ends verified",
+)
+def test_a_pause_after_an_approved_step_is_not_verified(browser_cli: Cli) -> None:
+    """`Pause on <date>`, even approved, ends nothing: not cancelled and verified."""
+    with RebuiltServer(FLOWS["snooze-pause"]) as site:
+        steps = [click("End Membership"), click("Pause on")]
+        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        assert site.state.paused_on is not None and not site.state.cancelled
+        assert run.code != exit_codes.SUCCESS, run.result
+        assert run.result.get("reason") != "completed", run.result
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: a consent banner's 'Confirm My Choices' is asked, approved and "
+    "cited as the cancellation's evidence; the real commit goes out unasked",
+)
+def test_a_consent_banner_is_answered_privately_and_is_no_evidence(browser_cli: Cli) -> None:
+    """The banner gets the most private answer with no question; the one question is the
+    commit, and the commit is the evidence."""
+    with RebuiltServer(FLOWS["consent-banner"]) as site:
+        steps = [
+            # Optional: once the run answers the banner itself, there is nothing to click.
+            click("Confirm My Choices", optional=True),
+            click("Cancel membership"),
+            click("Cancel Subscription"),
+        ]
+        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        assert len(run.questions) == 1 and "Cancel Subscription" in run.questions[0], run.questions
+        assert site.state.consent == "necessary", site.state.effects
+        assert site.state.cancelled and run.code == exit_codes.SUCCESS, run.result
+        assert "Confirm My Choices" not in str(run.result.get("message")), run.result
+
+
+# --- Endings that follow what was sent ---------------------------------------------------
+
+
+#: Offline-only services and the path to the page that says so: a navigation at most.
+OFFLINE_PATHS = {
+    "phone-only": ([click("End subscription")], PHONE),
+    "delivery-membership-48h": (
+        [click("Manage Membership"), click("End membership", "link")],
+        SUPPORT_PHONE,
+    ),
+}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: after a navigation-only approval, a phone-only service ends 'sent, not "
+    "verified' (exit 4) instead of offline-only (exit 6), with no letter in --json",
+)
+@pytest.mark.parametrize("flow_id", sorted(OFFLINE_PATHS))
+def test_an_offline_only_service_after_a_navigation_ends_offline_only(
+    browser_cli: Cli, flow_id: str
+) -> None:
+    """Nothing irreversible left the browser: exit 6, the phone number and a letter in --json."""
+    steps, phone = OFFLINE_PATHS[flow_id]
+    with RebuiltServer(FLOWS[flow_id]) as site:
+        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        assert site.state.effects == [] and not site.state.cancelled
+        assert run.code == exit_codes.OFFLINE_ONLY, run.result
+        assert run.result.get("reason") == "offline_only", run.result
+        ending = run.result.get("ending") or {}
+        assert ending.get("letter"), run.result
+        assert any(phone in contact for contact in ending.get("contacts", [])), ending
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: an approved early-termination fee ends 'sent, not verified' (money "
+    "steps are never evidence)",
+)
+def test_an_approved_fee_is_verified_with_the_fee_in_the_result(browser_cli: Cli) -> None:
+    """The fee is asked with its amount, approved, charged: verified, the fee in the result."""
+    with RebuiltServer(FLOWS["early-termination-fee"]) as site:
+        steps = [click("Cancel your plan"), click("Continue"), click("Confirm cancellation")]
+        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        assert site.state.cancelled and site.state.charged_cents > 0
+        assert any(FEE_TEXT in question for question in run.stderr.split("Approve?")), run.stderr
+        assert run.code == exit_codes.SUCCESS, run.result
+        assert FEE_TEXT.lstrip("$") in json.dumps(run.result), run.result
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: a commit answered only by a redirect home ends 'sent, not verified'; "
+    "the account page, read again, shows the end date",
+)
+def test_a_redirect_home_is_verified_on_the_account_page(browser_cli: Cli) -> None:
+    """The home page says nothing; the account page says "Valid until": verified."""
+    with RebuiltServer(FLOWS["redirect-home"]) as site:
+        steps = [click("Manage"), click("Yes, cancel my plan")]
+        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        assert site.state.cancelled
+        assert run.code == exit_codes.SUCCESS, run.result
+
+
+# --- Noise -------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: a link near a price ('Cancel Membership') is asked as a money step and "
+    "a survey POST to /survey/end is held as irreversible",
+)
+def test_the_streaming_flow_asks_only_its_commit(browser_cli: Cli) -> None:
+    """Link, survey, `Finish Cancellation`: one question, the last one."""
+    with RebuiltServer(FLOWS["streaming"]) as site:
+        steps = [click("Cancel Membership"), click("Continue"), click("Finish Cancellation")]
+        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\ny\n")
+        assert site.state.survey_answers and site.state.cancelled
+        assert len(run.questions) == 1, run.questions
+        assert "Finish Cancellation" in run.questions[0]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: the 'End membership' link that only opens the flow is asked as well "
+    "as the commit",
+)
+def test_the_delivery_membership_asks_only_its_commit(browser_cli: Cli) -> None:
+    """`Manage Membership`, `End membership` (a link), `End Membership` (the commit): one
+    question."""
+    with RebuiltServer(FLOWS["delivery-membership"]) as site:
+        steps = [
+            click("Manage Membership"),
+            click("End membership", "link"),
+            click("End Membership", "button"),
+        ]
+        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        assert site.state.cancelled
+        assert len(run.questions) == 1, run.questions
+        assert run.code == exit_codes.SUCCESS, run.result
+
+
+# --- The same hole under the request gate ------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: a distance trick (pointerover retarget, keydown listener, transparent "
+    "button, image alt) or an aliased frame posting to .../cancel goes out unasked",
+)
+@pytest.mark.parametrize("flow_id", [flow.id for flow in DISTANCE_TRICKS])
+def test_a_distance_trick_posting_to_cancel_is_asked(browser_cli: Cli, flow_id: str) -> None:
+    """The innocent control's real effect, `POST /membership/cancel`, is asked; no is no."""
+    paths = {
+        "retarget-pointerover": [click("Continue")],
+        "keydown-listener": [press(SHORTCUT_KEY)],
+        "transparent-overlay": [click("Continue")],
+        "aliased-frame": [click("Continue")],
+    }
+    with RebuiltServer(FLOWS[flow_id]) as site:
+        path = paths.get(flow_id) or BareButtonBrain()
+        run = cancel_url(browser_cli, site.start_url, path, answers="")
+        assert run.questions, run.stderr
+        assert not site.state.cancelled, site.state.effects
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: a navigation typed to an address no page showed, whose GET commits "
+    "(.../finish), is not asked",
+)
+def test_a_typed_navigation_to_an_unseen_get_commit_is_asked(browser_cli: Cli) -> None:
+    """`/membership/finish`, linked from nowhere, cancels by GET: asked; no is no."""
+    with RebuiltServer(FLOWS["unseen-finish"]) as site:
+        run = cancel_url(browser_cli, site.start_url, [navigate("/membership/finish")], answers="")
+        assert run.questions, run.stderr
+        assert not site.state.cancelled, site.state.effects
+
+
+# --- Settle on the page as drawn ---------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: the first snapshot of a single-page app is taken before its data "
+    "request answers: no controls",
+)
+def test_a_single_page_app_is_first_shown_with_its_controls(browser_cli: Cli) -> None:
+    """The model's first page already holds `Cancel subscription` (drawn after the query)."""
+    with RebuiltServer(FLOWS["graphql-app"]) as site:
+        brain = PageRecordingBrain(
+            [click("Cancel subscription"), click("Yes, cancel subscription")]
+        )
+        cancel_url(browser_cli, site.start_url, brain, answers="y\n")
+        assert brain.pages_seen, "the model was never asked"
+        first = brain.pages_seen[0]
+        assert "Current page:" in first
+        assert 'button "Cancel subscription"' in first, first
+
+
+# --- Re-check after the answer -----------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: the run's loop does not re-read the target after the person's yes: a "
+    "button renamed and rewired while asked gets the approved click",
+)
+def test_a_target_renamed_while_asked_is_refused_or_asked_again(browser_cli: Cli) -> None:
+    """`Yes, cancel` becomes `Accept offer: 3 months for $1` while asked: no offer taken."""
+    with RebuiltServer(FLOWS["renamed-target"]) as site:
+        steps = [click("Cancel membership"), click("Yes, cancel")]
+        with scripted_model(steps) as model:
+            child = browser_cli.start(
+                cancel_args(browser_cli, site.start_url), model_env(browser_cli, model)
+            )
+            assert child.stdin is not None
+            asked = ""
+            # Approve what comes before (a link may be asked too), up to the confirmation.
+            while "Yes, cancel" not in asked.rsplit(ASKED, 1)[-1]:
+                if asked:
+                    child.stdin.write(b"y\n")
+                    child.stdin.flush()
+                asked += read_stderr_until(child, PROMPT)
+            site.state.signal("rename").set()
+            assert site.state.signal("renamed").wait(RENAME_SECONDS), "the page never renamed"
+            stdout, rest = child.communicate(b"y\n", timeout=RUN_TIMEOUT)
+        run = parsed(child.returncode, stdout.decode(), asked + rest.decode())
+        assert site.state.offers_accepted == [] and site.state.charges == [], run.stderr
+
+
+# --- The address is part of the service ----------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: a services file whose loopback entry lacks its port is refused as "
+    "'outside allowed_domains' without the port-exact form to write",
+)
+def test_a_loopback_entry_without_its_port_is_told_the_form_to_write(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """`127.0.0.1` for a site on another port: the error shows `127.0.0.1:PORT` to write."""
+    with RebuiltServer(FLOWS["no-rules-premium"]) as site:
+        url, port = site.start_url, site.port
+        services = tmp_path / "services.toml"
+        services.write_text(
+            "[services.premium]\n"
+            'name = "Premium"\n'
+            f'start_url = "{url}"\n'
+            'allowed_domains = ["127.0.0.1"]\n'
+            'goal = "Cancel Premium."\n',
+            encoding="utf-8",
+        )
+        args = cli.cancel_args("premium", "--services", str(services), "--pilot", "playbook")
+        run = cli.run(args)
+    assert run.code == exit_codes.CONFIGURATION, run.stderr
+    assert "allowed_domains" in run.stderr
+    # The address itself names the port; the advice must name it again, as the entry to write.
+    advice = run.stderr.replace(url, "")
+    assert f"127.0.0.1:{port}" in advice, run.stderr
