@@ -54,11 +54,6 @@ def commit_named(questions: list[str], label: str) -> bool:
 # --- The commit went out unasked ---------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: a 'Cancel <plan>' form POST to .../cancel on a site with no rules "
-    "is sent unasked (the built-in words leave 'Cancel ...' out)",
-)
 def test_cancel_premium_on_a_site_with_no_rules_is_asked_before_it_is_sent(
     browser_cli: Cli,
 ) -> None:
@@ -70,11 +65,6 @@ def test_cancel_premium_on_a_site_with_no_rules_is_asked_before_it_is_sent(
         assert not site.state.cancelled, site.state.effects
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: the maze's last button 'Cancel Subscription' (first step a 'Cancel' "
-    "link) is sent unasked",
-)
 def test_the_retention_maze_asks_its_commit_once(browser_cli: Cli) -> None:
     """Four pages, two offers declined: one question, `Cancel Subscription`, then verified."""
     with RebuiltServer(FLOWS["retention-maze"]) as site:
@@ -158,11 +148,6 @@ OFFLINE_PATHS = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: after a navigation-only approval, a phone-only service ends 'sent, not "
-    "verified' (exit 4) instead of offline-only (exit 6), with no letter in --json",
-)
 @pytest.mark.parametrize("flow_id", sorted(OFFLINE_PATHS))
 def test_an_offline_only_service_after_a_navigation_ends_offline_only(
     browser_cli: Cli, flow_id: str
@@ -250,11 +235,6 @@ def test_the_delivery_membership_asks_only_its_commit(browser_cli: Cli) -> None:
 # --- The same hole under the request gate ------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: a distance trick (pointerover retarget, keydown listener, transparent "
-    "button, image alt) or an aliased frame posting to .../cancel goes out unasked",
-)
 @pytest.mark.parametrize("flow_id", [flow.id for flow in DISTANCE_TRICKS])
 def test_a_distance_trick_posting_to_cancel_is_asked(browser_cli: Cli, flow_id: str) -> None:
     """The innocent control's real effect, `POST /membership/cancel`, is asked; no is no."""
@@ -271,11 +251,6 @@ def test_a_distance_trick_posting_to_cancel_is_asked(browser_cli: Cli, flow_id: 
         assert not site.state.cancelled, site.state.effects
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: a navigation typed to an address no page showed, whose GET commits "
-    "(.../finish), is not asked",
-)
 def test_a_typed_navigation_to_an_unseen_get_commit_is_asked(browser_cli: Cli) -> None:
     """`/membership/finish`, linked from nowhere, cancels by GET: asked; no is no."""
     with RebuiltServer(FLOWS["unseen-finish"]) as site:
@@ -287,11 +262,6 @@ def test_a_typed_navigation_to_an_unseen_get_commit_is_asked(browser_cli: Cli) -
 # --- Settle on the page as drawn ---------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: the first snapshot of a single-page app is taken before its data "
-    "request answers: no controls",
-)
 def test_a_single_page_app_is_first_shown_with_its_controls(browser_cli: Cli) -> None:
     """The model's first page already holds `Cancel subscription` (drawn after the query)."""
     with RebuiltServer(FLOWS["graphql-app"]) as site:
@@ -308,11 +278,6 @@ def test_a_single_page_app_is_first_shown_with_its_controls(browser_cli: Cli) ->
 # --- Re-check after the answer -----------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: the run's loop does not re-read the target after the person's yes: a "
-    "button renamed and rewired while asked gets the approved click",
-)
 def test_a_target_renamed_while_asked_is_refused_or_asked_again(browser_cli: Cli) -> None:
     """`Yes, cancel` becomes `Accept offer: 3 months for $1` while asked: no offer taken."""
     with RebuiltServer(FLOWS["renamed-target"]) as site:
