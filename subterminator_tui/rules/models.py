@@ -12,6 +12,7 @@ and the key.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -26,7 +27,16 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from subterminator_tui.reach.identity_providers import IDENTITY_PROVIDERS, is_provider_name
-from subterminator_tui.reach.urls import domain_allowed, ip_address, is_bare_host, local_origin
+from subterminator_tui.reach.urls import (
+    canonical_host,
+    domain_allowed,
+    ip_address,
+    is_bare_host,
+    is_local_address,
+    local_origin,
+    origin_of,
+    web_host,
+)
 from subterminator_tui.rules.fields import STRICT_MODEL_CONFIG, Needles, NonBlank, as_tuple
 from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
 from subterminator_tui.rules.playbook_steps import PlaybookStep
@@ -206,5 +216,20 @@ class ServiceConfig(BaseModel):
             raise ValueError("must be a full http(s) URL such as 'https://www.netflix.com/account'")
         domains = info.data.get("allowed_domains")
         if domains and not domain_allowed(start_url, domains):
-            raise ValueError(f"'{start_url}' is outside allowed_domains {list(domains)}")
+            raise ValueError(
+                f"'{start_url}' is outside allowed_domains {list(domains)}"
+                + _port_exact_advice(start_url, domains)
+            )
         return start_url
+
+
+def _port_exact_advice(start_url: str, domains: Sequence[str]) -> str:
+    """For a site on this computer or network: the port-exact entry to write, since a bare
+    local address means its default ports only (another program listens on the rest)."""
+    host = web_host(start_url)
+    if host is None or not is_local_address(canonical_host(host)):
+        return ""
+    entry = origin_of(start_url)
+    if entry in domains:
+        return ""
+    return f'; a site on this computer is one origin: write "{entry}" in allowed_domains'

@@ -304,11 +304,6 @@ def test_a_target_renamed_while_asked_is_refused_or_asked_again(browser_cli: Cli
 # --- The address is part of the service ----------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: a services file whose loopback entry lacks its port is refused as "
-    "'outside allowed_domains' without the port-exact form to write",
-)
 def test_a_loopback_entry_without_its_port_is_told_the_form_to_write(
     cli: Cli, tmp_path: Path
 ) -> None:
