@@ -254,13 +254,15 @@ class Guard:
         # Money first: whatever else a rule calls the step, the person hears it costs money.
         money = money_checkpoint(call, effects, facts)
         if money is not None:
-            return Checkpoint(money, effects, spends_money=True)
+            # A fee to cancel is both: asked with its amount, and still the cancellation.
+            fee = self._commit(call, effects, facts) is not None
+            return Checkpoint(money, effects, spends_money=True, commit=fee)
         rule = checkpoint_for_effect(self.rules, call, effects, fresh)
         if rule is not None:
             return Checkpoint(rule, effects)
-        commit = self._commit(call, effects, facts)
-        if commit is not None:
-            return Checkpoint(commit, effects, commit=True)
+        ends = self._commit(call, effects, facts)
+        if ends is not None:
+            return Checkpoint(ends, effects, commit=True)
         if not effects.attributable:
             watching = rules_watch_page(self.rules, fresh)
             if watching is not None:

@@ -108,6 +108,7 @@ class OutcomeJudge:
             page,
             seen or "",
             commit=checkpoint.commit,
+            cost=checkpoint.why if checkpoint.spends_money else "",
         )
         self.evidence.steps.append(step)
         return step

@@ -67,6 +67,8 @@ _RESUME_CONTROL = re.compile(
     """
 )
 _CONTROL_ROLES = frozenset({"button", "link"})
+#: Any named control: what the account page offered before and after, compared.
+_ANY_CONTROL = re.compile(r"\S")
 
 StepOutcome = Literal["pending", "done", "failed", "unknown"]
 
@@ -131,6 +133,8 @@ class ApprovedStep:
     outcome: StepOutcome = "pending"
     #: The built-in commit checkpoint asked: what the step sends ends the subscription.
     commit: bool = False
+    #: What the person was told the step costs, when it spends money (a fee to cancel).
+    cost: str = ""
 
     @property
     def is_cancellation(self) -> bool:
@@ -241,9 +245,10 @@ def verify_on_evidence(
         verification = Verification(True, success, None, "")
         how = "by generic rules" if verification.verified_by == "generic" else ""
         answered = f"; the service answered {answer.status}" if answer is not None else ""
+        cost = f" It cost money, as you approved: {step.cost}." if step.cost else ""
         message = (
             f"Verified{' ' + how if how else ''}: {success.explain()}, shown after the approved "
-            f"step ({step.action}){answered}."
+            f"step ({step.action}){answered}.{cost}"
         )
         return dataclasses.replace(verification, message=message)
     return _not(
@@ -322,19 +327,24 @@ def verify_on_account_page(
         return _not("no approved cancellation reached the service in this run")
     if first_holding(service.failure, page) is not None:
         return _not("the account page shows a failure")
-    offered = _controls(before, _CANCEL_CONTROL, before_seen)
-    if not offered:
-        return _not("the account page offered no cancel control to compare with")
     if _controls(page, _CANCEL_CONTROL, seen):
-        return _not(f"the account page still offers to cancel ('{offered[0]}')")
-    resume = _controls(page, _RESUME_CONTROL, seen)
+        still = _controls(page, _CANCEL_CONTROL, seen)[0]
+        return _not(f"the account page still offers to cancel ('{still}')")
+    # The control that started this cancellation (a "Cancel" or a "Manage") is gone ...
+    shown_before = set(_controls(before, _ANY_CONTROL, before_seen))
+    gone = sorted(shown_before - set(_controls(page, _ANY_CONTROL, seen)))
+    if not gone:
+        return _not("the account page offers the same controls as before")
+    # ... and a resume or restart control, or a success rule, stands where the plan was.
+    resume = [name for name in _controls(page, _RESUME_CONTROL, seen) if name not in shown_before]
     success = next((rule for rule in service.success if holds_on_seen(rule, page, seen)), None)
     if not resume and success is None:
-        return _not("the cancel control is gone but nothing on the account page says why")
+        return _not("the account page changed, but nothing on it says the plan ends")
     shows = f"'{resume[0]}'" if resume else success.explain() if success else ""
+    cost = f" It cost money, as you approved: {commits[-1].cost}." if commits[-1].cost else ""
     message = (
-        f"Verified on the account page read again: '{offered[0]}' is gone and it shows "
-        f"{shows}, after the approved step ({commits[-1].action})."
+        f"Verified on the account page read again: '{gone[0]}' is gone and it shows "
+        f"{shows}, after the approved step ({commits[-1].action}).{cost}"
     )
     return Verification(True, success, None, message)
 

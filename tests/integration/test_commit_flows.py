@@ -164,11 +164,6 @@ def test_an_offline_only_service_after_a_navigation_ends_offline_only(
         assert any(phone in contact for contact in ending.get("contacts", [])), ending
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: an approved early-termination fee ends 'sent, not verified' (money "
-    "steps are never evidence)",
-)
 def test_an_approved_fee_is_verified_with_the_fee_in_the_result(browser_cli: Cli) -> None:
     """The fee is asked with its amount, approved, charged: verified, the fee in the result."""
     with RebuiltServer(FLOWS["early-termination-fee"]) as site:
@@ -180,11 +175,6 @@ def test_an_approved_fee_is_verified_with_the_fee_in_the_result(browser_cli: Cli
         assert FEE_TEXT.lstrip("$") in json.dumps(run.result), run.result
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: a commit answered only by a redirect home ends 'sent, not verified'; "
-    "the account page, read again, shows the end date",
-)
 def test_a_redirect_home_is_verified_on_the_account_page(browser_cli: Cli) -> None:
     """The home page says nothing; the account page says "Valid until": verified."""
     with RebuiltServer(FLOWS["redirect-home"]) as site:
