@@ -20,7 +20,6 @@ A failure rule holding on the page beats everything, as before.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -29,6 +28,7 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotEleme
 from subterminator_tui.rules.matching import Verification, first_holding, rule_holds
 from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.rules.page_rules import PageRule
+from subterminator_tui.rules.sentences import every_language_pattern
 from subterminator_tui.rules.text import normalise_text
 
 #: Conditions that read what the page says (as opposed to its address or title).
@@ -37,34 +37,11 @@ _ELEMENT_KEYS = ("element_any", "element_regex")
 _PLACE_KEYS = {"url_any": (), "url_regex": (), "title_any": (), "title_regex": ()}
 
 #: Steps that keep, pause, buy or change the plan: approving one proves no cancellation.
-_NOT_A_CANCELLATION = re.compile(
-    r"""(?xi)
-    \b(?:pause|break|offer|discount|deal|accept|upgrade|downgrade|switch|change|keep|stay
-      |restart|resume|reactivate|rejoin|renew|subscribe|buy|purchase|claim|extend|annual
-      |pausieren|angebot|rabatt|behalten|wechseln|reprendre|offre|garder|conserver|changer
-      |pausar|oferta|mantener|cambiar|offerta|mantieni|cambia|manter|mudar|pauzeren
-      |aanbieding|behouden|wijzigen)\b
-    |一時停止|割引|オファー|継続|変更
-    """
-)
-
-#: A control that starts or finishes a cancellation (en, de, fr, es, it, pt, nl, ja).
-_CANCEL_CONTROL = re.compile(
-    r"""(?xi)
-    \b(?:cancel|end|stop)\s+(?:my\s+|your\s+|the\s+)?(?:subscription|membership|plan|trial)\b
-    |\bunsubscribe\b|\bkündigen\b|\b(?:annuler|résilier)\s+(?:mon\s+|l')?abonnement\b
-    |\bcancelar\s+(?:la\s+|mi\s+|a\s+)?(?:suscripción|assinatura|membresía)\b
-    |\bdisdici\b|\bannulla\s+(?:l')?abbonamento\b|\bopzeggen\b|解約|退会
-    """
-)
+_NOT_A_CANCELLATION = "controls.not_a_cancellation"
+#: A control that starts or finishes a cancellation.
+_CANCEL_CONTROL = "controls.cancel"
 #: A control that brings a cancelled subscription back: it is shown only once cancelled.
-_RESUME_CONTROL = re.compile(
-    r"""(?xi)
-    \b(?:resume|restart|reactivate|re-activate|rejoin|resubscribe|undo\s+cancell?ation
-      |reanudar|reactivar|réactiver|reprendre|reaktivieren|wieder\s+aktivieren|fortsetzen
-      |riattiva|ripristina|reativar|retomar|heractiveren|hervatten)\b|再開|再登録
-    """
-)
+_RESUME_CONTROL = "controls.resume"
 _CONTROL_ROLES = frozenset({"button", "link"})
 
 StepOutcome = Literal["pending", "done", "failed", "unknown"]
@@ -124,7 +101,8 @@ class ApprovedStep:
         """Whether approving this step can be evidence for a cancellation."""
         if self.spends_money:
             return False
-        return not any(_NOT_A_CANCELLATION.search(normalise_text(x)) for x in self.labels)
+        pattern = every_language_pattern(_NOT_A_CANCELLATION)
+        return not any(pattern.search(normalise_text(label)) for label in self.labels)
 
     @property
     def sent(self) -> bool:
@@ -230,8 +208,9 @@ def verify_on_evidence(
     )
 
 
-def _controls(page: NormalizedSnapshot, pattern: re.Pattern[str], seen: str) -> list[str]:
-    """Names of the buttons and links matching ``pattern`` that a person sees."""
+def _controls(page: NormalizedSnapshot, words: str, seen: str) -> list[str]:
+    """Names of the buttons and links matching the list ``words`` that a person sees."""
+    pattern = every_language_pattern(words)
     shown = normalise_text(" ".join(seen.split())).casefold()
     return [
         element.name

@@ -1,0 +1,202 @@
+"""The sentence judge: a language's table turned into the regular expressions rules read.
+
+A success cue counts only in a sentence that states something happened. A sentence
+is cut at . ! ? 。 ؟ । or a line break (each element of a page is its own line), and:
+
+- a condition ("If you cancel, your plan will not renew") states nothing;
+- a question ("Do you want your subscription cancelled?"), with a question mark or a
+  question phrase, states nothing;
+- a negation before the cue turns it around ("has not been cancelled");
+- a stop "until" something ("You will not be charged again until 3 May") is a pause.
+
+Dates are any date the language writes: day, month and year in figures, or with the
+month's name as CLDR (Babel's data) spells it in that language, in every width. The
+same tables give the built-in checkpoints, the money words and the controls; nothing
+here names a language.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+
+from babel import Locale, UnknownLocaleError
+
+from subterminator_tui.rules.language_words import (
+    SENTENCE_ENDS,
+    LanguageWords,
+    all_language_words,
+    phrase_regex,
+)
+from subterminator_tui.rules.text import normalise_text
+
+
+def sentence_ends(words: LanguageWords) -> str:
+    """The characters that end a sentence in ``words``' language (Greek ";" too)."""
+    extra = "".join(mark for mark in words.sentence.question_marks if mark not in SENTENCE_ENDS)
+    return SENTENCE_ENDS + extra
+
+
+def _within(words: LanguageWords) -> str:
+    return f"[^{re.escape(sentence_ends(words))}]"
+
+
+@functools.cache
+def date_regex(tag: str) -> str:
+    """Any date as ``tag``'s language writes it: figures, or a CLDR month name beside a day or year."""
+    numeric = (
+        r"\d{1,4}[./-]\d{1,2}[./-]\d{2,4}"
+        r"|\d{2,4}\s*[年년]\s*\d{1,2}\s*[月월](?:\s*\d{1,2}\s*[日일号號])?"
+        r"|\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일号號]"
+    )
+    names = month_names(tag)
+    if not names:
+        return f"(?:{numeric})"
+    months = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    month = rf"(?<!\w)(?:{months})\.?(?!\w)"
+    day = r"\d{1,2}(?:st|nd|rd|th|er|e|º|\.)?"
+    year = r"\d{4}"
+    named = (
+        rf"{day}\s*(?:de\s+|of\s+)?{month}(?:,?\s*(?:de\s+)?{year})?"
+        rf"|{month}\s*{day}(?!\d)(?:,?\s*{year})?"
+        rf"|{month}\s*{year}"
+    )
+    return f"(?:{numeric}|{named})"
+
+
+@functools.cache
+def month_names(tag: str) -> frozenset[str]:
+    """Every month name CLDR has for ``tag`` (format and stand-alone, wide and abbreviated)."""
+    try:
+        locale = Locale.parse(tag.replace("-", "_"))
+    except (ValueError, UnknownLocaleError):
+        return frozenset()
+    names: set[str] = set()
+    for context in ("format", "stand-alone"):
+        for width in ("wide", "abbreviated"):
+            for name in locale.months[context][width].values():
+                plain = normalise_text(str(name)).rstrip(".").strip()
+                # Figures ("1月") are read by the numeric forms; a one-letter name is noise.
+                if len(plain) > 2 and not any(char.isdigit() for char in plain):
+                    names.add(plain)
+    return frozenset(names)
+
+
+def alternation(
+    words: LanguageWords,
+    phrases: Iterable[str],
+    *,
+    biller: str = "",
+    within: str | None = None,
+) -> str:
+    """``phrases`` as one group, placeholders filled, with word edges in spaced languages."""
+    ends = sentence_ends(words)
+    filled = [_fill(words, phrase, biller=biller, ends=ends, within=within) for phrase in phrases]
+    group = "|".join(f"(?:{item})" for item in filled)
+    if words.spaced:
+        return rf"(?<!\w)(?:{group})(?!\w)"
+    return f"(?:{group})"
+
+
+def _fill(words: LanguageWords, phrase: str, *, biller: str, ends: str, within: str | None) -> str:
+    regex = phrase_regex(normalise_text(phrase), spaced=words.spaced, ends=ends)
+    if within is not None:
+        regex = regex.replace(f"[^{re.escape(ends)}]", within)
+    def value(name: str) -> str:
+        if name == "subject":
+            return alternation(words, words.success.subject)
+        if name == "cancelled":
+            return alternation(words, words.success.cancelled)
+        if name == "date":
+            return date_regex(words.language)
+        return f"(?:{biller})" if biller else r"(?!x)x"
+
+    return re.sub(r"\{(subject|cancelled|date|biller)\}", lambda m: value(m.group(1)), regex)
+
+
+def _sentence_start(words: LanguageWords) -> str:
+    """A sentence's start that is neither a condition nor a question."""
+    within = _within(words)
+    markers = alternation(words, (*words.sentence.condition, *words.sentence.question))
+    return rf"(?:^|[{re.escape(sentence_ends(words))}])(?!{within}*?{markers})"
+
+
+def _not_a_question(words: LanguageWords) -> str:
+    marks = "".join(re.escape(mark) for mark in words.sentence.question_marks)
+    return rf"(?!{_within(words)}*[{marks}])"
+
+
+def statement_regex(
+    words: LanguageWords, phrases: Iterable[str], *, negatable: bool, biller: str = ""
+) -> str:
+    """A sentence (not a condition or a question) that holds one of ``phrases``.
+
+    ``negatable``: a negation anywhere before the end of the phrase turns it around.
+    ``biller`` fills ``{biller}`` (a company's names, as a regular expression).
+    """
+    within = _within(words)
+    negation = alternation(words, words.sentence.negation)
+    if negatable:
+        clean = f"(?:(?!{negation}){within})"
+        cue = alternation(words, phrases, within=clean, biller=biller)
+        return (
+            f"(?m){_sentence_start(words)}{clean}*?{cue}"
+            rf"(?!\s*{negation}){_not_a_question(words)}"
+        )
+    cue = alternation(words, phrases, biller=biller)
+    return f"(?m){_sentence_start(words)}{within}*?{cue}{_not_a_question(words)}"
+
+
+def stop_regex(words: LanguageWords) -> str:
+    """A stop of charges or renewals, unless "until" follows in the same clause (a pause)."""
+    clause = f"[^{re.escape(sentence_ends(words))},;、，]"
+    future = alternation(words, words.sentence.future)
+    cue = alternation(words, words.success.stopped)
+    return (
+        f"(?m){_sentence_start(words)}{_within(words)}*?{cue}"
+        f"(?!{clause}*?{future}){_not_a_question(words)}"
+    )
+
+
+def line_regex(words: LanguageWords, phrases: Iterable[str]) -> str:
+    """A line that says only one of ``phrases`` (a heading, a title, a status value)."""
+    return rf"(?m)^\s*{alternation(words, phrases)}\s*[.!。！]?\s*$"
+
+
+def status_regex(words: LanguageWords) -> str:
+    """A status label beside a cancelled value: "Status: Cancelled", "Abo: gekündigt"."""
+    label = alternation(words, (*words.success.status_label, *words.success.subject))
+    value = alternation(words, words.success.cancelled)
+    return rf"(?m)^\s*{label}\s*(?:[:：]\s*|\n\s*){value}\s*(?:[.!。]|$|\s)"
+
+
+def success_patterns(words: LanguageWords) -> list[str]:
+    """The text patterns that confirm a cancellation in ``words``' language."""
+    return [
+        statement_regex(words, words.success.stated, negatable=True),
+        stop_regex(words),
+        statement_regex(words, words.success.continues, negatable=True),
+        status_regex(words),
+        line_regex(words, words.success.heading),
+    ]
+
+
+def control_regex(words: LanguageWords, phrases: Iterable[str], *, anchored: bool = False) -> str:
+    """A control's name holding one of ``phrases`` (``anchored``: at its start)."""
+    return (r"^\s*" if anchored else "") + alternation(words, phrases)
+
+
+def every_language(pick: str) -> str:
+    """One alternation of the list ``pick`` (e.g. ``controls.resume``) of every language."""
+    parts = []
+    for words in all_language_words():
+        group, name = pick.split(".")
+        parts.append(alternation(words, getattr(getattr(words, group), name)))
+    return "|".join(parts)
+
+
+@functools.cache
+def every_language_pattern(pick: str) -> re.Pattern[str]:
+    """:func:`every_language`, compiled case-insensitively (cached per list)."""
+    return re.compile(every_language(pick), re.IGNORECASE)
