@@ -195,7 +195,7 @@ def language_rules(
             "offline_only",
             {
                 "why": f"The page says cancelling takes a phone call, a chat or a letter ({name})",
-                "text_regex": [statement_regex(words, ending.offline_only, negatable=True)],
+                "text_regex": [statement_regex(words, ending.offline_only, negatable=False)],
             },
         ),
         (
@@ -222,7 +222,7 @@ def language_rules(
             "source": biller.source,
             "text_regex": [
                 statement_regex(
-                    words, ending.billed_elsewhere, negatable=True, biller=biller.names
+                    words, ending.billed_elsewhere, negatable=False, biller=biller.names
                 )
             ],
         }

@@ -53,7 +53,8 @@ def phrase_regex(phrase: str, *, spaced: bool, ends: str = SENTENCE_ENDS) -> str
     # White space inside one line: each element of a page is its own line.
     space = r"[^\S\n]+" if spaced else r"[^\S\n]*"
     parts = [part.strip() for part in phrase.split(" ... ")]
-    gap = rf"{space}(?:{within}{{0,{GAP}}}?{space})?" if spaced else f"{within}{{0,{GAP}}}?"
+    # A gap starts after a word and ends before one, whatever punctuation it holds.
+    gap = rf"(?!\w){within}{{1,{GAP}}}?(?<!\w)" if spaced else f"{within}{{0,{GAP}}}?"
     return gap.join(space.join(part.split()) for part in parts)
 
 
@@ -173,8 +174,10 @@ class MoneyWords(BaseModel):
     """Money moves now or is billed ("today", "billed", "heute", "請求")."""
     plan: Phrases
     """A plan change or an offer (annual, upgrade, switch, stay on, a tier)."""
+    tier: Phrases
+    """A plan's tier or period (Premium, Plus, Family, monthly): money only beside a saving."""
     saving: Phrases
-    """A saving that needs no amount beside a plan word ("save 20%", "20% off")."""
+    """A saving that needs no amount beside a plan word or a tier ("save 20%", "20% off")."""
     free_then: Phrases
     """A free period that turns into a charge ("free for 3 months, then")."""
     decline: Phrases

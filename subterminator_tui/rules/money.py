@@ -63,6 +63,9 @@ def _cldr_signs() -> tuple[str, ...]:
         for sign in Locale.parse(identifier).currency_symbols.values():
             plain = normalise_text(sign).strip()
             # A bare Latin word ("Le", "den") is too often an ordinary word beside a number.
+            # A sign holding a symbol ("US$", "CA$") is found by the symbol itself.
+            if any(unicodedata.category(char) == "Sc" for char in plain):
+                continue
             if plain and plain not in _NOT_SIGNS and not (plain.isascii() and plain.isalpha()):
                 signs.add(plain)
     return tuple(sorted(signs, key=len, reverse=True))
@@ -101,7 +104,8 @@ def _change() -> re.Pattern[str]:
 
 @functools.cache
 def _plan() -> re.Pattern[str]:
-    return _every("money.plan")
+    """A plan change, or a tier: beside a saving either is an offer to spend."""
+    return _every("money.plan", "money.tier")
 
 
 @functools.cache
