@@ -63,6 +63,11 @@ def _check_phrases(values: tuple[str, ...]) -> tuple[str, ...]:
     for index, value in enumerate(values):
         if not value.strip():
             raise ValueError(f"item {index} is empty; an empty phrase would match every page")
+        if re.search(r"\s[?*+]", value.replace(" ... ", " ")):
+            raise ValueError(
+                f"item {index} ('{value}'): a space stands for one or more spaces, so it "
+                "cannot be optional; write \\s? (or \\s*) instead"
+            )
         pattern = _PLACEHOLDER.sub("x", phrase_regex(normalise_text(value), spaced=True))
         try:
             compiled = re.compile(pattern, re.IGNORECASE)
