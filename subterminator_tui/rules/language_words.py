@@ -55,7 +55,36 @@ def phrase_regex(phrase: str, *, spaced: bool, ends: str = SENTENCE_ENDS) -> str
     parts = [part.strip() for part in phrase.split(" ... ")]
     # A gap starts after a word and ends before one, whatever punctuation it holds.
     gap = rf"(?!\w){within}{{1,{GAP}}}?(?<!\w)" if spaced else f"{within}{{0,{GAP}}}?"
-    return gap.join(space.join(part.split()) for part in parts)
+    return gap.join(_join_words(part.split(), space) for part in parts)
+
+
+def _join_words(words: list[str], space: str) -> str:
+    """Words joined by ``space``; a whole optional group takes its space along with it,
+    so ``charged (?:again)?`` also reads "charged" at the end of a sentence."""
+    joined = words[0] if words else ""
+    for word in words[1:]:
+        if _whole_optional_group(word):
+            joined += f"(?:{space}{word[:-1]})?"
+        else:
+            joined += space + word
+    return joined
+
+
+def _whole_optional_group(word: str) -> bool:
+    """Whether ``word`` is one group made optional: ``(?:again)?``, not ``(?:a)?(?:b)``."""
+    if not (word.startswith("(") and word.endswith(")?")):
+        return False
+    depth = 0
+    for index, char in enumerate(word[:-1]):
+        if index and word[index - 1] == "\\":
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0 and index != len(word) - 2:
+                return False
+    return depth == 0
 
 
 def _check_phrases(values: tuple[str, ...]) -> tuple[str, ...]:

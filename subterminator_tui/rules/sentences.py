@@ -53,12 +53,16 @@ def date_regex(tag: str) -> str:
     names = month_names(tag)
     if not names:
         return f"(?:{numeric})"
-    months = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    months = "|".join(
+        both_cases(re.escape(name)) for name in sorted(names, key=len, reverse=True)
+    )
     month = rf"(?<!\w)(?:{months})\.?(?!\w)"
     day = r"\d{1,2}(?:st|nd|rd|th|er|e|º|\.)?"
     year = r"\d{4}"
+    # Hebrew writes "31 בדצמבר": after a day the month may take a prefix.
+    after_day = rf"(?:{months})\.?(?!\w)"
     named = (
-        rf"{day}\s*(?:de\s+|of\s+)?{month}(?:,?\s*(?:de\s+)?{year})?"
+        rf"{day}\s*(?:de\s+|of\s+|ב-?)?{after_day}(?:,?\s*(?:de\s+)?{year})?"
         rf"|{month}\s*{day}(?!\d)(?:,?\s*{year})?"
         rf"|{month}\s*{year}"
     )
@@ -99,8 +103,37 @@ def alternation(
     return f"(?:{group})"
 
 
+def both_cases(regex: str) -> str:
+    """``regex`` normalised so that it reads either case of each letter.
+
+    The normaliser maps a letter to its Latin look-alike, and only some cases have one
+    (Cyrillic "В" reads as Latin "B", "в" stays): a phrase written in lower case must
+    still read a page written in upper case.
+    """
+    out: list[str] = []
+    in_class = False
+    escaped = False
+    for char in regex:
+        if escaped or char == "\\":
+            out.append(char)
+            escaped = not escaped and char == "\\"
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+        elif char == "]" and in_class:
+            in_class = False
+        forms = {normalise_text(char.lower()), normalise_text(char.upper()), normalise_text(char)}
+        single = sorted(form for form in forms if len(form) == 1)
+        if char.isascii() or not char.isalpha() or len(single) < 2:
+            out.append(char)
+            continue
+        letters = "".join(single)
+        out.append(letters if in_class else f"[{letters}]")
+    return "".join(out)
+
+
 def _fill(words: LanguageWords, phrase: str, *, biller: str, ends: str, within: str | None) -> str:
-    regex = phrase_regex(normalise_text(phrase), spaced=words.spaced, ends=ends)
+    regex = phrase_regex(both_cases(normalise_text(phrase)), spaced=words.spaced, ends=ends)
     if within is not None:
         regex = regex.replace(f"[^{re.escape(ends)}]", within)
     def value(name: str) -> str:
