@@ -80,10 +80,11 @@ def month_names(tag: str) -> frozenset[str]:
     for context in ("format", "stand-alone"):
         for width in ("wide", "abbreviated"):
             for name in locale.months[context][width].values():
-                plain = normalise_text(str(name)).rstrip(".").strip()
+                raw = str(name).rstrip(".").strip()
                 # Figures ("1月") are read by the numeric forms; a one-letter name is noise.
-                if len(plain) > 2 and not any(char.isdigit() for char in plain):
-                    names.add(plain)
+                # (Judged before normalising: Cyrillic "б" reads as the figure "6".)
+                if len(raw) > 2 and not any(char.isdigit() for char in raw):
+                    names.add(normalise_text(raw))
     return frozenset(names)
 
 
