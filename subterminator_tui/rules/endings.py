@@ -5,8 +5,9 @@ cancelled there, and the service's own site says so and offers nothing to click.
 Some services take cancellations only by phone, chat or letter. A run that meets such
 a page ends at once with its own outcome: ``billed_elsewhere`` names the biller and
 its own place to cancel; ``offline_only`` lists the contact details the page shows
-and drafts a letter. The billers live in ``generic.toml``, the words in ``words/<language>.toml``; they apply
-to every service: they describe what any page says, not one site's flow.
+and drafts a letter. The billers live in ``generic.toml``, the words in
+``words/<language>.toml``; they apply to every service: they describe what any page
+says, not one site's flow.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def _within(words: LanguageWords) -> str:
 
 @functools.cache
 def date_regex(tag: str) -> str:
-    """Any date as ``tag``'s language writes it: figures, or a CLDR month name beside a day or year."""
+    """Any date in ``tag``'s language: figures, or a CLDR month name beside a day or year."""
     numeric = (
         r"\d{1,4}[./-]\d{1,2}[./-]\d{2,4}"
         r"|\d{2,4}\s*[年년]\s*\d{1,2}\s*[月월](?:\s*\d{1,2}\s*[日일号號])?"
@@ -53,9 +53,7 @@ def date_regex(tag: str) -> str:
     names = month_names(tag)
     if not names:
         return f"(?:{numeric})"
-    months = "|".join(
-        both_cases(re.escape(name)) for name in sorted(names, key=len, reverse=True)
-    )
+    months = "|".join(both_cases(re.escape(name)) for name in sorted(names, key=len, reverse=True))
     month = rf"(?<!\w)(?:{months})\.?(?!\w)"
     day = r"\d{1,2}(?:st|nd|rd|th|er|e|º|\.)?"
     year = r"\d{4}"
@@ -137,6 +135,7 @@ def _fill(words: LanguageWords, phrase: str, *, biller: str, ends: str, within: 
     regex = phrase_regex(both_cases(normalise_text(phrase)), spaced=words.spaced, ends=ends)
     if within is not None:
         regex = regex.replace(f"[^{re.escape(ends)}]", within)
+
     def value(name: str) -> str:
         if name == "subject":
             return alternation(words, words.success.subject)

@@ -245,7 +245,7 @@ SCENARIOS = (
     ),
     _money_trap(
         "money-header-price",
-        "The offer card's header holds the price; its body the button and \"Billed today\".",
+        'The offer card\'s header holds the price; its body the button and "Billed today".',
         header_price_page,
         {"annual": CHANGE_PLAN},
     ),
