@@ -13,9 +13,14 @@ a number in any locale's format (``$14.97``, ``14,97 €``, ``1.299,00 EUR``,
 ``¥1,200``, ``1 200 kr``). An amount *in the target itself* or in the chosen
 option always asks: a control that names a price is a purchase. An amount in the
 region asks only with a charge or plan-change word beside it ("today", "billed",
-"annual", "offer", "heute", "facturé", "請求" ...), so an account page's
-"Premium plan · $22.99/month" beside "Cancel membership" does not; nor does a
-control that plainly declines or closes ("No thanks", "Continue to cancel", "Close").
+"annual", "offer", "stay on", "free ... then", "heute", "facturé", "請求" ...), so an
+account page's "Premium plan · $22.99/month" beside "Cancel membership" does not; nor
+does a control that plainly declines or closes ("No thanks", "Continue to cancel",
+"Close"). A saving beside a plan word or a tier ("Upgrade to annual and save 20%")
+asks with no amount at all. The region is what the browser reports: the control's
+card, dialog, list item or form, with the headers above it and the page's main heading.
+Every word comes from the language tables (``money.*``); the currency signs written
+with letters come from CLDR (Babel) for every locale of those languages.
 """
 
 from __future__ import annotations

@@ -201,3 +201,17 @@ def test_an_amount_is_found_in_cldr_currency_formats(text: str, amount: str) -> 
 def test_a_tier_beside_its_price_alone_is_not_a_charge() -> None:
     """ "Premium plan · $22.99/month" on an account page names no change: not money."""
     assert shows_charge("Premium plan · $22.99/month") is None
+
+
+@pytest.mark.parametrize(
+    "region",
+    [
+        "$0.00 today, then $9.99/month after your trial Continue",
+        "Stay 3 months for $ 14.97 today Continue",
+        "Premium 14,97 € heute Continue",
+        "50% off for 3 months · Pay $11.49/month instead of $22.99, starting today Continue",
+    ],
+)
+def test_what_was_asked_is_still_asked(region: str) -> None:
+    """Prices split over spans, "$0.00 today, then ...", a bare Continue under an offer."""
+    assert money_shown(["Continue"], region) is not None
