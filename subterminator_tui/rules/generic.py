@@ -32,6 +32,7 @@ from subterminator_tui.rules.sentences import (
     alternation,
     control_regex,
     line_regex,
+    naming_statement_regex,
     statement_regex,
     success_patterns,
 )
@@ -95,8 +96,10 @@ def with_language_rules(rules: GenericRules, tables: tuple[LanguageWords, ...]) 
     """``rules`` followed, list by list, by the rules every language table gives."""
     built: dict[str, list[object]] = {name: [] for name in _WORD_LISTS}
     for words in tables:
-        for name, rule in language_rules(words, rules.billed_elsewhere_by):
+        for name, rule in language_rules(words):
             built[name].append(rule)
+    billers = rules.billed_elsewhere_by
+    built["billed_elsewhere"] += [biller_rule(biller, tables) for biller in billers]
     # Hand-offs hold on one page in any language: one rule each, every language inside.
     built["two_factor"].append(
         {
@@ -145,9 +148,7 @@ def _as_rule(name: str, rule: object) -> PageRule:
     return model.model_validate(rule, strict=False)
 
 
-def language_rules(
-    words: LanguageWords, billers: tuple[BillerEntry, ...]
-) -> list[tuple[str, object]]:
+def language_rules(words: LanguageWords) -> list[tuple[str, object]]:
     """The rules one language's table gives, as ``(list name, rule)``."""
     name = words.name
     ending = words.endings
@@ -213,21 +214,20 @@ def language_rules(
             },
         ),
     ]
-    for biller in billers:
-        rule = {
-            "why": f"{biller.why} ({name})" if biller.why else f"{biller.biller} bills it ({name})",
-            "biller": biller.biller,
-            "cancel_at": biller.cancel_at,
-            "how": biller.how,
-            "source": biller.source,
-            "text_regex": [
-                statement_regex(
-                    words, ending.billed_elsewhere, negatable=False, biller=biller.names
-                )
-            ],
-        }
-        rules.append(("billed_elsewhere", rule))
     return rules
+
+
+def biller_rule(biller: BillerEntry, tables: tuple[LanguageWords, ...]) -> dict[str, object]:
+    """One rule for ``biller`` in every language: a sentence that names the biller (looked
+    for first, once) and holds a language's "billed through" phrase."""
+    return {
+        "why": biller.why or f"The page says {biller.biller} bills the subscription",
+        "biller": biller.biller,
+        "cancel_at": biller.cancel_at,
+        "how": biller.how,
+        "source": biller.source,
+        "text_regex": [naming_statement_regex(tables, biller.names)],
+    }
 
 
 @functools.cache

@@ -47,15 +47,33 @@ PLACEHOLDERS = ("subject", "cancelled", "date", "biller")
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 
 
-def phrase_regex(phrase: str, *, spaced: bool, ends: str = SENTENCE_ENDS) -> str:
-    """``phrase`` as a regular expression: spaces, `` ... `` gaps (placeholders kept)."""
-    within = f"[^{re.escape(ends)}]"
+def phrase_regex(
+    phrase: str, *, spaced: bool, ends: str = SENTENCE_ENDS, skip: str = ""
+) -> str:
+    """``phrase`` as a regular expression: spaces, `` ... `` gaps (placeholders kept).
+
+    ``skip`` is a regular expression no word inside a gap may start with (a negation).
+    """
     # White space inside one line: each element of a page is its own line.
     space = r"[^\S\n]+" if spaced else r"[^\S\n]*"
     parts = [part.strip() for part in phrase.split(" ... ")]
-    # A gap starts after a word and ends before one, whatever punctuation it holds.
-    gap = rf"(?!\w){within}{{1,{GAP}}}?(?<!\w)" if spaced else f"{within}{{0,{GAP}}}?"
-    return gap.join(_join_words(part.split(), space) for part in parts)
+    return gap_regex(spaced=spaced, ends=ends, skip=skip).join(
+        _join_words(part.split(), space) for part in parts
+    )
+
+
+def gap_regex(*, spaced: bool, ends: str = SENTENCE_ENDS, skip: str = "") -> str:
+    """Up to :data:`GAP` characters of one sentence between two parts of a phrase.
+
+    In a spaced language the gap steps a word at a time (after a word, before one),
+    which is what keeps a page of many sentences quick to read; ``skip`` is what no word
+    in it may start with.
+    """
+    guard = f"(?!{skip})" if skip else ""
+    if spaced:
+        other = f"[^\\w{re.escape(ends)}]"
+        return f"{other}+(?:{guard}\\w+{other}+){{0,{GAP // 6}}}?"
+    return f"(?:{guard}[^{re.escape(ends)}]){{0,{GAP // 2}}}?"
 
 
 def _join_words(words: list[str], space: str) -> str:

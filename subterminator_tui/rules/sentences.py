@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Iterable
 
 from babel import Locale, UnknownLocaleError
@@ -91,11 +92,14 @@ def alternation(
     phrases: Iterable[str],
     *,
     biller: str = "",
-    within: str | None = None,
+    skip: str = "",
 ) -> str:
-    """``phrases`` as one group, placeholders filled, with word edges in spaced languages."""
+    """``phrases`` as one group, placeholders filled, with word edges in spaced languages.
+
+    ``skip``: no word inside a phrase's gaps may start with it (a negation).
+    """
     ends = sentence_ends(words)
-    filled = [_fill(words, phrase, biller=biller, ends=ends, within=within) for phrase in phrases]
+    filled = [_fill(words, phrase, biller=biller, ends=ends, skip=skip) for phrase in phrases]
     group = "|".join(f"(?:{item})" for item in filled)
     if words.spaced:
         return rf"(?<!\w)(?:{group})(?!\w)"
@@ -131,10 +135,9 @@ def both_cases(regex: str) -> str:
     return "".join(out)
 
 
-def _fill(words: LanguageWords, phrase: str, *, biller: str, ends: str, within: str | None) -> str:
-    regex = phrase_regex(both_cases(normalise_text(phrase)), spaced=words.spaced, ends=ends)
-    if within is not None:
-        regex = regex.replace(f"[^{re.escape(ends)}]", within)
+def _fill(words: LanguageWords, phrase: str, *, biller: str, ends: str, skip: str) -> str:
+    plain = both_cases(normalise_text(phrase))
+    regex = phrase_regex(plain, spaced=words.spaced, ends=ends, skip=skip)
 
     def value(name: str) -> str:
         if name == "subject":
@@ -148,11 +151,39 @@ def _fill(words: LanguageWords, phrase: str, *, biller: str, ends: str, within: 
     return re.sub(r"\{(subject|cancelled|date|biller)\}", lambda m: value(m.group(1)), regex)
 
 
-def _sentence_start(words: LanguageWords) -> str:
-    """A sentence's start that is neither a condition nor a question."""
-    within = _within(words)
-    markers = alternation(words, (*words.sentence.condition, *words.sentence.question))
-    return rf"(?:^|[{re.escape(sentence_ends(words))}])(?!{within}*?{markers})"
+def _words_before(words: LanguageWords, skip: str = "") -> str:
+    """The words of a sentence before a cue, none starting with ``skip``.
+
+    A spaced language steps a word at a time (a cue starts only where a word does): far
+    fewer tries than a character at a time, on a page of many sentences.
+    """
+    guard = f"(?!{skip})" if skip else ""
+    ends = re.escape(sentence_ends(words))
+    if words.spaced:
+        return rf"[^\w{ends}]*(?:{guard}\w+[^\w{ends}]+)*?"
+    return f"(?:{guard}[^{ends}])*?"
+
+
+@functools.cache
+def script_gate(words: LanguageWords) -> str:
+    """A look at a sentence for a letter of the table's own script, or "" for Latin.
+
+    A language written in another script (Cyrillic, Greek, Arabic, Hebrew, Devanagari,
+    Thai, Hangul, kana, Han) has no sentence without one of its letters: every other
+    sentence is passed over with one quick look instead of being read word by word.
+    """
+    letters = {
+        char
+        for phrases in words.lists().values()
+        for phrase in phrases
+        for char in normalise_text(phrase)
+        if char.isalpha() and not char.isascii()
+    }
+    foreign = {char for char in letters if not unicodedata.name(char, "").startswith("LATIN")}
+    if not foreign or len(foreign) < len(letters) // 2:
+        return ""
+    ends = re.escape(sentence_ends(words))
+    return f"(?=[^{ends}]*?[{re.escape(''.join(sorted(foreign)))}])"
 
 
 def _not_a_question(words: LanguageWords) -> str:
@@ -160,36 +191,51 @@ def _not_a_question(words: LanguageWords) -> str:
     return rf"(?!{_within(words)}*[{marks}])"
 
 
-def statement_regex(
-    words: LanguageWords, phrases: Iterable[str], *, negatable: bool, biller: str = ""
-) -> str:
+def statement_regex(words: LanguageWords, phrases: Iterable[str], *, negatable: bool) -> str:
     """A sentence (not a condition or a question) that holds one of ``phrases``.
 
     ``negatable``: a negation anywhere before the end of the phrase turns it around.
-    ``biller`` fills ``{biller}`` (a company's names, as a regular expression).
     """
-    within = _within(words)
+    return f"(?m)(?:^|[{re.escape(sentence_ends(words))}]){_statement(words, phrases, negatable)}"
+
+
+def _statement(
+    words: LanguageWords, phrases: Iterable[str], negatable: bool, biller: str = ""
+) -> str:
+    """What follows a sentence's start in :func:`statement_regex`.
+
+    The phrase is looked for first (most sentences hold none), and only then whether the
+    sentence is a condition or a question.
+    """
     negation = alternation(words, words.sentence.negation)
     if negatable:
-        clean = f"(?:(?!{negation}){within})"
-        cue = alternation(words, phrases, within=clean, biller=biller)
-        return (
-            f"(?m){_sentence_start(words)}{clean}*?{cue}"
-            rf"(?!\s*{negation}){_not_a_question(words)}"
+        body = (
+            f"{_words_before(words, negation)}"
+            f"{alternation(words, phrases, skip=negation, biller=biller)}(?!\\s*{negation})"
         )
-    cue = alternation(words, phrases, biller=biller)
-    return f"(?m){_sentence_start(words)}{within}*?{cue}{_not_a_question(words)}"
-
-
-def stop_regex(words: LanguageWords) -> str:
-    """A stop of charges or renewals, unless "until" follows in the same clause (a pause)."""
-    clause = f"[^{re.escape(sentence_ends(words))},;、，]"
-    future = alternation(words, words.sentence.future)
-    cue = alternation(words, words.success.stopped)
+    else:
+        body = f"{_words_before(words)}{alternation(words, phrases, biller=biller)}"
+    markers = alternation(words, (*words.sentence.condition, *words.sentence.question))
     return (
-        f"(?m){_sentence_start(words)}{_within(words)}*?{cue}"
-        f"(?!{clause}*?{future}){_not_a_question(words)}"
+        f"{script_gate(words)}(?={body})(?!{_words_before(words)}{markers})"
+        f"{body}{_not_a_question(words)}"
     )
+
+
+def naming_statement_regex(tables: Iterable[LanguageWords], names: str) -> str:
+    """A sentence that names ``names`` (a company, as a regular expression) and holds one
+    of a language's billed-elsewhere phrases, in any of ``tables``' languages.
+
+    The name is looked for once per sentence, before any language's words.
+    """
+    tables = tuple(tables)
+    ends = re.escape("".join(sorted({char for t in tables for char in sentence_ends(t)})))
+    named = rf"(?=[^{ends}]*?(?:{both_cases(names)}))"
+    bodies = "|".join(
+        f"(?:{_statement(words, words.endings.billed_elsewhere, False, names)})"
+        for words in tables
+    )
+    return f"(?m)(?:^|[{ends}]){named}(?:{bodies})"
 
 
 def line_regex(words: LanguageWords, phrases: Iterable[str]) -> str:
@@ -205,14 +251,27 @@ def status_regex(words: LanguageWords) -> str:
 
 
 def success_patterns(words: LanguageWords) -> list[str]:
-    """The text patterns that confirm a cancellation in ``words``' language."""
-    return [
-        statement_regex(words, words.success.stated, negatable=True),
-        stop_regex(words),
-        statement_regex(words, words.success.continues, negatable=True),
-        status_regex(words),
-        line_regex(words, words.success.heading),
-    ]
+    """The text patterns that confirm a cancellation in ``words``' language.
+
+    One pattern reads a sentence once for all three kinds of statement (stated, stopped,
+    continues): a page of many sentences is stepped through once per language, not
+    three times.
+    """
+    negation = alternation(words, words.sentence.negation)
+    clause = f"[^{re.escape(sentence_ends(words))},;、，]"
+    future = alternation(words, words.sentence.future)
+    stated = alternation(words, (*words.success.stated, *words.success.continues), skip=negation)
+    stopped = alternation(words, words.success.stopped)
+    body = (
+        f"{_words_before(words, negation)}"
+        rf"(?:{stated}(?!\s*{negation})|{stopped}(?!{clause}*?{future}))"
+    )
+    markers = alternation(words, (*words.sentence.condition, *words.sentence.question))
+    statement = (
+        f"(?m)(?:^|[{re.escape(sentence_ends(words))}]){script_gate(words)}"
+        f"(?={body})(?!{_words_before(words)}{markers}){body}{_not_a_question(words)}"
+    )
+    return [statement, status_regex(words), line_regex(words, words.success.heading)]
 
 
 def control_regex(words: LanguageWords, phrases: Iterable[str], *, anchored: bool = False) -> str:

@@ -48,7 +48,8 @@ def test_every_language_fills_every_list(tag: str) -> None:
 
 
 def test_every_table_gives_rules_of_every_kind() -> None:
-    """Each table yields its success, failure, sign-in, offline, renewal and biller rules."""
+    """Each table yields its success, failure, sign-in, offline and renewal rules; every
+    biller's one rule reads every language."""
     rules = generic_rules()
     for words in all_language_words():
         name = f"({words.name})"
@@ -58,7 +59,10 @@ def test_every_table_gives_rules_of_every_kind() -> None:
         assert any(name in rule.why for rule in rules.offline_only), name
         assert any(name in rule.why for rule in rules.renewed), name
         assert any(name in rule.why for rule in rules.active), name
-        assert any(name in rule.why for rule in rules.billed_elsewhere), name
+    for rule in rules.billed_elsewhere:
+        assert len(rule.text_regex) == 1
+        pattern = rule.text_regex[0].pattern
+        assert "abgerechnet" in pattern and "facturad" in pattern, rule.biller
 
 
 def _table(tmp_path: Path, tag: str, change: tuple[str, str]) -> Path:
