@@ -47,9 +47,7 @@ PLACEHOLDERS = ("subject", "cancelled", "date", "biller")
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 
 
-def phrase_regex(
-    phrase: str, *, spaced: bool, ends: str = SENTENCE_ENDS, skip: str = ""
-) -> str:
+def phrase_regex(phrase: str, *, spaced: bool, ends: str = SENTENCE_ENDS, skip: str = "") -> str:
     """``phrase`` as a regular expression: spaces, `` ... `` gaps (placeholders kept).
 
     ``skip`` is a regular expression no word inside a gap may start with (a negation).

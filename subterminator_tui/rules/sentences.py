@@ -232,8 +232,7 @@ def naming_statement_regex(tables: Iterable[LanguageWords], names: str) -> str:
     ends = re.escape("".join(sorted({char for t in tables for char in sentence_ends(t)})))
     named = rf"(?=[^{ends}]*?(?:{both_cases(names)}))"
     bodies = "|".join(
-        f"(?:{_statement(words, words.endings.billed_elsewhere, False, names)})"
-        for words in tables
+        f"(?:{_statement(words, words.endings.billed_elsewhere, False, names)})" for words in tables
     )
     return f"(?m)(?:^|[{ends}]){named}(?:{bodies})"
 
