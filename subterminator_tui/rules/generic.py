@@ -29,6 +29,7 @@ from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
 from subterminator_tui.rules.problems import describe_error, key_path
 from subterminator_tui.rules.sentences import (
+    SUCCESS_KINDS,
     alternation,
     control_regex,
     line_regex,
@@ -155,12 +156,11 @@ def language_rules(words: LanguageWords) -> list[tuple[str, object]]:
     rules: list[tuple[str, object]] = [
         (
             "success",
-            {
-                "why": f"The page states in {name} that the subscription is cancelled or "
-                "will not renew",
-                "text_regex": success_patterns(words),
-            },
-        ),
+            {"why": f"The page states in {name} that {SUCCESS_KINDS[kind]}", "text_regex": [regex]},
+        )
+        for kind, regex in success_patterns(words).items()
+    ]
+    rules += [
         (
             "failure",
             {

@@ -200,9 +200,14 @@ def statement_regex(words: LanguageWords, phrases: Iterable[str], *, negatable: 
 
 
 def _statement(
-    words: LanguageWords, phrases: Iterable[str], negatable: bool, biller: str = ""
+    words: LanguageWords,
+    phrases: Iterable[str],
+    negatable: bool,
+    biller: str = "",
+    after: str = "",
 ) -> str:
-    """What follows a sentence's start in :func:`statement_regex`.
+    """What follows a sentence's start in :func:`statement_regex` (``after``: a check
+    right after the phrase, such as no "until" in the same clause).
 
     The phrase is looked for first (most sentences hold none), and only then whether the
     sentence is a condition or a question.
@@ -215,6 +220,7 @@ def _statement(
         )
     else:
         body = f"{_words_before(words)}{alternation(words, phrases, biller=biller)}"
+    body += after
     markers = alternation(words, (*words.sentence.condition, *words.sentence.question))
     return (
         f"{script_gate(words)}(?={body})(?!{_words_before(words)}{markers})"
@@ -249,28 +255,35 @@ def status_regex(words: LanguageWords) -> str:
     return rf"(?m)^\s*{label}\s*(?:[:：]\s*|\n\s*){value}\s*(?:[.!。]|$|\s)"
 
 
-def success_patterns(words: LanguageWords) -> list[str]:
-    """The text patterns that confirm a cancellation in ``words``' language.
+#: What each success pattern states, for the rule that reads it.
+SUCCESS_KINDS: dict[str, str] = {
+    "stated": "the subscription is cancelled",
+    "stopped": "charges or renewals stop",
+    "continues": "access continues until a date",
+    "status": "a status line reads cancelled",
+    "heading": "a line alone says the cancellation is done",
+}
 
-    One pattern reads a sentence once for all three kinds of statement (stated, stopped,
-    continues): a page of many sentences is stepped through once per language, not
-    three times.
+
+def success_patterns(words: LanguageWords) -> dict[str, str]:
+    """The text patterns that confirm a cancellation in ``words``' language, by kind.
+
+    Each kind is its own rule: a confirmation page before the last click may already say
+    "your access continues until May 3" or "after that you will not be charged", and the
+    page after it is evidence only through a rule that did not hold before.
     """
-    negation = alternation(words, words.sentence.negation)
     clause = f"[^{re.escape(sentence_ends(words))},;、，]"
     future = alternation(words, words.sentence.future)
-    stated = alternation(words, (*words.success.stated, *words.success.continues), skip=negation)
-    stopped = alternation(words, words.success.stopped)
-    body = (
-        f"{_words_before(words, negation)}"
-        rf"(?:{stated}(?!\s*{negation})|{stopped}(?!{clause}*?{future}))"
-    )
-    markers = alternation(words, (*words.sentence.condition, *words.sentence.question))
-    statement = (
-        f"(?m)(?:^|[{re.escape(sentence_ends(words))}]){script_gate(words)}"
-        f"(?={body})(?!{_words_before(words)}{markers}){body}{_not_a_question(words)}"
-    )
-    return [statement, status_regex(words), line_regex(words, words.success.heading)]
+    return {
+        "stated": statement_regex(words, words.success.stated, negatable=True),
+        "stopped": (
+            f"(?m)(?:^|[{re.escape(sentence_ends(words))}])"
+            f"{_statement(words, words.success.stopped, False, after=f'(?!{clause}*?{future})')}"
+        ),
+        "continues": statement_regex(words, words.success.continues, negatable=True),
+        "status": status_regex(words),
+        "heading": line_regex(words, words.success.heading),
+    }
 
 
 def control_regex(words: LanguageWords, phrases: Iterable[str], *, anchored: bool = False) -> str:

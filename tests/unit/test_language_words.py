@@ -121,7 +121,7 @@ def _english() -> LanguageWords:
 def _confirms(words: LanguageWords, text: str) -> bool:
     import re
 
-    return any(re.search(p, text, re.IGNORECASE) for p in success_patterns(words))
+    return any(re.search(p, text, re.IGNORECASE) for p in success_patterns(words).values())
 
 
 @pytest.mark.parametrize(
