@@ -176,3 +176,26 @@ def test_dates_are_found_in_every_locale(tag: str, text: str) -> None:
     from subterminator_tui.rules.text import normalise_text
 
     assert re.fullmatch(date_regex(tag), normalise_text(text), re.IGNORECASE)
+
+
+def test_a_confirm_page_that_predicts_the_end_leaves_the_done_page_as_evidence() -> None:
+    """Before the last click the page says "access continues until ..."; after it,
+    "Cancellation confirmed": some success rule holds after that did not hold before."""
+    from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
+    from subterminator_tui.rules.evidence import holds_on_seen
+
+    def page(*lines: str) -> tuple[NormalizedSnapshot, str]:
+        elements = tuple(SnapshotElement("paragraph", text=line) for line in lines)
+        return NormalizedSnapshot(
+            "https://shop.example/c", "Shop", "", elements=elements
+        ), "\n".join(lines)
+
+    before = page(
+        "Finish cancelling your membership",
+        "Your access continues until 22 December 2026. After that you will not be charged.",
+    )
+    after = page("Cancellation confirmed", "Your membership ends on 22 December 2026.")
+    rules = generic_rules().success
+    held_before = {rule.why for rule in rules if holds_on_seen(rule, *before)}
+    held_after = {rule.why for rule in rules if holds_on_seen(rule, *after)}
+    assert held_after - held_before
