@@ -40,7 +40,7 @@ PAGE_FACTS_FUNCTION = """(target) => {
   // section or form that says more than the control itself; else the page's main part.
   const REGION = 'dialog, [role=dialog], [role=alertdialog], [aria-modal=true], li, article, '
     + 'fieldset, section, form, [class*=card], [class*=offer], [class*=modal], [class*=plan]';
-  const region = (el) => {
+  const part = (el) => {
     const own = limit(el.innerText || el.textContent, REGION_LIMIT);
     for (let node = el.parentElement; node && node !== document.body; node = node.parentElement) {
       if (node.matches('main, [role=main]')) return limit(node.innerText, REGION_LIMIT);
@@ -49,6 +49,27 @@ PAGE_FACTS_FUNCTION = """(target) => {
       if (text.replace(own, '').trim()) return text;
     }
     return limit(document.body ? document.body.innerText : '', REGION_LIMIT);
+  };
+  // What a person reads above the control as part of its offer: the header of every
+  // part that holds it (a card's header with the price, a dialog's heading), up to the
+  // page's main part, and the page's main heading.
+  const HEADER = 'header, h1, h2, h3, h4, [class*=header], [class*=heading], [class*=title]';
+  const headers = (el) => {
+    const found = [];
+    for (let node = el.parentElement; node && node !== document.body; node = node.parentElement) {
+      for (const child of Array.from(node.children)) {
+        if (child.matches(HEADER) && !child.contains(el)) found.push(limit(child.innerText));
+      }
+      if (node.matches('main, [role=main], dialog, [role=dialog], [role=alertdialog]')) break;
+    }
+    const main = document.querySelector('main h1, [role=main] h1, h1');
+    if (main && !main.contains(el)) found.push(limit(main.innerText));
+    return found.filter(Boolean);
+  };
+  const region = (el) => {
+    const text = part(el);
+    const above = headers(el).filter((header) => !text.includes(header));
+    return above.length ? limit([...above, text].join(' · '), REGION_LIMIT * 2) : text;
   };
   const options = (el) => el.tagName === 'SELECT'
     ? Array.from(el.options).slice(0, 50).map((o) => [limit(o.value), limit(o.text)]) : [];

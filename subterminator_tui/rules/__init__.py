@@ -20,6 +20,8 @@
 - ``account_state`` a plan's state on its account page, for ``subterminator check``
 - ``sites``     a typed site's full URL and registrable domain (Public Suffix List)
 - ``generic``   rules for any site (``generic.toml``, beside it) and services built from an address
+- ``language_words`` every word the rules read, one table per language (``words/<tag>.toml``)
+- ``sentences`` the sentence judge: a table's words as the regular expressions rules read
 - ``recording`` a playbook from a run's journal turns (``subterminator record``)
 - ``user_file`` one service written into the user's own ``services.toml``
 """

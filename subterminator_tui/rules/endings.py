@@ -5,8 +5,9 @@ cancelled there, and the service's own site says so and offers nothing to click.
 Some services take cancellations only by phone, chat or letter. A run that meets such
 a page ends at once with its own outcome: ``billed_elsewhere`` names the biller and
 its own place to cancel; ``offline_only`` lists the contact details the page shows
-and drafts a letter. The rules live in ``generic.toml`` (several languages) and apply
-to every service: they describe what any page says, not one site's flow.
+and drafts a letter. The billers live in ``generic.toml``, the words in
+``words/<language>.toml``; they apply to every service: they describe what any page
+says, not one site's flow.
 """
 
 from __future__ import annotations
@@ -14,10 +15,16 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, BaseModel
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.rules.fields import STRICT_MODEL_CONFIG, compile_pattern
 from subterminator_tui.rules.page_rules import PageRule
+
+
+def _valid_names(value: str) -> str:
+    compile_pattern(value)
+    return value
 
 
 def _https_or_empty(value: str) -> str:
@@ -37,6 +44,29 @@ class BillerRule(PageRule):
     """The biller's own steps, in one sentence, for the person."""
     source: str = ""
     """Where ``cancel_at`` and ``how`` were read (the biller's help page)."""
+
+
+class BillerEntry(BaseModel):
+    """A company that bills for others, as ``generic.toml`` names it (no words of a language).
+
+    Its rule (:class:`BillerRule`) is built for every language: the page holds that
+    language's "billed through" phrase with ``names`` in the place of ``{biller}``.
+    """
+
+    model_config = STRICT_MODEL_CONFIG
+
+    biller: str
+    """The company that bills and cancels it: ``Apple``, ``Google Play``, ``Roku``, ..."""
+    names: Annotated[str, AfterValidator(_valid_names)]
+    """A regular expression for the company's names on a page (``apple(?!\\s+pay)|itunes``)."""
+    cancel_at: Annotated[str, AfterValidator(_https_or_empty)] = ""
+    """The biller's own page for cancelling (https), or "" when there is no single one."""
+    how: str = ""
+    """The biller's own steps, in one sentence, for the person."""
+    source: str = ""
+    """Where ``cancel_at`` and ``how`` were read (the biller's help page)."""
+    why: str = ""
+    """Why the ending applies, in words a person reviewing a run understands."""
 
 
 # Contact details as pages print them: international or national phone numbers,

@@ -29,6 +29,7 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotEleme
 from subterminator_tui.rules.matching import Verification, first_holding, rule_holds
 from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.rules.page_rules import PageRule
+from subterminator_tui.rules.sentences import every_language_pattern
 from subterminator_tui.rules.text import normalise_text
 
 #: Conditions that read what the page says (as opposed to its address or title).
@@ -37,35 +38,11 @@ _ELEMENT_KEYS = ("element_any", "element_regex")
 _PLACE_KEYS = {"url_any": (), "url_regex": (), "title_any": (), "title_regex": ()}
 
 #: Steps that keep, pause, buy or change the plan: approving one proves no cancellation.
-_NOT_A_CANCELLATION = re.compile(
-    r"""(?xi)
-    \b(?:pause|break|offer|discount|deal|accept|upgrade|downgrade|switch|change|keep|stay
-      |remind|later|snooze|cookies?|consent|choices|preferences|privacy
-      |restart|resume|reactivate|rejoin|renew|subscribe|buy|purchase|claim|extend|annual
-      |pausieren|angebot|rabatt|behalten|wechseln|reprendre|offre|garder|conserver|changer
-      |pausar|oferta|mantener|cambiar|offerta|mantieni|cambia|manter|mudar|pauzeren
-      |aanbieding|behouden|wijzigen)\b
-    |一時停止|割引|オファー|継続|変更
-    """
-)
-
-#: A control that starts or finishes a cancellation (en, de, fr, es, it, pt, nl, ja).
-_CANCEL_CONTROL = re.compile(
-    r"""(?xi)
-    \b(?:cancel|end|stop)\s+(?:my\s+|your\s+|the\s+)?(?:subscription|membership|plan|trial)\b
-    |\bunsubscribe\b|\bkündigen\b|\b(?:annuler|résilier)\s+(?:mon\s+|l')?abonnement\b
-    |\bcancelar\s+(?:la\s+|mi\s+|a\s+)?(?:suscripción|assinatura|membresía)\b
-    |\bdisdici\b|\bannulla\s+(?:l')?abbonamento\b|\bopzeggen\b|解約|退会
-    """
-)
+_NOT_A_CANCELLATION = "controls.not_a_cancellation"
+#: A control that starts or finishes a cancellation.
+_CANCEL_CONTROL = "controls.cancel"
 #: A control that brings a cancelled subscription back: it is shown only once cancelled.
-_RESUME_CONTROL = re.compile(
-    r"""(?xi)
-    \b(?:resume|restart|reactivate|re-activate|rejoin|resubscribe|undo\s+cancell?ation
-      |reanudar|reactivar|réactiver|reprendre|reaktivieren|wieder\s+aktivieren|fortsetzen
-      |riattiva|ripristina|reativar|retomar|heractiveren|hervatten)\b|再開|再登録
-    """
-)
+_RESUME_CONTROL = "controls.resume"
 _CONTROL_ROLES = frozenset({"button", "link"})
 #: Any named control: what the account page offered before and after, compared.
 _ANY_CONTROL = re.compile(r"\S")
@@ -140,11 +117,12 @@ class ApprovedStep:
     def is_cancellation(self) -> bool:
         """Whether approving this step can be evidence for a cancellation."""
         labels = [normalise_text(x) for x in self.labels]
-        if any(_NOT_A_CANCELLATION.search(x) for x in labels):
+        if any(every_language_pattern(_NOT_A_CANCELLATION).search(x) for x in labels):
             return False
         if self.spends_money:
             # A fee is asked with its amount; paying it to cancel is still the cancellation.
-            return self.commit or any(_CANCEL_CONTROL.search(x) for x in labels)
+            cancels = every_language_pattern(_CANCEL_CONTROL)
+            return self.commit or any(cancels.search(x) for x in labels)
         return True
 
     @property
@@ -258,8 +236,10 @@ def verify_on_evidence(
     )
 
 
-def _controls(page: NormalizedSnapshot, pattern: re.Pattern[str], seen: str) -> list[str]:
-    """Names of the buttons and links matching ``pattern`` that a person sees."""
+def _controls(page: NormalizedSnapshot, words: str | re.Pattern[str], seen: str) -> list[str]:
+    """Names of the buttons and links matching the list ``words`` (or a pattern) that a
+    person sees."""
+    pattern = every_language_pattern(words) if isinstance(words, str) else words
     shown = normalise_text(" ".join(seen.split())).casefold()
     return [
         element.name

@@ -3,7 +3,8 @@
 ``subterminator cancel example.com`` has no service entry to go by. It still gets
 everything a run needs: the site's registrable domain as the only allowed domain,
 a goal named after the site, and generic success, failure, sign-in,
-verification-code and CAPTCHA rules in English, German, French and Spanish. A
+verification-code and CAPTCHA rules in every language that has a table in
+``words/`` (the rules are built from those tables when ``generic.toml`` is read). A
 catalog service that could not source its own phrases sets ``generic_rules = true``
 and gets the same rules after its own. Verification by these rules is reported as
 such ("Verified by generic rules: ..."), never as if a service-specific rule held.
@@ -22,10 +23,20 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from subterminator_tui.errors import ServiceConfigError
 from subterminator_tui.reach.urls import site_entry
 from subterminator_tui.resources import builtin_generic_rules_file
-from subterminator_tui.rules.endings import BillerRule
+from subterminator_tui.rules.endings import BillerEntry, BillerRule
+from subterminator_tui.rules.language_words import LanguageWords, all_language_words
 from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
 from subterminator_tui.rules.problems import describe_error, key_path
+from subterminator_tui.rules.sentences import (
+    SUCCESS_KINDS,
+    alternation,
+    control_regex,
+    line_regex,
+    naming_statement_regex,
+    statement_regex,
+    success_patterns,
+)
 from subterminator_tui.rules.sites import registrable_domain, site_url
 
 #: The rule lists generic.toml fills, in the order ServiceConfig declares them.
@@ -53,6 +64,8 @@ class GenericRules(BaseModel):
     """Pages asking for a verification code."""
     captcha: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
     """CAPTCHA widgets and bot checks."""
+    billed_elsewhere_by: Annotated[tuple[BillerEntry, ...], BeforeValidator(_as_tuple)] = ()
+    """Companies that bill for others; their rules are built with every language's words."""
     billed_elsewhere: Annotated[tuple[BillerRule, ...], BeforeValidator(_as_tuple)] = ()
     """Pages saying another company (Apple, Google Play, Roku, ...) bills the subscription."""
     offline_only: Annotated[tuple[PageRule, ...], BeforeValidator(_as_tuple)] = ()
@@ -70,13 +83,151 @@ def read_generic_rules(path: Path) -> GenericRules:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ServiceConfigError(f"{path}: cannot be read: {error}") from None
     try:
-        return GenericRules.model_validate(data)
+        rules = GenericRules.model_validate(data)
     except ValidationError as error:
         problems = [
             f"{path}: key '{key_path(detail['loc'])}': {describe_error(detail)}"
             for detail in error.errors(include_url=False)
         ]
         raise ServiceConfigError("\n".join(problems)) from None
+    return with_language_rules(rules, all_language_words())
+
+
+def with_language_rules(rules: GenericRules, tables: tuple[LanguageWords, ...]) -> GenericRules:
+    """``rules`` followed, list by list, by the rules every language table gives."""
+    built: dict[str, list[object]] = {name: [] for name in _WORD_LISTS}
+    for words in tables:
+        for name, rule in language_rules(words):
+            built[name].append(rule)
+    billers = rules.billed_elsewhere_by
+    built["billed_elsewhere"] += [biller_rule(biller, tables) for biller in billers]
+    # Hand-offs hold on one page in any language: one rule each, every language inside.
+    built["two_factor"].append(
+        {
+            "why": "The page asks for a verification code and has a field for it",
+            "text_regex": [alternation(words, words.handoff.code) for words in tables],
+            "role": ["textbox", "spinbutton"],
+            "element_regex": [alternation(words, words.handoff.code_field) for words in tables],
+        }
+    )
+    built["captcha"].append(
+        {
+            "why": "A bot check in words",
+            "text_regex": [alternation(words, words.handoff.captcha) for words in tables],
+        }
+    )
+    built["success"].append(
+        {
+            "why": "The page title confirms the cancellation",
+            "title_regex": [line_regex(words, words.success.heading) for words in tables],
+        }
+    )
+    update = {
+        name: (*getattr(rules, name), *(_as_rule(name, rule) for rule in items))
+        for name, items in built.items()
+    }
+    return rules.model_copy(update=update)
+
+
+_WORD_LISTS = (
+    "success",
+    "failure",
+    "login",
+    "two_factor",
+    "captcha",
+    "billed_elsewhere",
+    "offline_only",
+    "renewed",
+    "active",
+)
+
+
+def _as_rule(name: str, rule: object) -> PageRule:
+    if isinstance(rule, PageRule):
+        return rule
+    model = BillerRule if name == "billed_elsewhere" else PageRule
+    return model.model_validate(rule, strict=False)
+
+
+def language_rules(words: LanguageWords) -> list[tuple[str, object]]:
+    """The rules one language's table gives, as ``(list name, rule)``."""
+    name = words.name
+    ending = words.endings
+    rules: list[tuple[str, object]] = [
+        (
+            "success",
+            {"why": f"The page states in {name} that {SUCCESS_KINDS[kind]}", "text_regex": [regex]},
+        )
+        for kind, regex in success_patterns(words).items()
+    ]
+    rules += [
+        (
+            "failure",
+            {
+                "why": f"The page still offers a button or link to cancel or to confirm the "
+                f"cancellation ({name}): it is not finished",
+                "role": ["button", "link"],
+                "element_regex": [control_regex(words, words.controls.cancel, anchored=True)],
+            },
+        ),
+        (
+            "failure",
+            {
+                "why": f"An error message ({name})",
+                "text_regex": [alternation(words, words.failure.error)],
+            },
+        ),
+        (
+            "login",
+            {
+                "why": f"A password field ({name}): the site wants you to sign in",
+                "role": ["textbox"],
+                "element_regex": [control_regex(words, words.handoff.password, anchored=True)],
+            },
+        ),
+        (
+            "login",
+            {
+                "why": f"A sign-in heading ({name})",
+                "heading_regex": [line_regex(words, words.handoff.sign_in)],
+            },
+        ),
+        (
+            "offline_only",
+            {
+                "why": f"The page says cancelling takes a phone call, a chat or a letter ({name})",
+                "text_regex": [statement_regex(words, ending.offline_only, negatable=False)],
+            },
+        ),
+        (
+            "renewed",
+            {
+                "why": f"The page says the subscription renewed or a payment was taken ({name})",
+                "text_regex": [statement_regex(words, ending.renewed, negatable=True)],
+            },
+        ),
+        (
+            "active",
+            {
+                "why": f"The page says the subscription renews or names its next payment ({name})",
+                "text_regex": [statement_regex(words, ending.active, negatable=True)],
+            },
+        ),
+    ]
+    return rules
+
+
+def biller_rule(biller: BillerEntry, tables: tuple[LanguageWords, ...]) -> dict[str, object]:
+    """One rule for ``biller`` in every language: a sentence that names the biller (looked
+    for first, once) and holds a language's "billed through" phrase."""
+    return {
+        "why": biller.why or f"The page says {biller.biller} bills the subscription",
+        "biller": biller.biller,
+        "cancel_at": biller.cancel_at,
+        "how": biller.how,
+        "source": biller.source,
+        "text_regex": [naming_statement_regex(tables, biller.names)],
+    }
 
 
 @functools.cache

@@ -13,9 +13,14 @@ a number in any locale's format (``$14.97``, ``14,97 €``, ``1.299,00 EUR``,
 ``¥1,200``, ``1 200 kr``). An amount *in the target itself* or in the chosen
 option always asks: a control that names a price is a purchase. An amount in the
 region asks only with a charge or plan-change word beside it ("today", "billed",
-"annual", "offer", "heute", "facturé", "請求" ...), so an account page's
-"Premium plan · $22.99/month" beside "Cancel membership" does not; nor does a
-control that plainly declines or closes ("No thanks", "Continue to cancel", "Close").
+"annual", "offer", "stay on", "free ... then", "heute", "facturé", "請求" ...), so an
+account page's "Premium plan · $22.99/month" beside "Cancel membership" does not; nor
+does a control that plainly declines or closes ("No thanks", "Continue to cancel",
+"Close"). A saving beside a plan word or a tier ("Upgrade to annual and save 20%")
+asks with no amount at all. The region is what the browser reports: the control's
+card, dialog, list item or form, with the headers above it and the page's main heading.
+Every word comes from the language tables (``money.*``); the currency signs written
+with letters come from CLDR (Babel) for every locale of those languages.
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ import sys
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from babel import Locale, localedata
+
+from subterminator_tui.rules.language_words import languages
+from subterminator_tui.rules.sentences import every_language
 from subterminator_tui.rules.text import normalise_text
 
 _ISO_CODES_TEXT = (
@@ -37,8 +46,34 @@ _ISO_CODES_TEXT = (
     "RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SYP SZL THB TJS TMT TND "
     "TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VES VND VUV WST XAF XCD XOF XPF YER ZAR ZMW ZWL"
 )
-# Currencies written with letters or ideographs rather than a symbol of category Sc.
-_WORD_SIGNS = ("R$", "kr", "zł", "Kč", "Ft", "lei", "лв", "Rs", "CHF", "Fr.", "円", "元", "원")
+# Currencies written with letters or ideographs rather than a symbol of category Sc,
+# besides the ones CLDR gives (see _cldr_signs).
+_WORD_SIGNS = (
+    *("R$", "kr", "zł", "Kč", "Ft", "lei", "лв", "Rs", "Rp", "RM", "CHF", "Fr."),
+    *("円", "元", "원"),
+)
+#: CLDR signs that are also ordinary words before a number ("den 12." is a Danish date).
+_NOT_SIGNS = frozenset({"den", "din", "Le", "DA", "UM", "FC", "KM", "SR", "LS", "VT"})
+
+
+@functools.cache
+def _cldr_signs() -> tuple[str, ...]:
+    """Every currency sign CLDR writes in the languages the rules know, in every region's
+    locale (``R$``, ``zł``, ``₹``, ``Rp``, ``HK$``, ``ر.س.``...), as a page shows them."""
+    tags = {tag.split("-")[0] for tag in languages()}
+    signs: set[str] = set(_WORD_SIGNS)
+    for identifier in localedata.locale_identifiers():
+        if identifier.split("_")[0] not in tags:
+            continue
+        for sign in Locale.parse(identifier).currency_symbols.values():
+            plain = normalise_text(sign).strip()
+            # A bare Latin word ("Le", "den") is too often an ordinary word beside a number.
+            # A sign holding a symbol ("US$", "CA$") is found by the symbol itself.
+            if any(unicodedata.category(char) == "Sc" for char in plain):
+                continue
+            if plain and plain not in _NOT_SIGNS and not (plain.isascii() and plain.isalpha()):
+                signs.add(plain)
+    return tuple(sorted(signs, key=len, reverse=True))
 
 
 @functools.cache
@@ -58,7 +93,7 @@ _NUMBER = r"\d{1,3}(?:[.,' ]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
 @functools.cache
 def _amount() -> re.Pattern[str]:
     symbol = f"[{_currency_symbols()}]"
-    words = "|".join([*(re.escape(word) for word in _WORD_SIGNS), *_ISO_CODES_TEXT.split()])
+    words = "|".join([*(re.escape(word) for word in _cldr_signs()), *_ISO_CODES_TEXT.split()])
     # The sign before (US$14.97, € 5, EUR 9) or after (14,97 €, 1 200 kr, 1,200円) the
     # number; a code or a word sign stands alone ("EUR", not the end of "NEURO").
     before = rf"(?:{symbol}|(?<![A-Za-z])(?:{words}))\s?(?:{_NUMBER})(?!\d)"
@@ -66,42 +101,32 @@ def _amount() -> re.Pattern[str]:
     return re.compile(f"{before}|{after}")
 
 
-#: Words that say money moves now, or that the plan changes (en, de, fr, es, it, pt, nl, ja).
-_CHANGE = re.compile(
-    r"""(?xi)
-    \b(?:today|now|immediately|right\ away|upfront|billed|charged?|charging|pay|paying|payment
-      |due|upgrade|downgrade|switch|annual|annually|yearly|offer|discount|deal|\d+\s?%\s?off
-      |off\ your|break|pause|extend|keep\ (?:my|your)\ (?:benefits|perks|discount)
-      |heute|jetzt|sofort|berechnet|abgebucht|belastet|zahlen|bezahlen|zahlung|jahresabo
-      |jährlich|wechseln|angebot|rabatt|pausieren
-      |aujourd'hui|maintenant|immédiatement|facturée?s?|débitée?s?|payer|paiement|annuel(?:le)?
-      |offre|réduction|remise|passer\ à
-      |hoy|ahora|inmediatamente|cobra\w*|pagar|pago|anual|oferta|descuento|cambiar|pausa
-      |oggi|ora|subito|addebit\w*|pagare|pagamento|annuale|offerta|sconto
-      |hoje|agora|cobrad\w*|cobrança|pagamento|desconto|mudar
-      |vandaag|nu|direct|gefactureerd|afgeschreven|betalen|betaling|jaarlijks|aanbieding
-      |korting|overstappen|pauze
-    )\b
-    |今日|本日|今すぐ|請求|支払|お支払い|課金|割引|オファー|年額|年間|プラン変更|アップグレード|一時停止
-    """
-)
+@functools.cache
+def _change() -> re.Pattern[str]:
+    """Words that say money moves now, that the plan changes, or that a free period ends."""
+    return _every("money.charge", "money.plan", "money.free_then")
 
-#: A control that plainly turns the offer down: the way on, not the purchase.
-_DECLINE = re.compile(
-    r"""(?xi)
-    ^\s*(?:no,?\s+thanks?|no\s+thank\s+you|decline|not\s+now|skip|dismiss
-      |close\b(?!\s+(?:my\s+|your\s+|the\s+)?account)
-      |schließen|fermer|cerrar|chiudi|fechar|sluiten|閉じる
-      |continue\s+(?:to\s+)?cancel\w*|keep\s+cancel\w*|(?:i\s+)?still\s+want\s+to\s+cancel
-      |nein,?\s+danke|weiter\s+(?:zur|mit\s+der)\s+kündigung|ablehnen
-      |non,?\s+merci|continuer\s+(?:la\s+|vers\s+la\s+)?résiliation|refuser
-      |no,?\s+gracias|continuar\s+con\s+la\s+cancelación|rechazar
-      |no,?\s+grazie|continua\s+con\s+(?:la\s+)?disdetta|rifiuta
-      |não,?\s+obrigad[oa]|continuar\s+(?:com\s+o\s+)?cancelamento|recusar
-      |nee,?\s+bedankt|doorgaan\s+met\s+opzeggen|weigeren
-      |いいえ|解約を続ける|結構です
-    )"""
-)
+
+@functools.cache
+def _plan() -> re.Pattern[str]:
+    """A plan change, or a tier: beside a saving either is an offer to spend."""
+    return _every("money.plan", "money.tier")
+
+
+@functools.cache
+def _saving() -> re.Pattern[str]:
+    return _every("money.saving")
+
+
+@functools.cache
+def _decline() -> re.Pattern[str]:
+    """A control that plainly turns the offer down: the way on, not the purchase."""
+    return re.compile(rf"^\s*(?:{every_language('money.decline')})", re.IGNORECASE)
+
+
+@functools.cache
+def _every(*picks: str) -> re.Pattern[str]:
+    return re.compile("|".join(every_language(pick) for pick in picks), re.IGNORECASE)
 
 
 def shows_amount(text: str) -> str | None:
@@ -111,22 +136,16 @@ def shows_amount(text: str) -> str | None:
 
 
 def shows_charge(text: str) -> str | None:
-    """An amount of money beside a charge or plan-change word in ``text``, or None."""
+    """An amount of money beside a charge or plan-change word in ``text``, or None; or a
+    saving beside a plan word ("Upgrade to annual and save 20%"), which needs no amount."""
     normal = normalise_text(text)
     amount = shows_amount(normal)
-    if amount is None or not _CHANGE.search(normal):
-        return None
-    return amount
-
-
-#: Field names that hold an amount of money, in the languages the charge words know.
-_AMOUNT_FIELD = re.compile(
-    r"""(?xi)\b(?:amount|price|cost|fee|total|subtotal|charge|sum|betrag|preis|kosten|gebühr
-      |montant|prix|coût|importe|precio|coste|prezzo|importo|costo|valor|preço|bedrag|prijs
-      |金額|料金|価格)\b"""
-)
-#: Field names that hold a currency (``currency``, ``currency_code``, ``Währung`` ...).
-_CURRENCY_FIELD = re.compile(r"(?i)curr|währung|devise|moneda|valuta|moeda|通貨")
+    if amount is not None and _change().search(normal):
+        return amount
+    saving = _saving().search(normal)
+    if saving is not None and _plan().search(normal):
+        return saving.group(0)
+    return None
 
 
 def money_in_fields(pairs: Iterable[tuple[str, str]], words: Iterable[str]) -> str | None:
@@ -144,21 +163,22 @@ def money_in_fields(pairs: Iterable[tuple[str, str]], words: Iterable[str]) -> s
         (
             value.strip()
             for name, value in fields
-            if _CURRENCY_FIELD.search(name) and 0 < len(value.strip()) <= 4
+            if _every("money.currency_field").search(name) and 0 < len(value.strip()) <= 4
         ),
         "",
     )
     amount: str | None = None
     for name, value in fields:
         amount = shows_amount(value)
-        if amount is None and _AMOUNT_FIELD.search(name) and _NUMERIC.fullmatch(value.strip()):
+        named = _every("money.amount_field").search(name)
+        if amount is None and named and _NUMERIC.fullmatch(value.strip()):
             amount = f"{currency} {value.strip()}".strip()
         if amount is not None:
             break
     if amount is None:
         return None
     said = normalise_text(" ".join([*words, *(f"{name} {value}" for name, value in fields)]))
-    change = _CHANGE.search(said)
+    change = _change().search(said)
     if change is None:
         return None
     return f"{amount} with '{change.group(0)}'"
@@ -169,7 +189,7 @@ _NUMERIC = re.compile(rf"-?(?:{_NUMBER})")
 
 def declines(labels: Iterable[str]) -> bool:
     """Whether a control's labels plainly turn an offer down ("No thanks", "Continue to cancel")."""
-    return any(_DECLINE.search(normalise_text(label)) for label in labels if label)
+    return any(_decline().search(normalise_text(label)) for label in labels if label)
 
 
 def money_shown(labels: Sequence[str], region: str = "") -> str | None:

@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import re
-
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.results import Ending
 from subterminator_tui.rules.endings import cancellation_letter, contact_details
 from subterminator_tui.rules.generic import generic_rules
 from subterminator_tui.rules.matching import first_holding
 from subterminator_tui.rules.models import ServiceConfig
+from subterminator_tui.rules.sentences import every_language_pattern
+from subterminator_tui.rules.text import normalise_text
 
-# A button or link that still cancels, ends or unsubscribes: the web can still do it.
-_CANCEL_CONTROL = re.compile(
-    r"\b(?:cancel|end|stop|terminate)\s+(?:my\s+|your\s+|the\s+)?(?:subscription|membership|plan|"
-    r"trial|auto-?renew(?:al)?)\b|\bunsubscribe\b|\bturn\s+off\s+(?:auto-?renew|recurring)|"
-    r"\bkündig|\brésili|\bannuler\s+(?:mon|l'|votre)|\bcancelar\s+(?:mi|la|tu|su)\b|\bdar\s+de\s+baja",
-    re.IGNORECASE,
-)
 _CONTROL_ROLES = frozenset({"button", "link"})
 
 
@@ -46,7 +39,8 @@ def detect_ending(service: ServiceConfig, snapshot: NormalizedSnapshot) -> Endin
 
 def offers_to_cancel(snapshot: NormalizedSnapshot) -> bool:
     """Whether a button or link on the page still cancels (so phone talk is one way of several)."""
+    cancels = every_language_pattern("controls.cancel")
     return any(
-        element.role in _CONTROL_ROLES and _CANCEL_CONTROL.search(element.label)
+        element.role in _CONTROL_ROLES and cancels.search(normalise_text(element.label))
         for element in snapshot.elements
     )

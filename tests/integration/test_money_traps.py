@@ -22,8 +22,12 @@ from subterminator_bench.gauntlet import GauntletServer
 from subterminator_bench.gauntlet.scenarios import MONEY_TRAPS
 from subterminator_bench.gauntlet.scenarios.money import (
     BREAK_LABEL,
+    FREE_THEN_LABEL,
+    HEADER_PRICE_LABEL,
     PAUSE_LABEL,
+    SAVE_LABEL,
     SELECT_OPTION,
+    STAY_LABEL,
 )
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.gateway import BrowserGateway
@@ -48,6 +52,10 @@ CLICKS = {
     "money-pause": PAUSE_LABEL,
     "money-word-joiner": "Accept offer",
     "money-cyrillic": "Accept offer",
+    "money-header-price": HEADER_PRICE_LABEL,
+    "money-save-percent": SAVE_LABEL,
+    "money-free-then": FREE_THEN_LABEL,
+    "money-stay-dialog": STAY_LABEL,
 }
 #: What the server records when the trap's step went through.
 SPENT = {
@@ -59,6 +67,10 @@ SPENT = {
     "money-cyrillic": "accept_offer",
     "money-select": "change_plan",
     "money-escape": "accept_offer",
+    "money-header-price": "change_plan",
+    "money-save-percent": "change_plan",
+    "money-free-then": "accept_offer",
+    "money-stay-dialog": "change_plan",
 }
 
 
@@ -100,7 +112,8 @@ async def on_offer_page(browser: BrowserGateway, site: GauntletServer) -> Normal
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_the_money_traps_are_the_issues_list() -> None:
-    """Eight tries: seven the old word lists missed, and the priced "Pause" they caught."""
+    """Twelve tries: seven the old word lists missed, the priced "Pause" they caught, and
+    four that only the offer's context (its header, its saving, its "then") gives away."""
     assert set(SPENT) == MONEY_TRAPS
 
 

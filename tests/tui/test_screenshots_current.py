@@ -1,4 +1,5 @@
-"""The screenshots (screenshots/, shown by the README and docs/) are what scripts/screenshots.py makes of the app today."""
+"""The screenshots (screenshots/, shown by the README and docs/) are what
+scripts/screenshots.py makes of the app today."""
 
 from __future__ import annotations
 

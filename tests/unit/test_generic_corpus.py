@@ -1,4 +1,4 @@
-"""The generic rules against real-world confirmation sentences, in eight languages.
+"""The generic rules against real-world confirmation sentences, in every claimed language.
 
 The corpus (tests/fixtures/corpus/confirmations.toml) holds paraphrases of what public
 help pages say a service shows after a cancellation, each with its source, and
@@ -19,10 +19,11 @@ import pytest
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
 from subterminator_tui.rules import generic_service
 from subterminator_tui.rules.evidence import holds_on_seen
+from subterminator_tui.rules.language_words import languages
 from subterminator_tui.rules.matching import first_holding
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "confirmations.toml"
-LANGUAGES = {"en", "de", "fr", "es", "it", "pt", "nl", "ja"}
+LANGUAGES = set(languages())
 SERVICE = generic_service("shop.example")
 
 
@@ -46,10 +47,16 @@ def verifies(text: str) -> bool:
 
 
 def test_the_corpus_is_large_cited_and_multilingual() -> None:
-    """At least 100 confirmations and 40 near-misses, every one cited, in eight languages."""
+    """At least 200 confirmations and 100 near-misses, every one cited, in every language
+    that has a table: at least five confirmations and three near-misses each."""
     data = corpus()
     confirmations, near_misses = data["confirmation"], data["near_miss"]
-    assert len(confirmations) >= 100 and len(near_misses) >= 40
+    assert len(confirmations) >= 200 and len(near_misses) >= 100
+    assert len(LANGUAGES) >= 26
+    per_language = Counter(item["lang"] for item in confirmations)
+    misses_per_language = Counter(item["lang"] for item in near_misses)
+    for lang in LANGUAGES:
+        assert per_language[lang] >= 5 and misses_per_language[lang] >= 3, lang
     assert {item["lang"] for item in confirmations} >= LANGUAGES
     assert {item["lang"] for item in near_misses} >= LANGUAGES
     for item in (*confirmations, *near_misses):

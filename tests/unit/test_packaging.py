@@ -23,6 +23,8 @@ BUNDLED = (
     "subterminator_tui/_bundled/services.toml",
     "subterminator_tui/practice/services.toml",
     "subterminator_tui/rules/generic.toml",
+    "subterminator_tui/rules/words/en.toml",
+    "subterminator_tui/rules/words/zh-Hant.toml",
     "subterminator_tui/_bundled/styles/app.tcss",
     "subterminator_tui/_bundled/node/package.json",
     "subterminator_tui/_bundled/node/package-lock.json",

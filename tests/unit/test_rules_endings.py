@@ -105,6 +105,10 @@ def test_near_misses_do_not_end_the_run(service: ServiceConfig, text: str) -> No
         "Die Kündigung ist nur schriftlich per Brief an Musterstraße 1, 10115 Berlin möglich.",
         "Pour résilier, appelez le 01 23 45 67 89.",
         "Para darte de baja, llámanos al 900 123 456.",
+        "Print this form and hand it to the manager, or send it by certified or registered mail.",
+        "Aby zrezygnować z członkostwa, zadzwoń na infolinię 800 123 456.",
+        "解約のお手続きはお電話でのみ承っております。",
+        "Для расторжения договора позвоните по телефону 8 800 555 35 35.",
     ],
 )
 def test_a_page_asking_for_a_call_or_letter_ends_offline_only(

@@ -158,3 +158,60 @@ def test_cancel_membership_beside_the_plans_price_is_not_asked() -> None:
     guard = Guard(generic_service("shop.example"), offered_tools=TOOLS)
     call = ToolCall("1", "browser_click", {"target": "e1"})
     assert guard.judge(call, _page(button), facts) is None
+
+
+def test_a_plan_change_with_a_saving_and_no_amount_spends() -> None:
+    """ "Upgrade to annual and save 20%" names no price and still changes what is paid."""
+    assert money_shown(["Yes please"], "Upgrade to annual and save 20% Yes please") is not None
+
+
+def test_a_free_period_that_turns_into_a_price_spends() -> None:
+    """ "Free for 3 months, then €9,99/Monat": the price comes after the free months."""
+    region = "Bleib dabei Free for 3 months, then €9,99/Monat. Start my trial"
+    assert money_shown(["Start my trial"], region) is not None
+
+
+def test_a_yes_under_a_priced_question_to_stay_spends() -> None:
+    """A dialog headed "Stay on Plus for $9.99 a month?" over a bare "Yes, continue"."""
+    region = "Stay on Plus for $9.99 a month? Yes, continue"
+    assert money_shown(["Yes, continue"], region) is not None
+
+
+def test_a_price_in_the_card_header_counts_with_billed_today_in_its_body() -> None:
+    """The region the page reports holds the card's header: "$99.00" and "Billed today"."""
+    region = "Annual plan $99.00 · Billed today. Sounds good"
+    assert money_shown(["Sounds good"], region) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("Rp 49.000 hari ini", "Rp 49.000"),
+        ("99 Kč dnes", "99 Kč"),
+        ("49,90 zł dzisiaj", "49,90 zł"),
+        ("₹199 आज", "₹199"),
+        ("RM 19.90 hari ini", "RM 19.90"),
+    ],
+)
+def test_an_amount_is_found_in_cldr_currency_formats(text: str, amount: str) -> None:
+    """Signs CLDR writes with letters (Rp, Kč, zł, RM) are amounts as much as symbols are."""
+    assert shows_amount(text) == amount
+
+
+def test_a_tier_beside_its_price_alone_is_not_a_charge() -> None:
+    """ "Premium plan · $22.99/month" on an account page names no change: not money."""
+    assert shows_charge("Premium plan · $22.99/month") is None
+
+
+@pytest.mark.parametrize(
+    "region",
+    [
+        "$0.00 today, then $9.99/month after your trial Continue",
+        "Stay 3 months for $ 14.97 today Continue",
+        "Premium 14,97 € heute Continue",
+        "50% off for 3 months · Pay $11.49/month instead of $22.99, starting today Continue",
+    ],
+)
+def test_what_was_asked_is_still_asked(region: str) -> None:
+    """Prices split over spans, "$0.00 today, then ...", a bare Continue under an offer."""
+    assert money_shown(["Continue"], region) is not None

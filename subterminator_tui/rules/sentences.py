@@ -1,0 +1,306 @@
+"""The sentence judge: a language's table turned into the regular expressions rules read.
+
+A success cue counts only in a sentence that states something happened. A sentence
+is cut at . ! ? 。 ؟ । or a line break (each element of a page is its own line), and:
+
+- a condition ("If you cancel, your plan will not renew") states nothing;
+- a question ("Do you want your subscription cancelled?"), with a question mark or a
+  question phrase, states nothing;
+- a negation before the cue turns it around ("has not been cancelled");
+- a stop "until" something ("You will not be charged again until 3 May") is a pause.
+
+Dates are any date the language writes: day, month and year in figures, or with the
+month's name as CLDR (Babel's data) spells it in that language, in every width. The
+same tables give the built-in checkpoints, the money words and the controls; nothing
+here names a language.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from babel import Locale, UnknownLocaleError
+
+from subterminator_tui.rules.language_words import (
+    SENTENCE_ENDS,
+    LanguageWords,
+    all_language_words,
+    phrase_regex,
+)
+from subterminator_tui.rules.text import normalise_text
+
+
+def sentence_ends(words: LanguageWords) -> str:
+    """The characters that end a sentence in ``words``' language (Greek ";" too)."""
+    extra = "".join(mark for mark in words.sentence.question_marks if mark not in SENTENCE_ENDS)
+    return SENTENCE_ENDS + extra
+
+
+def _within(words: LanguageWords) -> str:
+    return f"[^{re.escape(sentence_ends(words))}]"
+
+
+@functools.cache
+def date_regex(tag: str) -> str:
+    """Any date in ``tag``'s language: figures, or a CLDR month name beside a day or year."""
+    numeric = (
+        r"\d{1,4}[./-]\d{1,2}[./-]\d{2,4}"
+        r"|\d{2,4}\s*[年년]\s*\d{1,2}\s*[月월](?:\s*\d{1,2}\s*[日일号號])?"
+        r"|\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일号號]"
+    )
+    names = month_names(tag)
+    if not names:
+        return f"(?:{numeric})"
+    months = "|".join(both_cases(re.escape(name)) for name in sorted(names, key=len, reverse=True))
+    month = rf"(?<!\w)(?:{months})\.?(?!\w)"
+    day = r"\d{1,2}(?:st|nd|rd|th|er|e|º|\.)?"
+    year = r"\d{4}"
+    # Hebrew writes "31 בדצמבר": after a day the month may take a prefix.
+    after_day = rf"(?:{months})\.?(?!\w)"
+    named = (
+        rf"{day}\s*(?:de\s+|of\s+|ב-?)?{after_day}(?:,?\s*(?:de\s+)?{year})?"
+        rf"|{month}\s*{day}(?!\d)(?:,?\s*{year})?"
+        rf"|{month}\s*{year}"
+    )
+    return f"(?:{numeric}|{named})"
+
+
+@functools.cache
+def month_names(tag: str) -> frozenset[str]:
+    """Every month name CLDR has for ``tag`` (format and stand-alone, wide and abbreviated)."""
+    try:
+        locale = Locale.parse(tag.replace("-", "_"))
+    except (ValueError, UnknownLocaleError):
+        return frozenset()
+    names: set[str] = set()
+    for context in ("format", "stand-alone"):
+        for width in ("wide", "abbreviated"):
+            for name in locale.months[context][width].values():
+                raw = str(name).rstrip(".").strip()
+                # Figures ("1月") are read by the numeric forms; a one-letter name is noise.
+                # (Judged before normalising: Cyrillic "б" reads as the figure "6".)
+                if len(raw) > 2 and not any(char.isdigit() for char in raw):
+                    names.add(normalise_text(raw))
+    return frozenset(names)
+
+
+def alternation(
+    words: LanguageWords,
+    phrases: Iterable[str],
+    *,
+    biller: str = "",
+    skip: str = "",
+) -> str:
+    """``phrases`` as one group, placeholders filled, with word edges in spaced languages.
+
+    ``skip``: no word inside a phrase's gaps may start with it (a negation).
+    """
+    ends = sentence_ends(words)
+    filled = [_fill(words, phrase, biller=biller, ends=ends, skip=skip) for phrase in phrases]
+    group = "|".join(f"(?:{item})" for item in filled)
+    if words.spaced:
+        return rf"(?<!\w)(?:{group})(?!\w)"
+    return f"(?:{group})"
+
+
+def both_cases(regex: str) -> str:
+    """``regex`` normalised so that it reads either case of each letter.
+
+    The normaliser maps a letter to its Latin look-alike, and only some cases have one
+    (Cyrillic "В" reads as Latin "B", "в" stays): a phrase written in lower case must
+    still read a page written in upper case.
+    """
+    out: list[str] = []
+    in_class = False
+    escaped = False
+    for char in regex:
+        if escaped or char == "\\":
+            out.append(char)
+            escaped = not escaped and char == "\\"
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+        elif char == "]" and in_class:
+            in_class = False
+        forms = {normalise_text(char.lower()), normalise_text(char.upper()), normalise_text(char)}
+        single = sorted(form for form in forms if len(form) == 1)
+        if char.isascii() or not char.isalpha() or len(single) < 2:
+            out.append(char)
+            continue
+        letters = "".join(single)
+        out.append(letters if in_class else f"[{letters}]")
+    return "".join(out)
+
+
+def _fill(words: LanguageWords, phrase: str, *, biller: str, ends: str, skip: str) -> str:
+    plain = both_cases(normalise_text(phrase))
+    regex = phrase_regex(plain, spaced=words.spaced, ends=ends, skip=skip)
+
+    def value(name: str) -> str:
+        if name == "subject":
+            return alternation(words, words.success.subject)
+        if name == "cancelled":
+            return alternation(words, words.success.cancelled)
+        if name == "date":
+            return date_regex(words.language)
+        return f"(?:{biller})" if biller else r"(?!x)x"
+
+    return re.sub(r"\{(subject|cancelled|date|biller)\}", lambda m: value(m.group(1)), regex)
+
+
+def _words_before(words: LanguageWords, skip: str = "") -> str:
+    """The words of a sentence before a cue, none starting with ``skip``.
+
+    A spaced language steps a word at a time (a cue starts only where a word does): far
+    fewer tries than a character at a time, on a page of many sentences.
+    """
+    guard = f"(?!{skip})" if skip else ""
+    ends = re.escape(sentence_ends(words))
+    if words.spaced:
+        return rf"[^\w{ends}]*(?:{guard}\w+[^\w{ends}]+)*?"
+    return f"(?:{guard}[^{ends}])*?"
+
+
+@functools.cache
+def script_gate(words: LanguageWords) -> str:
+    """A look at a sentence for a letter of the table's own script, or "" for Latin.
+
+    A language written in another script (Cyrillic, Greek, Arabic, Hebrew, Devanagari,
+    Thai, Hangul, kana, Han) has no sentence without one of its letters: every other
+    sentence is passed over with one quick look instead of being read word by word.
+    """
+    letters = {
+        char
+        for phrases in words.lists().values()
+        for phrase in phrases
+        for char in normalise_text(phrase)
+        if char.isalpha() and not char.isascii()
+    }
+    foreign = {char for char in letters if not unicodedata.name(char, "").startswith("LATIN")}
+    if not foreign or len(foreign) < len(letters) // 2:
+        return ""
+    ends = re.escape(sentence_ends(words))
+    return f"(?=[^{ends}]*?[{re.escape(''.join(sorted(foreign)))}])"
+
+
+def _not_a_question(words: LanguageWords) -> str:
+    marks = "".join(re.escape(mark) for mark in words.sentence.question_marks)
+    return rf"(?!{_within(words)}*[{marks}])"
+
+
+def statement_regex(words: LanguageWords, phrases: Iterable[str], *, negatable: bool) -> str:
+    """A sentence (not a condition or a question) that holds one of ``phrases``.
+
+    ``negatable``: a negation anywhere before the end of the phrase turns it around.
+    """
+    return f"(?m)(?:^|[{re.escape(sentence_ends(words))}]){_statement(words, phrases, negatable)}"
+
+
+def _statement(
+    words: LanguageWords,
+    phrases: Iterable[str],
+    negatable: bool,
+    biller: str = "",
+    after: str = "",
+) -> str:
+    """What follows a sentence's start in :func:`statement_regex` (``after``: a check
+    right after the phrase, such as no "until" in the same clause).
+
+    The phrase is looked for first (most sentences hold none), and only then whether the
+    sentence is a condition or a question.
+    """
+    negation = alternation(words, words.sentence.negation)
+    if negatable:
+        body = (
+            f"{_words_before(words, negation)}"
+            f"{alternation(words, phrases, skip=negation, biller=biller)}(?!\\s*{negation})"
+        )
+    else:
+        body = f"{_words_before(words)}{alternation(words, phrases, biller=biller)}"
+    body += after
+    markers = alternation(words, (*words.sentence.condition, *words.sentence.question))
+    return (
+        f"{script_gate(words)}(?={body})(?!{_words_before(words)}{markers})"
+        f"{body}{_not_a_question(words)}"
+    )
+
+
+def naming_statement_regex(tables: Iterable[LanguageWords], names: str) -> str:
+    """A sentence that names ``names`` (a company, as a regular expression) and holds one
+    of a language's billed-elsewhere phrases, in any of ``tables``' languages.
+
+    The name is looked for once per sentence, before any language's words.
+    """
+    tables = tuple(tables)
+    ends = re.escape("".join(sorted({char for t in tables for char in sentence_ends(t)})))
+    named = rf"(?=[^{ends}]*?(?:{both_cases(names)}))"
+    bodies = "|".join(
+        f"(?:{_statement(words, words.endings.billed_elsewhere, False, names)})" for words in tables
+    )
+    return f"(?m)(?:^|[{ends}]){named}(?:{bodies})"
+
+
+def line_regex(words: LanguageWords, phrases: Iterable[str]) -> str:
+    """A line that says only one of ``phrases`` (a heading, a title, a status value)."""
+    return rf"(?m)^\s*{alternation(words, phrases)}\s*[.!。！]?\s*$"
+
+
+def status_regex(words: LanguageWords) -> str:
+    """A status label beside a cancelled value: "Status: Cancelled", "Abo: gekündigt"."""
+    label = alternation(words, (*words.success.status_label, *words.success.subject))
+    value = alternation(words, words.success.cancelled)
+    return rf"(?m)^\s*{label}\s*(?:[:：]\s*|\n\s*){value}\s*(?:[.!。]|$|\s)"
+
+
+#: What each success pattern states, for the rule that reads it.
+SUCCESS_KINDS: dict[str, str] = {
+    "stated": "the subscription is cancelled",
+    "stopped": "charges or renewals stop",
+    "continues": "access continues until a date",
+    "status": "a status line reads cancelled",
+    "heading": "a line alone says the cancellation is done",
+}
+
+
+def success_patterns(words: LanguageWords) -> dict[str, str]:
+    """The text patterns that confirm a cancellation in ``words``' language, by kind.
+
+    Each kind is its own rule: a confirmation page before the last click may already say
+    "your access continues until May 3" or "after that you will not be charged", and the
+    page after it is evidence only through a rule that did not hold before.
+    """
+    clause = f"[^{re.escape(sentence_ends(words))},;、，]"
+    future = alternation(words, words.sentence.future)
+    return {
+        "stated": statement_regex(words, words.success.stated, negatable=True),
+        "stopped": (
+            f"(?m)(?:^|[{re.escape(sentence_ends(words))}])"
+            f"{_statement(words, words.success.stopped, False, after=f'(?!{clause}*?{future})')}"
+        ),
+        "continues": statement_regex(words, words.success.continues, negatable=True),
+        "status": status_regex(words),
+        "heading": line_regex(words, words.success.heading),
+    }
+
+
+def control_regex(words: LanguageWords, phrases: Iterable[str], *, anchored: bool = False) -> str:
+    """A control's name holding one of ``phrases`` (``anchored``: at its start)."""
+    return (r"^\s*" if anchored else "") + alternation(words, phrases)
+
+
+def every_language(pick: str) -> str:
+    """One alternation of the list ``pick`` (e.g. ``controls.resume``) of every language."""
+    parts = []
+    for words in all_language_words():
+        group, name = pick.split(".")
+        parts.append(alternation(words, getattr(getattr(words, group), name)))
+    return "|".join(parts)
+
+
+@functools.cache
+def every_language_pattern(pick: str) -> re.Pattern[str]:
+    """:func:`every_language`, compiled case-insensitively (cached per list)."""
+    return re.compile(every_language(pick), re.IGNORECASE)
