@@ -181,13 +181,22 @@ class ApprovalDesk:
         """Reject ``approval`` (a listener's signature: nobody is there to approve it)."""
         self.decide(approval.id, Decision("reject"))
 
-    def reject_all(self, session: tuple[str, str] | None = None, *, why: str) -> None:
-        """End what is pending (for one (principal, name) session, or all) unsent, ``why``
-        (``the session closed``): the operator never decided it, and nobody says so."""
+    def reject_all(
+        self,
+        session: tuple[str, str] | None = None,
+        *,
+        why: str,
+        principal: str | None = None,
+    ) -> None:
+        """End what is pending (for one (principal, name) session, one principal's, or all)
+        unsent, ``why`` (``the session closed``): the operator never decided it."""
         for approval in self.pending():
-            if session is None or (approval.principal, approval.session) == session:
-                approval.withdrawn = why
-                self.decide(approval.id, _WITHDRAWN)
+            if session is not None and (approval.principal, approval.session) != session:
+                continue
+            if principal is not None and approval.principal != principal:
+                continue
+            approval.withdrawn = why
+            self.decide(approval.id, _WITHDRAWN)
 
 
 async def operator_releases(

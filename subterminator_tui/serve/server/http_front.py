@@ -20,6 +20,7 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.transport_security import TransportSecuritySettings
 
 from subterminator_tui.serve.server.http_timeouts import read_body, replaying, request_timeout
+from subterminator_tui.serve.server.request_headers import request_headers
 
 #: Open MCP sessions one principal may hold at once (an agent needs one, a few at most).
 MAX_MCP_SESSIONS_PER_PRINCIPAL = 16
@@ -72,18 +73,24 @@ class McpFront:
         if scope["type"] != "http" or not scope.get("path", "").startswith("/mcp"):
             await self.inner(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        # A wrong Host or Origin is the transport's 421/403 before anything is counted.
+        headers = request_headers(scope)
+        # A wrong Host or Origin is the transport's 421/403 before anything is counted
+        # (the SDK answers those from the head alone, reading no body).
         trusted = headers.get("host") in (self.security.allowed_hosts or []) and headers.get(
             "origin", ""
         ) in ["", *(self.security.allowed_origins or [])]
+        principal = await self._principal(headers) if trusted else None
+        if trusted and self.verifier is not None and principal is None:
+            # Nobody reads a byte of the body of a request nobody vouched for: a stranger's
+            # stalled megabyte would otherwise sit in memory until its deadline.
+            await _unauthorized(send)
+            return
         opening = trusted and scope["method"] == "POST" and "mcp-session-id" not in headers
-        principal = await self._principal(headers) if opening else None
-        if principal is not None and len(self._live(principal)) >= self.cap:
+        if opening and principal is not None and len(self._live(principal)) >= self.cap:
             await _too_many(send, self.cap)
             return
 
-        if scope["method"] == "POST":
+        if scope["method"] == "POST" and trusted:
             messages, in_time = await read_body(receive, self.body_limit)
             if not in_time:
                 await request_timeout(send)
@@ -99,7 +106,7 @@ class McpFront:
                     rewriting = True
                     return
                 session = _header(message, b"mcp-session-id")
-                if principal is not None and session is not None:
+                if opening and principal is not None and session is not None:
                     self.opened.setdefault(principal, set()).add(session)
             elif message["type"] == "http.response.body" and rewriting:
                 if not message.get("more_body"):
@@ -132,6 +139,11 @@ def _header(message: dict[str, Any], name: bytes) -> str | None:
         if key.lower() == name:
             return bytes(value).decode("latin-1")
     return None
+
+
+async def _unauthorized(send: Any) -> None:
+    await _unauthorized_start(send)
+    await send({"type": "http.response.body", "body": unauthorized_body()})
 
 
 async def _unauthorized_start(send: Any) -> None:
