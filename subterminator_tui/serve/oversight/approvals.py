@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import secrets
 import time
 from collections.abc import Callable
@@ -36,9 +38,18 @@ APPROVAL_CODE_LENGTH = 4
 _WITHDRAWN = Decision("reject", answered=False)
 
 
+#: Known to this process alone: the approval code is derived from it and the id.
+_CODE_KEY = secrets.token_bytes(32)
+
+
 def approval_code(approval_id: str) -> str:
-    """What the operator types to approve: the last four characters of the approval id."""
-    return approval_id[-APPROVAL_CODE_LENGTH:]
+    """What the operator types to approve: four hex digits keyed by this process's secret.
+
+    The agent holds the approval id; a code it could read off the id (its last four
+    characters, say) is one it could put in a page or a note for the operator to type.
+    """
+    digest = hmac.new(_CODE_KEY, approval_id.encode("utf-8"), hashlib.sha256).hexdigest()
+    return digest[:APPROVAL_CODE_LENGTH]
 
 
 @dataclass(eq=False)
