@@ -55,7 +55,8 @@ async def test_a_paused_terminal_freezes_nobody(tmp_path: Path) -> None:
         with DemoflixServer(["remembered"]) as site:
             args = ["--http", "127.0.0.1:0", "--tokens", str(tokens_file)]
             args += ["--operator-tty", os.ttyname(slave), "--practice-url", site.base_url]
-            child = ServeChild([*args, "--profile-root", str(profiles)], isolated_environment(tmp_path))
+            args += ["--profile-root", str(profiles)]
+            child = ServeChild(args, isolated_environment(tmp_path))
             try:
                 server = HttpServe(child, child.wait_listening(), tokens, profiles)
                 await _hold_with_a_huge_address(server, site)
