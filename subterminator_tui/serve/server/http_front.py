@@ -142,23 +142,22 @@ def _header(message: dict[str, Any], name: bytes) -> str | None:
 
 
 async def _unauthorized(send: Any) -> None:
-    await _unauthorized_start(send)
+    # The connection closes with the answer: the unread body is never buffered, not even
+    # by the HTTP layer waiting for the next request behind it.
+    await _unauthorized_start(send, close=True)
     await send({"type": "http.response.body", "body": unauthorized_body()})
 
 
-async def _unauthorized_start(send: Any) -> None:
+async def _unauthorized_start(send: Any, *, close: bool = False) -> None:
     body = unauthorized_body()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", WWW_AUTHENTICATE),
-            ],
-        }
-    )
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"www-authenticate", WWW_AUTHENTICATE),
+    ]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": 401, "headers": headers})
 
 
 async def _too_many(send: Any, cap: int) -> None:
