@@ -1,5 +1,9 @@
-"""What stands in front of ``/mcp``: a cap on MCP sessions per principal, and a 401 that
-says what to send.
+"""What stands in front of ``/mcp``: the token checked first, a cap on MCP sessions per
+principal, and a 401 that says what to send.
+
+The token is checked from the request head, before any body is read: a stranger's
+request is refused with its connection closed, so an upload nobody vouched for never
+sits in memory (the SDK's own check came after the body had been read).
 
 The SDK caps MCP sessions only for the whole server (and by default at 10,000), so one
 token could open enough to crowd out everyone else; here each principal may hold
