@@ -4,8 +4,9 @@ Each text a page or an agent chose (the control's label, the page's address) sit
 its own line, made inert, cut to the terminal's width and introduced by whose it is;
 an address is shown as its host and path, with its query and fragment only counted
 (an agent chooses them freely: 300 KB of fragment once pushed the question off the
-screen and drew a forged one in its place). Every line fits the width, so the
-question is at most :data:`QUESTION_LINES` lines and its header stays on screen.
+screen and drew a forged one in its place). Every line takes at most two rows of the
+terminal, so the question is at most :data:`QUESTION_ROWS` rows and its header stays
+on screen.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from subterminator_tui.serve.oversight.approvals import Approval
 
 #: The narrowest and widest lines a question is laid out for.
 MIN_WIDTH, MAX_WIDTH = 40, 160
-#: How many lines a question takes at most (its blank first line included).
-QUESTION_LINES = 8
+#: How many terminal rows a question takes at most (its blank first line included).
+QUESTION_ROWS = 10
 _ELLIPSIS = "…"
 
 
@@ -62,11 +63,13 @@ def describe_approval(approval: Approval, code: str, width: int = 100) -> str:
         f"[{approval.principal}/{approval.session}] approval {approval.id}: held by the rules",
         width,
     )
+    # A label or a reason may take two rows (the terminal wraps it): cut shorter, the
+    # words that say what is held ("after Click button 'Continue'") would be lost.
     lines = [
         "",
         header,
-        "  action (page's label): " + shortened(approval.action, width - 24),
-        "  why (the rules): " + shortened(approval.why, width - 18),
+        "  action (page's label): " + shortened(approval.action, 2 * width - 24),
+        "  why (the rules): " + shortened(approval.why, 2 * width - 18),
     ]
     address, left_out = summarised_url(approval.url, width - 26)
     lines.append("  page (agent's address): " + address)
