@@ -8,11 +8,16 @@ answer the page writes into its title and console, and a sentence an agent waits
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import html
 import json
+import os
+import shutil
 import sqlite3
 import stat
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -168,3 +173,43 @@ async def test_what_a_session_leaves_is_readable_by_the_user_only(
     assert modes == expected
     with Journal(tmp_path / "journal.sqlite3"):
         assert stat.S_IMODE((tmp_path / "journal.sqlite3").stat().st_mode) == 0o600
+
+
+async def test_another_user_cannot_read_the_browsers_port_file(
+    services: Path, tmp_path: Path
+) -> None:
+    """Another local user (uid 65534, from its own process) cannot open the session
+    browser's DevToolsActivePort, nor list the session's folder."""
+    if os.geteuid() != 0:
+        pytest.skip("becoming another user needs root")
+    # pytest's own folders are private: the home here lets others through, as a user's
+    # home often does, so only the session's own folders can keep the other user out.
+    home = Path(tempfile.mkdtemp(prefix="serve-home-"))
+    os.chmod(home, 0o755)
+    try:
+        other = await _read_port_file_as_another_user(services, home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    assert other.returncode == 3, other.stderr
+
+
+async def _read_port_file_as_another_user(
+    services: Path, home: Path
+) -> subprocess.CompletedProcess[bytes]:
+    async with serve_registry(home, None, (services,)) as registry:
+        session, _ = registry.open("agent", "main", "local")
+        await session.run("browser_snapshot", {})
+        port_file = home / "profiles/agent/main/profile/DevToolsActivePort"
+        assert port_file.exists()
+        probe = (
+            "import os, sys\n"
+            "try:\n    open(sys.argv[1]).read()\nexcept PermissionError:\n    sys.exit(3)\n"
+        )
+        # The system's interpreter: the other user may not enter this checkout.
+        return await asyncio.to_thread(
+            subprocess.run,
+            ["/usr/bin/python3", "-c", probe, str(port_file)],
+            user=65534,
+            capture_output=True,
+            check=False,
+        )
