@@ -4,7 +4,8 @@ A page chooses its labels, titles and URLs, and an agent chooses its arguments:
 either can hold escape sequences that clear a terminal, move its cursor, recolour
 a prompt or set the window title, and control characters that hide what follows.
 :func:`inert_text` removes all of them (C0 and C1 controls, ANSI/VT escape
-sequences, and the bidirectional overrides that reorder what a line shows), and
+sequences, the bidirectional overrides that reorder what a line shows, and the
+zero-width and tag characters that hide text from a person), and
 is applied twice: when labels are read from the page, and again right before any
 terminal write, so nothing that skipped the first pass reaches a screen. Rich
 markup (``[b]``, ``[@click=...]``) is a separate matter for the widgets, which
@@ -26,9 +27,16 @@ _ESCAPE_SEQUENCE = re.compile(
     """,
     re.VERBOSE,
 )
-# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional controls
-# (U+202A-202E, U+2066-2069, U+200E/200F, U+061C) that make a line read in another order.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+# C0 controls but tab and newline, DEL, C1 controls, the bidirectional controls
+# (U+202A-202E, U+2066-2069, U+200E/200F, U+061C) that make a line read in another order,
+# and the characters no one sees: zero-width spaces and joiners, word joiners and
+# invisible operators (U+200B-200D, U+2060-2064), the byte-order mark, the Mongolian
+# vowel separator, the soft hyphen, and the tag characters (U+E0000-E007F) that carry
+# whole hidden sentences a model reads and a person does not.
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
+    "\u200b-\u200d\u2060-\u2064\ufeff\u180e\u00ad\U000e0000-\U000e007f]"
+)
 _LINE_BREAKS = re.compile(r"[\r\n\t\u2028\u2029\x85]+")
 
 

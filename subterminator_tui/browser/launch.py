@@ -130,7 +130,10 @@ def new_run_dir(root: Path | None = None) -> Path:
     base = root or user_state_dir() / "runs"
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = base / f"{stamp}-{secrets.token_hex(3)}"
-    (run_dir / "output").mkdir(parents=True, exist_ok=False)
+    # The run's snapshots, console logs and screenshots are the person's: theirs alone.
+    base.mkdir(parents=True, exist_ok=True, mode=0o700)
+    run_dir.mkdir(mode=0o700)
+    (run_dir / "output").mkdir(mode=0o700)
     return run_dir
 
 
@@ -154,7 +157,9 @@ def plan_launch(
     if chosen_headless is None:
         chosen_headless = not display_available()
     profile = (profile_dir or settings.resolved_profile_dir()).expanduser().resolve()
-    profile.mkdir(parents=True, exist_ok=True)
+    # The profile holds cookies and the DevTools port file: nobody else may read it.
+    profile.mkdir(parents=True, exist_ok=True, mode=0o700)
+    profile.chmod(0o700)
     return LaunchPlan(
         node=node,
         package=package,

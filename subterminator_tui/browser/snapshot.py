@@ -60,8 +60,11 @@ class SnapshotElement:
         return self.name or self.text
 
     def describe(self) -> str:
-        """A short human description, e.g. ``button 'Finish cancellation'``."""
-        return f"{self.role} '{self.label}'" if self.label else self.role
+        """A short human description, e.g. ``button 'Finish cancellation'``; an element with
+        no name says so (a bare ``Click button`` reads as a harmless, complete question)."""
+        if self.label:
+            return f"{self.role} '{self.label}'"
+        return f"{self.role} with no name" + (f" (ref {self.ref})" if self.ref else "")
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,11 @@ def run_serve(args: argparse.Namespace) -> int:
 def _token_command(args: argparse.Namespace, tokens_file: Path) -> int:
     """``--list-tokens`` and ``--revoke-token NAME``: read or change the tokens file, no server."""
     if args.revoke_token is not None:
-        removed = revoke_tokens(tokens_file, checked_name("principal", args.revoke_token))
+        removed = revoke_tokens(
+            tokens_file,
+            checked_name("principal", args.revoke_token),
+            close_sessions=args.close_sessions,
+        )
         if not removed:
             print(f"error: no token of {args.revoke_token!r} in {tokens_file}.", file=sys.stderr)
             return CONFIGURATION

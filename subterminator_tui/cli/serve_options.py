@@ -64,7 +64,12 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "--revoke-token",
         metavar="NAME",
         help="remove every token of principal NAME, and exit (a running server stops "
-        "accepting them at once)",
+        "accepting them at once, ends their live views and withdraws their held calls)",
+    )
+    parser.add_argument(
+        "--close-sessions",
+        action="store_true",
+        help="with --revoke-token: a running server also closes that principal's sessions",
     )
     parser.add_argument(
         "--allowed-host",

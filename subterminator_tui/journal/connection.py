@@ -8,6 +8,8 @@ The database is opened with apsw, which bundles a current SQLite: the system's
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,6 +38,7 @@ class JournalConnection:
             ) from None
         if path.is_dir():
             raise JournalError(f"The journal path {path} is a folder; name a file instead.")
+        _make_private(path)
         try:
             self._db = apsw.Connection(str(path))
             self._db.set_busy_timeout(_BUSY_MS)
@@ -93,3 +96,11 @@ class JournalConnection:
     def _update(self, what: str, sql: str, values: tuple[Any, ...]) -> None:
         with self._writing(what):
             self._db.execute(sql, values)
+
+
+def _make_private(path: Path) -> None:
+    """Create the journal file readable by its owner only (SQLite gives its WAL and shared
+    memory files the same mode): it holds every page and address of every run."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(path, 0o600)

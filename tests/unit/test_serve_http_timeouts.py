@@ -36,7 +36,8 @@ async def _app(scope: Any, receive: Any, send: Any) -> None:
             await send({"type": f"lifespan.{kind}.complete"})
             if kind == "shutdown":
                 return
-    security = TransportSecuritySettings(allowed_hosts=[], allowed_origins=[])
+    # Host "x" is trusted: the body deadline applies to requests that may be read at all.
+    security = TransportSecuritySettings(allowed_hosts=["x"], allowed_origins=[])
     await McpFront(_inner, None, set, security)(scope, receive, send)
 
 

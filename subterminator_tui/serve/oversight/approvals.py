@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import secrets
 import time
 from collections.abc import Callable
@@ -36,9 +38,18 @@ APPROVAL_CODE_LENGTH = 4
 _WITHDRAWN = Decision("reject", answered=False)
 
 
+#: Known to this process alone: the approval code is derived from it and the id.
+_CODE_KEY = secrets.token_bytes(32)
+
+
 def approval_code(approval_id: str) -> str:
-    """What the operator types to approve: the last four characters of the approval id."""
-    return approval_id[-APPROVAL_CODE_LENGTH:]
+    """What the operator types to approve: four hex digits keyed by this process's secret.
+
+    The agent holds the approval id; a code it could read off the id (its last four
+    characters, say) is one it could put in a page or a note for the operator to type.
+    """
+    digest = hmac.new(_CODE_KEY, approval_id.encode("utf-8"), hashlib.sha256).hexdigest()
+    return digest[:APPROVAL_CODE_LENGTH]
 
 
 @dataclass(eq=False)
@@ -181,13 +192,22 @@ class ApprovalDesk:
         """Reject ``approval`` (a listener's signature: nobody is there to approve it)."""
         self.decide(approval.id, Decision("reject"))
 
-    def reject_all(self, session: tuple[str, str] | None = None, *, why: str) -> None:
-        """End what is pending (for one (principal, name) session, or all) unsent, ``why``
-        (``the session closed``): the operator never decided it, and nobody says so."""
+    def reject_all(
+        self,
+        session: tuple[str, str] | None = None,
+        *,
+        why: str,
+        principal: str | None = None,
+    ) -> None:
+        """End what is pending (for one (principal, name) session, one principal's, or all)
+        unsent, ``why`` (``the session closed``): the operator never decided it."""
         for approval in self.pending():
-            if session is None or (approval.principal, approval.session) == session:
-                approval.withdrawn = why
-                self.decide(approval.id, _WITHDRAWN)
+            if session is not None and (approval.principal, approval.session) != session:
+                continue
+            if principal is not None and approval.principal != principal:
+                continue
+            approval.withdrawn = why
+            self.decide(approval.id, _WITHDRAWN)
 
 
 async def operator_releases(

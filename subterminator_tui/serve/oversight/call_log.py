@@ -2,9 +2,10 @@
 
 The agent's answer stays small (status, ref_id, the compact page); the record keeps
 everything: Playwright's whole result text, the page as text, the console messages.
-Nothing typed reaches a record: the ``text`` of a type call is replaced by its
-length, and the typed value itself is removed from every text the record keeps
-(Playwright echoes it in the code it ran; the page may show or log it).
+Nothing typed reaches a record: the ``text`` of a type call (and a prompt's answer)
+is replaced by its length, and the typed value itself is removed from every text the
+record keeps, addresses included, in every encoding a page or a URL gives it
+(Playwright echoes it in the code it ran; the page may show, log or GET-submit it).
 
 :class:`SessionCallLog` is also the session's
 :class:`~subterminator_tui.guarded.step_log.StepLog`: the guarded-call pipeline
@@ -26,8 +27,27 @@ from subterminator_tui.serve.oversight.console_log import parse_console
 from subterminator_tui.serve.sessions.names import SessionKey
 from subterminator_tui.serve.tools.agent_answer import Answer
 
-#: Argument names whose values are typed text, never recorded.
-TYPED_ARGUMENTS = frozenset({"text"})
+#: Argument names whose values may be typed text, never recorded (for any tool: a
+#: wait_for's text recorded as its length loses little).
+TYPED_ARGUMENTS = frozenset({"text", "promptText"})
+#: A typed value shorter than this is not hunted through every later text: "a" or "the"
+#: would blank every word holding it, the operator's questions included.
+MIN_TYPED_LENGTH = 4
+
+
+def typed_values(tool: str, arguments: dict[str, Any]) -> list[str]:
+    """What ``tool`` puts into the page as typed: a field's text, a form's values, a
+    prompt's answer; never a wait_for's or a search's text (those are read, not typed)."""
+    if tool == "browser_type":
+        values: list[object] = [arguments.get("text")]
+    elif tool == "browser_fill_form":
+        fields = arguments.get("fields")
+        values = [f.get("value") for f in fields if isinstance(f, dict)] if fields else []
+    elif tool == "browser_handle_dialog":
+        values = [arguments.get("promptText")]
+    else:
+        return []
+    return [v for v in values if isinstance(v, str) and len(v.strip()) >= MIN_TYPED_LENGTH]
 
 
 def redacted_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -88,20 +108,18 @@ class SessionCallLog:
             row,
             outcome=answer.status,
             error=self.typed.text(answer.message) if answer.is_error else None,
-            url=page.url if page else None,
-            title=page.title if page else None,
+            url=self.typed.text(page.url) if page else None,
+            title=self.typed.text(page.title) if page else None,
             snapshot=None,
             latency=latency,
             input_tokens=0,
             output_tokens=0,
         )
 
-    def remember_typed(self, arguments: dict[str, Any]) -> None:
+    def remember_typed(self, tool: str, arguments: dict[str, Any]) -> None:
         """Keep the text a call types out of everything recorded from now on."""
-        for name in TYPED_ARGUMENTS:
-            value = arguments.get(name)
-            if isinstance(value, str):
-                self.typed.remember(value)
+        for value in typed_values(tool, arguments):
+            self.typed.remember(value)
 
     def record(
         self,
@@ -116,7 +134,7 @@ class SessionCallLog:
     ) -> str:
         """Write the call's record (the page kept here only: ``turn_id``'s turn reads it
         from the record); its new ref_id."""
-        self.remember_typed(arguments)
+        self.remember_typed(tool, arguments)
         scrub = self.typed.text
         page = answer.page
         record = LoggedCall(
@@ -128,7 +146,8 @@ class SessionCallLog:
             status=answer.status,
             result=scrub(result_text) if result_text is not None else None,
             snapshot=scrub(page.content) if page is not None else None,
-            url=page.url if page is not None else None,
+            # A page reached by a GET form has what was typed in its address.
+            url=scrub(page.url) if page is not None else None,
             error=scrub(answer.message) if answer.is_error else None,
             latency=latency,
             created_at=time.time(),

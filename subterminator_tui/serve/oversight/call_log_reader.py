@@ -18,6 +18,7 @@ from typing import Literal
 from subterminator_tui.journal.call_log import CONSOLE_LEVELS, CallLogStore, LoggedCall
 from subterminator_tui.serve.oversight.console_log import at_least
 from subterminator_tui.serve.server.errors import ServeError, ServeInputError
+from subterminator_tui.serve.sessions.names import echoed
 
 #: full: the whole content; diff: what changed since the last read; unchanged: nothing did;
 #: search: the lines matching search_for.
@@ -54,7 +55,7 @@ class CallLogReader:
         record = self.store.get(principal, ref_id)
         if record is None:
             raise CallNotFoundError(
-                f"No call record {ref_id!r} of yours. A ref_id comes from a browser tool's "
+                f"No call record {echoed(ref_id)} of yours. A ref_id comes from a browser tool's "
                 "answer (its ref_id line); refs of other callers are not visible."
             )
         return record
@@ -93,7 +94,7 @@ class CallLogReader:
         """The record's console messages at ``level`` or more severe, one per line."""
         if level and level not in CONSOLE_LEVELS:
             raise ServeInputError(
-                f"Unknown console level {level!r}; use one of {', '.join(CONSOLE_LEVELS)} "
+                f"Unknown console level {echoed(level)}; use one of {', '.join(CONSOLE_LEVELS)} "
                 "(or leave it empty for every message)."
             )
         self._record(principal, ref_id)

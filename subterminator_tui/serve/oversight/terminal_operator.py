@@ -14,11 +14,14 @@ import os
 import termios
 
 from subterminator_tui.guarded.gates import Decision
-from subterminator_tui.inert_text import inert_line, inert_text
 from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
+from subterminator_tui.serve.oversight.question_text import describe_approval
+from subterminator_tui.serve.oversight.terminal_screen import TerminalScreen
 from subterminator_tui.serve.server.errors import ServeConfigurationError
 
 DEFAULT_TERMINAL = "/dev/tty"
+#: The width a question is laid out for when the terminal does not say.
+DEFAULT_COLUMNS = 80
 
 
 def open_terminal(path: str) -> int:
@@ -38,19 +41,30 @@ def open_terminal(path: str) -> int:
 
 
 class TerminalOperator:
-    """Asks the operator about each held call, oldest first, on a terminal."""
+    """Asks the operator about each held call, oldest first, on a terminal.
+
+    Writes go through a :class:`TerminalScreen`, so a paused terminal never stops the
+    server; a question withdrawn while it is asked (its session closed, its token
+    revoked) is erased and the next one asked.
+    """
 
     def __init__(self, desk: ApprovalDesk, fd: int) -> None:
         self.desk = desk
         self.fd = fd
+        self.screen = TerminalScreen(fd)
         self._queue: asyncio.Queue[Approval] = asyncio.Queue()
         self._buffer = b""
         desk.subscribe(self._queue.put_nowait)
 
     def _say(self, text: str) -> None:
         # The last pass before the terminal: whatever reached here, no sequence is written.
-        with contextlib.suppress(OSError):
-            os.write(self.fd, inert_text(text).encode("utf-8", "replace"))
+        self.screen.write(text)
+
+    def _width(self) -> int:
+        try:
+            return os.get_terminal_size(self.fd).columns or DEFAULT_COLUMNS
+        except OSError:
+            return DEFAULT_COLUMNS
 
     async def _read_line(self) -> str:
         loop = asyncio.get_running_loop()
@@ -61,7 +75,10 @@ class TerminalOperator:
                 await ready.wait()
             finally:
                 loop.remove_reader(self.fd)
-            chunk = os.read(self.fd, 1024)
+            try:
+                chunk = os.read(self.fd, 1024)
+            except BlockingIOError:
+                continue
             if not chunk:
                 raise EOFError
             self._buffer += chunk
@@ -74,26 +91,43 @@ class TerminalOperator:
         with contextlib.suppress(termios.error, OSError):
             termios.tcflush(self.fd, termios.TCIFLUSH)
 
-    async def _ask(self, question: str) -> str:
-        """Show ``question`` on a clean input queue and read the line typed after it."""
+    async def _ask(self, question: str, approval: Approval) -> str | None:
+        """Show ``question`` on a clean input queue and read the line typed after it; None
+        when ``approval`` was decided elsewhere first (withdrawn), the question erased."""
         # Dropped right before the question is written: anything read after it was typed
         # once it was on its way to the screen (a second flush after writing would race a
         # quick answer, and a person cannot answer faster than the write).
         self._flush_input()
         self._say(question)
-        return await self._read_line()
+        reading = asyncio.ensure_future(self._read_line())
+        ended = asyncio.ensure_future(approval.decided())
+        try:
+            await asyncio.wait({reading, ended}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ended.cancel()
+            if not reading.done():
+                reading.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await reading
+        if reading.cancelled():
+            self.screen.erase_lines(question.count("\n"))
+            return None
+        return reading.result()
 
-    async def _decide(self, approval: Approval) -> Decision:
+    async def _decide(self, approval: Approval) -> Decision | None:
         """Ask until the operator types the approval code (approve) or anything else (reject;
-        other text is guidance, which rejects and reaches the agent as a note).
+        other text is guidance, which rejects and reaches the agent as a note); None when
+        the approval ended without the operator.
 
         A lone ``y`` neither approves nor rejects: key repeat, a paste or typing ahead
         produce it easily, so it only asks again, for the code.
         """
         code = approval.code
-        question = describe_approval(approval, code)
+        question = describe_approval(approval, code, self._width())
         while True:
-            answer = await self._ask(question)
+            answer = await self._ask(question, approval)
+            if answer is None:
+                return None
             if answer.lower() == code.lower():
                 return Decision("approve")
             if answer.lower() in ("", "n", "no"):
@@ -110,6 +144,10 @@ class TerminalOperator:
                 if approval.decision != "pending":
                     continue
                 decision = await self._decide(approval)
+                if decision is None:
+                    why = approval.withdrawn or "decided elsewhere"
+                    self._say(f"(approval {approval.id} withdrawn: {why})\n")
+                    continue
                 approved = decision.verdict == "approve"
                 decided = self.desk.decide(approval.id, decision)
                 if decided.decision != ("approved" if approved else "rejected"):
@@ -119,22 +157,8 @@ class TerminalOperator:
         except (EOFError, OSError):
             self.desk.reject_all(why="the operator's terminal closed")
             self.desk.subscribe(self.desk.reject)
-
-
-def describe_approval(approval: Approval, code: str) -> str:
-    """The question for ``approval``; every text from the page or the agent made inert."""
-    shot = (
-        f"\n  screenshot: {inert_line(approval.screenshot_path)}"
-        if approval.screenshot_path
-        else ""
-    )
-    return (
-        f"\n[{inert_line(approval.principal)}/{inert_line(approval.session)}] approval "
-        f"{approval.id}\n  {inert_line(approval.action)}\n  why: {inert_line(approval.why)}\n"
-        f"  page: {inert_line(approval.url)}{shot}\n"
-        f"Type {code} to approve; Enter rejects (any other text rejects and goes to the "
-        "agent as a note): "
-    )
+        finally:
+            self.screen.close()
 
 
 class NoOperator:

@@ -12,6 +12,9 @@ from subterminator_tui.settings import Settings, user_data_dir
 DEFAULT_MAX_SESSIONS = 8
 DEFAULT_MAX_SESSIONS_PER_PRINCIPAL = 4
 DEFAULT_IDLE_SECONDS = 30 * 60.0
+#: A session nobody used for a working day gives its slot back (a principal that went
+#: away would otherwise hold its share of the server forever).
+DEFAULT_EXPIRY_SECONDS = 8 * 3600.0
 
 
 def default_profile_root() -> Path:
@@ -38,6 +41,9 @@ class ServeConfig:
     max_sessions_per_principal: int = DEFAULT_MAX_SESSIONS_PER_PRINCIPAL
     #: A session idle this long has its browser closed (its profile and last URL stay).
     idle_seconds: float = DEFAULT_IDLE_SECONDS
+    #: A session unused this long is closed and its slot freed (its profile stays, so the
+    #: same name reopens it); the local operator's own sessions never expire.
+    expiry_seconds: float = DEFAULT_EXPIRY_SECONDS
     #: Extra services.toml files, as ``--services`` gives them.
     services: tuple[Path, ...] = ()
     #: Sessions (name, service id) opened for the local principal at start, so a client

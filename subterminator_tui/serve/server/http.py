@@ -31,7 +31,9 @@ from subterminator_tui.serve.server.http_front import (
 )
 from subterminator_tui.serve.server.http_timeouts import DeadlineH11Protocol
 from subterminator_tui.serve.server.lifecycle import Transport
-from subterminator_tui.serve.server.live_view import LiveView
+from subterminator_tui.serve.server.live_view import LiveView, registry_of
+from subterminator_tui.serve.server.request_headers import OneReadingOfHeaders
+from subterminator_tui.serve.server.revocations import RevocationWatch
 from subterminator_tui.serve.server.tokens import TokenFileVerifier, read_tokens
 
 #: JSON-RPC requests are small; a megabyte is far more than any of these tools takes.
@@ -175,7 +177,9 @@ def http_transport(
             body_limit=options.body_limit,
         )
         # /sessions/{name}/screenshots, which the SDK would not protect: checked there.
-        app_holder["app"] = LiveView(front, server, options.security(port), verifier)
+        app_holder["app"] = OneReadingOfHeaders(
+            LiveView(front, server, options.security(port), verifier)
+        )
         serving = asyncio.ensure_future(web.serve(sockets=sockets))
         listening = asyncio.ensure_future(web.listening.wait())
         await asyncio.wait({listening, serving}, return_when=asyncio.FIRST_COMPLETED)
@@ -183,6 +187,12 @@ def http_transport(
         if serving.done():
             await serving
             raise ServeConfigurationError(f"Could not listen on {options.host}:{port}.")
+        registry = registry_of(server)
+        watching = (
+            asyncio.ensure_future(RevocationWatch(verifier, registry).run())
+            if verifier is not None and registry is not None
+            else None
+        )
         host = f"[{options.host}]" if ":" in options.host else options.host
         announce(f"http://{host}:{port}/mcp")
         try:
@@ -191,5 +201,9 @@ def http_transport(
             web.should_exit = True
             await serving
             raise
+        finally:
+            if watching is not None:
+                watching.cancel()
+                await asyncio.gather(watching, return_exceptions=True)
 
     return run

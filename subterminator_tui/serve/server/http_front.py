@@ -1,5 +1,9 @@
-"""What stands in front of ``/mcp``: a cap on MCP sessions per principal, and a 401 that
-says what to send.
+"""What stands in front of ``/mcp``: the token checked first, a cap on MCP sessions per
+principal, and a 401 that says what to send.
+
+The token is checked from the request head, before any body is read: a stranger's
+request is refused with its connection closed, so an upload nobody vouched for never
+sits in memory (the SDK's own check came after the body had been read).
 
 The SDK caps MCP sessions only for the whole server (and by default at 10,000), so one
 token could open enough to crowd out everyone else; here each principal may hold
@@ -20,6 +24,7 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.transport_security import TransportSecuritySettings
 
 from subterminator_tui.serve.server.http_timeouts import read_body, replaying, request_timeout
+from subterminator_tui.serve.server.request_headers import request_headers
 
 #: Open MCP sessions one principal may hold at once (an agent needs one, a few at most).
 MAX_MCP_SESSIONS_PER_PRINCIPAL = 16
@@ -72,18 +77,24 @@ class McpFront:
         if scope["type"] != "http" or not scope.get("path", "").startswith("/mcp"):
             await self.inner(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        # A wrong Host or Origin is the transport's 421/403 before anything is counted.
+        headers = request_headers(scope)
+        # A wrong Host or Origin is the transport's 421/403 before anything is counted
+        # (the SDK answers those from the head alone, reading no body).
         trusted = headers.get("host") in (self.security.allowed_hosts or []) and headers.get(
             "origin", ""
         ) in ["", *(self.security.allowed_origins or [])]
+        principal = await self._principal(headers) if trusted else None
+        if trusted and self.verifier is not None and principal is None:
+            # Nobody reads a byte of the body of a request nobody vouched for: a stranger's
+            # stalled megabyte would otherwise sit in memory until its deadline.
+            await _unauthorized(send)
+            return
         opening = trusted and scope["method"] == "POST" and "mcp-session-id" not in headers
-        principal = await self._principal(headers) if opening else None
-        if principal is not None and len(self._live(principal)) >= self.cap:
+        if opening and principal is not None and len(self._live(principal)) >= self.cap:
             await _too_many(send, self.cap)
             return
 
-        if scope["method"] == "POST":
+        if scope["method"] == "POST" and trusted:
             messages, in_time = await read_body(receive, self.body_limit)
             if not in_time:
                 await request_timeout(send)
@@ -99,7 +110,7 @@ class McpFront:
                     rewriting = True
                     return
                 session = _header(message, b"mcp-session-id")
-                if principal is not None and session is not None:
+                if opening and principal is not None and session is not None:
                     self.opened.setdefault(principal, set()).add(session)
             elif message["type"] == "http.response.body" and rewriting:
                 if not message.get("more_body"):
@@ -134,19 +145,23 @@ def _header(message: dict[str, Any], name: bytes) -> str | None:
     return None
 
 
-async def _unauthorized_start(send: Any) -> None:
+async def _unauthorized(send: Any) -> None:
+    # The connection closes with the answer: the unread body is never buffered, not even
+    # by the HTTP layer waiting for the next request behind it.
+    await _unauthorized_start(send, close=True)
+    await send({"type": "http.response.body", "body": unauthorized_body()})
+
+
+async def _unauthorized_start(send: Any, *, close: bool = False) -> None:
     body = unauthorized_body()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", WWW_AUTHENTICATE),
-            ],
-        }
-    )
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"www-authenticate", WWW_AUTHENTICATE),
+    ]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": 401, "headers": headers})
 
 
 async def _too_many(send: Any, cap: int) -> None:

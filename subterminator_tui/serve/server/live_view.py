@@ -5,13 +5,15 @@ image in base64) right away, then after each call the session finishes, and at m
 a second while it is idle; frames are taken only while someone watches, never while a
 call is running. The SDK protects only ``/mcp``, so this route checks everything by
 hand, in this order: Host (421), Origin (403), the bearer token (401), then the session,
-which must be the caller's own (404, as for a name it does not hold).
+which must be the caller's own (404, as for a name it does not hold). The token is
+checked again every second while the stream is open: a revoked token ends it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import re
 import time
@@ -26,6 +28,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.serve.server.errors import ServeInputError, SessionNotFoundError
 from subterminator_tui.serve.server.http_front import WWW_AUTHENTICATE, unauthorized_body
+from subterminator_tui.serve.server.request_headers import request_headers
+from subterminator_tui.serve.server.revocations import REVOCATION_CHECK_SECONDS
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
 from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.sessions.registry import SessionRegistry
@@ -43,6 +47,11 @@ ASGIApp = Any
 def attach(server: MCPServer[Any], registry: SessionRegistry) -> None:
     """Let the HTTP transport of ``server`` find the sessions its live view shows."""
     _REGISTRIES[server] = registry
+
+
+def registry_of(server: MCPServer[Any]) -> SessionRegistry | None:
+    """The sessions of ``server`` (None before ``attach``)."""
+    return _REGISTRIES.get(server)
 
 
 async def frames(session: BrowserSession) -> AsyncIterator[bytes]:
@@ -102,7 +111,7 @@ class LiveView:
         if match is None:
             await self.inner(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        headers = request_headers(scope)
         status, principal = await self._check(scope["method"], headers)
         if principal is None:
             await _plain(send, status)
@@ -116,7 +125,7 @@ class LiveView:
             # A name that could never be a session (".." or 300 letters) is not found either.
             await _plain(send, 404)
             return
-        await self._stream(session, receive, send)
+        await self._stream(session, receive, send, headers.get("authorization", ""))
 
     async def _check(self, method: str, headers: dict[str, str]) -> tuple[int, str | None]:
         """(status, principal): the principal when every check passes, else the refusal."""
@@ -135,7 +144,24 @@ class LiveView:
             return 401, None
         return 200, access.client_id
 
-    async def _stream(self, session: BrowserSession, receive: Any, send: Any) -> None:
+    async def _still_vouched_for(self, authorization: str) -> bool:
+        """Whether the stream's token still names a principal (False once it is revoked)."""
+        if self.verifier is None:
+            return True
+        scheme, _, token = authorization.partition(" ")
+        access = await self.verifier.verify_token(token) if scheme.lower() == "bearer" else None
+        return access is not None
+
+    async def _until_revoked(self, authorization: str) -> None:
+        # Revoking edits a file another process writes: nothing to wait on but the clock.
+        while True:
+            if not await self._still_vouched_for(authorization):
+                return
+            await asyncio.sleep(REVOCATION_CHECK_SECONDS)
+
+    async def _stream(
+        self, session: BrowserSession, receive: Any, send: Any, authorization: str
+    ) -> None:
         await send(
             {
                 "type": "http.response.start",
@@ -153,18 +179,26 @@ class LiveView:
             while (await receive())["type"] != "http.disconnect":
                 pass
 
-        gone = asyncio.ensure_future(until_disconnect())
-        try:
+        async def send_frames() -> None:
             async for frame in frames(session):
-                if gone.done():
-                    break
                 await send(
                     {"type": "http.response.body", "body": sse_event(frame), "more_body": True}
                 )
-        except OSError:
-            pass
+
+        # The stream ends when the watcher goes, and when its token is revoked: a token
+        # taken away mid-stream must not keep showing the page.
+        gone = asyncio.ensure_future(until_disconnect())
+        revoked = asyncio.ensure_future(self._until_revoked(authorization))
+        streaming = asyncio.ensure_future(send_frames())
+        try:
+            await asyncio.wait({gone, revoked, streaming}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            gone.cancel()
+            for task in (gone, revoked, streaming):
+                task.cancel()
+            await asyncio.gather(gone, revoked, streaming, return_exceptions=True)
+        if revoked.done() and not gone.done():
+            with contextlib.suppress(OSError):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 async def _plain(send: Any, status: int) -> None:

@@ -17,11 +17,12 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mcp.server.auth.provider import AccessToken
 
-from subterminator_tui.serve.server.errors import ServeConfigurationError
-from subterminator_tui.serve.sessions.names import checked_name
+from subterminator_tui.serve.server.errors import ServeConfigurationError, ServeInputError
+from subterminator_tui.serve.sessions.names import checked_principal
 from subterminator_tui.settings import user_config_dir
 
 #: 16 bytes: the 128 bits the issue asks for.
@@ -55,38 +56,66 @@ def read_tokens(path: Path) -> list[TokenEntry]:
         raise ServeConfigurationError(
             f"The tokens file {path} can be read or written by others; run: chmod 600 {path}"
         )
+    data = _read_file(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
         return [
-            TokenEntry(checked_name("principal", e["principal"]), str(e["sha256"]))
-            for e in data["tokens"]
+            TokenEntry(checked_principal(e["principal"]), str(e["sha256"])) for e in data["tokens"]
         ]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (ServeInputError, KeyError, TypeError) as error:
         raise ServeConfigurationError(
             f"The tokens file {path} cannot be read ({error}); move it aside and make new "
             "tokens with: subterminator serve --new-token NAME"
         ) from None
 
 
+def read_closing(path: Path) -> frozenset[str]:
+    """The revoked principals whose sessions a running server is to close as well."""
+    try:
+        closing = _read_file(path).get("close_sessions_of", [])
+    except ServeConfigurationError:
+        return frozenset()
+    return frozenset(name for name in closing if isinstance(name, str))
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"tokens": []}
+    except (OSError, ValueError) as error:
+        raise ServeConfigurationError(
+            f"The tokens file {path} cannot be read ({error}); move it aside and make new "
+            "tokens with: subterminator serve --new-token NAME"
+        ) from None
+    if not isinstance(data, dict):
+        raise ServeConfigurationError(
+            f"The tokens file {path} is not a tokens file; move it aside and make new tokens "
+            "with: subterminator serve --new-token NAME"
+        )
+    return data
+
+
 def new_token(path: Path, principal: str) -> str:
     """A fresh token for ``principal``, its hash added to ``path`` (made private); the token."""
     entries = read_tokens(path)
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    entries.append(TokenEntry(checked_name("principal", principal), _digest(token)))
-    _write_tokens(path, entries)
+    entries.append(TokenEntry(checked_principal(principal), _digest(token)))
+    _write_tokens(path, entries, read_closing(path) - {principal})
     return token
 
 
-def revoke_tokens(path: Path, principal: str) -> int:
+def revoke_tokens(path: Path, principal: str, *, close_sessions: bool = False) -> int:
     """Remove every token of ``principal`` from ``path``; how many there were.
 
-    A running server reads the file again on its next request, so the token stops
-    working at once, without a restart.
+    A running server reads the file again on its next request (and every second), so
+    the token stops working at once, without a restart: its open live views end and
+    its held calls are withdrawn; with ``close_sessions`` its sessions close too.
     """
     entries = read_tokens(path)
     kept = [entry for entry in entries if entry.principal != principal]
+    closing = read_closing(path) | ({principal} if close_sessions else set())
     if len(kept) != len(entries):
-        _write_tokens(path, kept)
+        _write_tokens(path, kept, closing)
     return len(entries) - len(kept)
 
 
@@ -96,10 +125,13 @@ def token_listing(path: Path) -> list[tuple[str, str]]:
     return [(entry.principal, entry.sha256[:8]) for entry in read_tokens(path)]
 
 
-def _write_tokens(path: Path, entries: list[TokenEntry]) -> None:
+def _write_tokens(
+    path: Path, entries: list[TokenEntry], closing: frozenset[str] | set[str] = frozenset()
+) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     body = {
         "tokens": [{"principal": e.principal, "sha256": e.sha256} for e in entries],
+        "close_sessions_of": sorted(closing),
         "updated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     temporary = path.with_suffix(".tmp")
@@ -121,6 +153,8 @@ class TokenFileVerifier:
     def __init__(self, entries: list[TokenEntry], path: Path | None = None) -> None:
         self.entries = entries
         self.path = path
+        #: Revoked principals whose sessions are to be closed as well.
+        self.closing = read_closing(path) if path is not None else frozenset()
         self._seen = self._stamp()
 
     def _stamp(self) -> tuple[int, int] | None:
@@ -139,8 +173,14 @@ class TokenFileVerifier:
         self._seen = stamp
         try:
             self.entries = read_tokens(self.path) if self.path is not None else self.entries
+            self.closing = read_closing(self.path) if self.path is not None else self.closing
         except ServeConfigurationError:
             self.entries = []
+
+    def principals(self) -> frozenset[str]:
+        """Every principal that holds a token now (the file read again if it changed)."""
+        self._refresh()
+        return frozenset(entry.principal for entry in self.entries)
 
     def principal_of(self, token: str) -> str | None:
         """The principal whose token this is; every entry is compared, in constant time."""

@@ -51,7 +51,7 @@ from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.serve.health.policy import SessionHealth
 from subterminator_tui.serve.health.restarts import SessionRestarts
 from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
-from subterminator_tui.serve.oversight.call_log import SessionCallLog
+from subterminator_tui.serve.oversight.call_log import SessionCallLog, typed_values
 from subterminator_tui.serve.server.config import ServeConfig
 from subterminator_tui.serve.server.errors import SessionBusyError
 from subterminator_tui.serve.sessions.hand_offs import hand_off_refusal
@@ -223,7 +223,7 @@ class BrowserSession:
             await self.close_browser()
             raise
         finally:
-            if isinstance(arguments.get("text"), str) or self.window_typing.files_stale:
+            if typed_values(tool, arguments) or self.window_typing.files_stale:
                 # The page may have logged what was just typed into a file already.
                 self.window_typing.files_stale = False
                 await self._scrub_files()
@@ -252,7 +252,7 @@ class BrowserSession:
         started = time.perf_counter()
         self._call, self._result_text, self._console_text = (tool, arguments), None, ""
         # Typed text never reaches the journal (oversight/call_log.py); its length does.
-        self.call_log.remember_typed(arguments)
+        self.call_log.remember_typed(tool, arguments)
         self.window_typing.agent_typed(arguments.get("text"))
         seen = self._seen
         if seen is None:
@@ -386,7 +386,7 @@ class BrowserSession:
         page = self.scrubber.snapshot(contained)
         self.guard.learn(page)
         self._seen = page
-        self.lazy.remember(page.url)
+        self.lazy.remember(self.call_log.typed.text(page.url))
         return page
 
     def record_answer(self, row: int | None, started: float, answer: Answer) -> Answer:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -33,7 +34,12 @@ class LazyBrowser:
         self.service = service
         self.config = config
         self.folder = folder
-        folder.mkdir(parents=True, exist_ok=True)
+        # The session's profile, its last address and its browser's port file: the
+        # operator's alone (the principal's folder above it too).
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for private in (folder, folder.parent):
+            with contextlib.suppress(OSError):
+                private.chmod(0o700)
         self.running: ServiceBrowser | None = None
         self._stack: AsyncExitStack | None = None
         #: A saved sign-in the operator loaded while the browser was closed: added at its start.
@@ -118,7 +124,9 @@ class LazyBrowser:
     def remember(self, url: str) -> None:
         """Keep ``url`` as the page to reopen."""
         with contextlib.suppress(OSError):
-            (self.folder / _STATE_FILE).write_text(json.dumps({"last_url": url}), encoding="utf-8")
+            fd = os.open(self.folder / _STATE_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as state:
+                json.dump({"last_url": url}, state)
 
     async def close(self) -> None:
         """Stop the browser (and its egress filter and practice site); the profile stays."""

@@ -41,6 +41,21 @@ def checked_name(kind: str, value: str) -> str:
     return value
 
 
+def checked_principal(value: str) -> str:
+    """A token's principal: a valid name that is not the local operator's own.
+
+    ``local`` owns the sessions opened with ``--session`` and over stdio; a token named
+    so would share them with whoever holds it.
+    """
+    name = checked_name("principal", value)
+    if name == LOCAL_PRINCIPAL:
+        raise ServeInputError(
+            f"'{LOCAL_PRINCIPAL}' is the operator's own principal (stdio, --no-auth and "
+            "--session); give the token another name."
+        )
+    return name
+
+
 @dataclass(frozen=True, order=True)
 class SessionKey:
     """A session's identity: whose it is and what they called it."""

@@ -26,7 +26,7 @@ from subterminator_tui.serve.server.errors import (
     SessionNotFoundError,
 )
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
-from subterminator_tui.serve.sessions.names import SessionKey, echoed
+from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL, SessionKey, echoed
 
 #: How often the idle check runs (a fraction of the idle timeout, at most a minute).
 _MAX_IDLE_CHECK_SECONDS = 60.0
@@ -185,8 +185,30 @@ class SessionRegistry:
             closed.append(session)
         return closed
 
+    async def close_expired_sessions(self) -> list[BrowserSession]:
+        """Close the sessions unused longer than the expiry (the local operator's excepted)."""
+        now = time.monotonic()
+        expired = [
+            s
+            for k, s in self.sessions.items()
+            if k.principal != LOCAL_PRINCIPAL
+            and s.in_flight is None
+            and s.pending is None
+            and now - s.last_used >= self.config.expiry_seconds
+        ]
+        closed = []
+        for session in expired:
+            if self.sessions.get(session.key) is not session or session.in_flight is not None:
+                continue
+            del self.sessions[session.key]
+            await session.close("the session expired")
+            closed.append(session)
+        return closed
+
     async def _watch_idle(self) -> None:
-        interval = min(max(self.config.idle_seconds / 4, 0.05), _MAX_IDLE_CHECK_SECONDS)
+        shortest = min(self.config.idle_seconds, self.config.expiry_seconds)
+        interval = min(max(shortest / 4, 0.05), _MAX_IDLE_CHECK_SECONDS)
         while True:
             await asyncio.sleep(interval)
             await self.close_idle_browsers()
+            await self.close_expired_sessions()

@@ -11,6 +11,7 @@ text was not already shown before the step.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from urllib.parse import urljoin
 
@@ -58,6 +59,7 @@ class SessionVerification:
         run_id: int,
     ) -> None:
         answers = LoggedAnswers(RequestLog(journal), lambda: run_id)
+        self.scrub = scrub
         self.judge = OutcomeJudge(service, RunningBrowserText(lazy), scrub, answers)
         #: The judgement of the last page an answer carried (the session's close reads it).
         self.last: Verification | None = None
@@ -87,7 +89,10 @@ class SessionVerification:
         page: NormalizedSnapshot | None,
         run_id: int,
     ) -> TaskResult:
-        """The session's run as it closes on ``page``, the last page the agent was given."""
+        """The session's run as it closes on ``page``, the last page the agent was given
+        (its address kept without what was typed: a GET form puts it there)."""
+        if page is not None:
+            page = dataclasses.replace(page, url=self.scrub(page.url))
         # The judgement of the last page the agent was answered with, on evidence.
         verified = self.last if page is not None else None
         if verified is not None and verified.verified:

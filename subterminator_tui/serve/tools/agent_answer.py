@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.inert_text import inert_text
 from subterminator_tui.pilots.page_view import PageView, page_for_model
 from subterminator_tui.rules import ServiceConfig, detect_handoff
 
@@ -60,18 +61,19 @@ class Answer:
             page = page_for_model(self.page, FULL_PAGE if self.full else COMPACT_PAGE)
             # Playwright names its own tool for an open dialog; here it is `dialog`.
             lines.append(page.replace("browser_handle_dialog", "the dialog tool"))
-        return "\n".join(lines)
+        # Page text reaches the agent's client, which may well show it on a terminal.
+        return inert_text("\n".join(lines))
 
     def structured(self) -> dict[str, Any]:
         """The same facts as a JSON object, for agents that parse."""
-        data: dict[str, Any] = {"status": self.status, "message": self.message}
+        data: dict[str, Any] = {"status": self.status, "message": inert_text(self.message)}
         if self.approval_id:
             data["approval_id"] = self.approval_id
         if self.ref_id:
             data["ref_id"] = self.ref_id
         if self.page is not None:
             data["url"] = self.page.url
-            data["title"] = self.page.title
+            data["title"] = inert_text(self.page.title)
         if self.verified is not None:
             data["verified"] = self.verified
         if self.is_error:
