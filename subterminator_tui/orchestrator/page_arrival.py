@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.errors import MCPToolError
 from subterminator_tui.guarded.tabs import contain_tabs
 from subterminator_tui.orchestrator.events import Notice, PageSeen
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
@@ -10,6 +11,7 @@ from subterminator_tui.orchestrator.run_context import RunContext
 from subterminator_tui.orchestrator.sign_in_window import sign_in_pending
 from subterminator_tui.orchestrator.turns import RunEnded
 from subterminator_tui.rules import verify_completion
+from subterminator_tui.rules.consent import private_choice
 from subterminator_tui.rules.matching import HandoffKind
 from subterminator_tui.rules.typed_endings import detect_ending
 
@@ -55,9 +57,33 @@ class PageIntake:
                 notes.append(f"The person says: {decision.guidance}")
         if allow_handoff:
             snapshot = await self.hand_off(snapshot, notes)
+            snapshot = await self.answer_consent(snapshot, notes)
         self.run.guard.learn(snapshot)
         self.run.ledger.saw(snapshot)
         return snapshot, " ".join(notes)
+
+    async def answer_consent(
+        self, snapshot: NormalizedSnapshot, notes: list[str]
+    ) -> NormalizedSnapshot:
+        """A cookie or consent banner gets its most private answer, asking nobody (a banner,
+        then its preference center at most); the page after it."""
+        for _banner in range(2):
+            choice = private_choice(snapshot)
+            if choice is None or choice.ref is None:
+                break
+            try:
+                answered = await self.run.browser.call("browser_click", {"target": choice.ref})
+            except MCPToolError:
+                break
+            snapshot = self.run.scrubber.snapshot(answered.snapshot)
+            said = (
+                f"Answered the cookie banner with '{choice.label}', its most private choice; "
+                "nobody was asked, and it is no step of the cancellation."
+            )
+            notes.append(said)
+            self.run.reporter.emit(Notice(said))
+            self.run.ledger.saw(snapshot)
+        return snapshot
 
     def end_without_a_click(self, snapshot: NormalizedSnapshot) -> None:
         """End the run (RunEnded) when the page says no click can cancel it here."""

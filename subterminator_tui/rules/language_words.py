@@ -270,6 +270,17 @@ class EndingWords(BaseModel):
     """The plan renews or names its next payment."""
 
 
+class ConsentWords(BaseModel):
+    """Cookie and consent banners: answered with the most private choice, never asked."""
+
+    model_config = STRICT_MODEL_CONFIG
+
+    banner: Phrases
+    """A banner's or a preference center's name ("Cookie banner", "Privacy preferences")."""
+    private_choice: Phrases
+    """Its most private answer ("Reject all", "Necessary cookies only", "Alle ablehnen")."""
+
+
 class LanguageWords(BaseModel):
     """One language's table (``words/<language>.toml``)."""
 
@@ -288,11 +299,13 @@ class LanguageWords(BaseModel):
     money: MoneyWords
     handoff: HandoffWords
     endings: EndingWords
+    consent: ConsentWords
 
     def lists(self) -> dict[str, tuple[str, ...]]:
         """Every list of the table by its dotted key (``success.stated``)."""
         found: dict[str, tuple[str, ...]] = {}
-        for part in ("sentence", "success", "failure", "controls", "money", "handoff", "endings"):
+        parts = ("sentence", "success", "failure", "controls", "money", "handoff", "endings")
+        for part in (*parts, "consent"):
             group = getattr(self, part)
             for name in type(group).model_fields:
                 found[f"{part}.{name}"] = getattr(group, name)

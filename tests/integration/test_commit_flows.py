@@ -113,11 +113,6 @@ def test_a_pause_after_an_approved_step_is_not_verified(browser_cli: Cli) -> Non
         assert run.result.get("reason") != "completed", run.result
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: a consent banner's 'Confirm My Choices' is asked, approved and "
-    "cited as the cancellation's evidence; the real commit goes out unasked",
-)
 def test_a_consent_banner_is_answered_privately_and_is_no_evidence(browser_cli: Cli) -> None:
     """The banner gets the most private answer with no question; the one question is the
     commit, and the commit is the evidence."""
