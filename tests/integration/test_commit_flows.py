@@ -83,11 +83,6 @@ def test_the_retention_maze_asks_its_commit_once(browser_cli: Cli) -> None:
 # --- Any approved step counts as "the" cancellation --------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: after an approved 'End Membership' link, a snooze page saying "
-    "'You will not be charged again until <date>' ends cancelled and verified",
-)
 def test_a_snooze_after_an_approved_step_is_not_verified(browser_cli: Cli) -> None:
     """`Remind me later` ends nothing: the run must not say cancelled and verified."""
     with RebuiltServer(FLOWS["snooze-pause"]) as site:
@@ -98,11 +93,6 @@ def test_a_snooze_after_an_approved_step_is_not_verified(browser_cli: Cli) -> No
         assert run.result.get("reason") != "completed", run.result
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: after an approved 'End Membership' link, an approved 'Pause on <date>' "
-    "whose page says 'You will not be charged again until <date>' ends verified",
-)
 def test_a_pause_after_an_approved_step_is_not_verified(browser_cli: Cli) -> None:
     """`Pause on <date>`, even approved, ends nothing: not cancelled and verified."""
     with RebuiltServer(FLOWS["snooze-pause"]) as site:
