@@ -26,6 +26,8 @@ class PageLink:
 
     url: str
     labels: tuple[str, ...]
+    #: A plain link (``a``, ``area``: opening it is a GET), not a form's target.
+    plain: bool = False
 
 
 def links_of(document: dict[str, Any]) -> list[PageLink]:
@@ -42,7 +44,9 @@ def _walk(node: dict[str, Any], base: str, found: list[PageLink], form: str | No
     if name == "#document":
         base = str(node.get("baseURL") or node.get("documentURL") or base)
     if name in ("a", "area") and attributes.get("href"):
-        found.append(PageLink(urljoin(base, attributes["href"]), _labels(node, attributes)))
+        scripted = any(key.startswith("on") for key in attributes)
+        href = urljoin(base, attributes["href"])
+        found.append(PageLink(href, _labels(node, attributes), plain=not scripted))
     if name == "form":
         form = urljoin(base, attributes.get("action", "") or base)
         found.append(PageLink(form, _labels(node, attributes)))

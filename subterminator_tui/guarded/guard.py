@@ -22,11 +22,18 @@ from subterminator_tui.guarded.browser import Browser
 from subterminator_tui.guarded.secrets import TYPING_TOOLS, password_field_refusal
 from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.rules import CheckpointRule, ServiceConfig, domain_allowed
-from subterminator_tui.rules.commit import commit_in_path, commit_rule, finish_in_path
+from subterminator_tui.rules.commit import (
+    commit_in_path,
+    commit_rule,
+    finish_in_path,
+    is_built_in,
+    says_finish,
+)
 from subterminator_tui.rules.defaults import checkpoints_for
 from subterminator_tui.rules.effects import (
     READ_ONLY_TOOLS,
     Effects,
+    EffectTarget,
     RunMemory,
     normalise_url,
     resolve_effects,
@@ -105,6 +112,20 @@ class BeforeDispatch:
     #: The addresses the call is predicted to send to (the form it submits, the link or
     #: address it opens): an approval lets through what goes there, and nothing else.
     sends: tuple[str, ...] = ()
+
+
+def _only_opens(call: ToolCall, effects: Effects, facts: PageFacts) -> bool:
+    """Whether ``call`` follows plain links only (a GET of a page, no script of the page's)."""
+    if call.name not in ("browser_click", "browser_navigate") or not effects.targets:
+        return False
+    scripted = facts.target is not None and (facts.target.scripted or facts.target.form >= 0)
+    return not scripted and all(target.role == "link" for target in effects.targets)
+
+
+def _plain_link(target: EffectTarget, facts: PageFacts) -> bool:
+    """A link whose click only opens its page (no handler of the page's, no form)."""
+    control = facts.target
+    return target.role == "link" and not (control is not None and control.scripted)
 
 
 def _submits(control: ControlFacts | None) -> bool:
@@ -258,6 +279,11 @@ class Guard:
             fee = self._commit(call, effects, facts) is not None
             return Checkpoint(money, effects, spends_money=True, commit=fee)
         rule = checkpoint_for_effect(self.rules, call, effects, fresh)
+        if rule is not None and is_built_in(rule) and _only_opens(call, effects, facts):
+            # Following a plain link only opens a page: the built-in words ("End
+            # membership") ask there only when the link says it finishes something.
+            labels = [label for target in effects.targets for label in target.labels]
+            rule = rule if says_finish(labels) else None
         if rule is not None:
             return Checkpoint(rule, effects)
         ends = self._commit(call, effects, facts)
@@ -321,7 +347,9 @@ def money_checkpoint(call: ToolCall, effects: Effects, facts: PageFacts) -> Chec
     script may bind Escape to "accept the offer").
     """
     for target in effects.targets:
-        why = money_shown(target.labels, target.region)
+        # A plain link's region (a price beside "Manage plan") spends nothing by opening it.
+        region = "" if _plain_link(target, facts) else target.region
+        why = money_shown(target.labels, region)
         if why is not None:
             return _money_rule(f"{target.describe()}: {why}")
     if call.name == "browser_press_key":

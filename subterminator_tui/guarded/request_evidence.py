@@ -28,15 +28,23 @@ def step_requests(log: RequestLog, run_id: int, step_id: int) -> list[RequestRow
 class LoggedAnswers:
     """:class:`~subterminator_tui.rules.evidence.RequestEvidence` over a run's request log."""
 
-    def __init__(self, log: RequestLog, run_id: Callable[[], int | None]) -> None:
+    def __init__(
+        self,
+        log: RequestLog,
+        run_id: Callable[[], int | None],
+        watching: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.log = log
         #: Read when asked: a run has its id only once it has started.
         self.run_id = run_id
+        #: Whether the browser's requests are watched now (a remote browser's are not):
+        #: a step that logged nothing sent nothing only where every request is seen.
+        self.watching = watching
 
     def reached_service(self, step_id: int | None) -> bool | None:
         """Whether ``step_id`` sent the service anything that changes state (None: unknown)."""
         run = self.run_id()
-        if step_id is None or run is None:
+        if step_id is None or run is None or not self.watching():
             return None
         return bool(step_requests(self.log, run, step_id))
 

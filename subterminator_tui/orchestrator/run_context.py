@@ -66,11 +66,13 @@ class RunContext:
         # The backstop: every request the browser sends is judged again where it happens.
         # Requests are logged only where they are watched (a real gateway on a local browser):
         # elsewhere what a step sent is unknown, never "nothing".
-        watched = watch_for(browser) is not None
-        request_log = RequestLog(journal) if journal is not None and watched else None
+        watch = watch_for(browser)
+        request_log = RequestLog(journal) if journal is not None and watch is not None else None
         # The service's answers to the approved steps' requests: evidence, or a veto.
         answers = (
-            LoggedAnswers(request_log, lambda: self.ledger.run_id)
+            LoggedAnswers(
+                request_log, lambda: self.ledger.run_id, lambda: bool(watch and watch.attached)
+            )
             if request_log is not None
             else None
         )

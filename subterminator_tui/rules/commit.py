@@ -67,6 +67,19 @@ _FINISHING = frozenset(
         "conferma",
     }
 )
+#: Finishing words that as often name the page that asks ("/cancel/confirm" shows a form).
+_ASKING = frozenset(
+    {
+        "confirm",
+        "confirmed",
+        "bestaetigen",
+        "bestätigen",
+        "confirmer",
+        "confirmar",
+        "conferma",
+        "submit",
+    }
+)
 #: Path parts that say nothing of the operation: ids, versions, formats.
 _NOISE = re.compile(r"^(?:\d+|v\d+|[0-9a-f]{8,}|[0-9a-f-]{20,}|api|json|html|php|aspx?)$", re.I)
 _SPLIT = re.compile(r"[/_\-.]+|(?<=[a-z0-9])(?=[A-Z])")
@@ -124,11 +137,29 @@ def finish_in_path(path: str) -> str | None:
     the flow, but a GET to its last step can be the commit on a careless service.
     """
     parts = _parts(path)
-    if len(parts) < 2 or parts[-1] not in _FINISHING:
+    # "confirm" is the name of the page that asks as often as of the step that does.
+    if len(parts) < 2 or parts[-1] not in _FINISHING - _ASKING:
         return None
     if any(_OPERATION.match(part) or part in _SUBJECT for part in parts[:-1]):
         return " ".join(parts[-2:])
     return None
+
+
+def says_finish(labels: Sequence[str]) -> bool:
+    """Whether a control's labels name a finishing step ("Finish cancellation", "Confirm"),
+    not only the operation ("End membership" opens the flow that ends it)."""
+    return any(
+        word in _FINISHING or word in ("yes", "done") for label in labels for word in _words(label)
+    )
+
+
+def _words(label: str) -> list[str]:
+    return [word for word in re.split(r"[^\w]+", label.lower()) if word]
+
+
+def is_built_in(rule: CheckpointRule) -> bool:
+    """Whether ``rule`` is one of the built-in checkpoints (not a service's own)."""
+    return rule.why.startswith("Built-in")
 
 
 def commit_in_names(names: Sequence[str]) -> str | None:

@@ -58,7 +58,11 @@ class SessionVerification:
         journal: Journal,
         run_id: int,
     ) -> None:
-        answers = LoggedAnswers(RequestLog(journal), lambda: run_id)
+        def watching() -> bool:
+            gateway = lazy.gateway
+            return gateway is not None and gateway.process.requests.attached
+
+        answers = LoggedAnswers(RequestLog(journal), lambda: run_id, watching)
         self.scrub = scrub
         self.judge = OutcomeJudge(service, RunningBrowserText(lazy), scrub, answers)
         #: The judgement of the last page an answer carried (the session's close reads it).
