@@ -44,7 +44,7 @@ from subterminator_tui.errors import SubTerminatorError  # noqa: E402
 from subterminator_tui.pilots.compaction import estimate_tokens  # noqa: E402
 from subterminator_tui.pilots.page_view import NAIVE_VIEW, page_for_model  # noqa: E402
 from subterminator_tui.rules import generic_service  # noqa: E402
-from subterminator_tui.serve.tools.agent_answer import COMPACT_PAGE  # noqa: E402
+from subterminator_tui.serve.agent_answer import COMPACT_PAGE  # noqa: E402
 from subterminator_tui.session.browser import open_service_browser  # noqa: E402
 from subterminator_tui.settings import load_settings  # noqa: E402
 

@@ -44,9 +44,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from subterminator_tui.practice.demoflix import DemoflixServer  # noqa: E402
-from subterminator_tui.serve.server.config import ServeConfig  # noqa: E402
+from subterminator_tui.serve.config import ServeConfig  # noqa: E402
+from subterminator_tui.serve.names import LOCAL_PRINCIPAL  # noqa: E402
 from subterminator_tui.serve.server.lifecycle import server_parts  # noqa: E402
-from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL  # noqa: E402
 from subterminator_tui.settings import load_settings  # noqa: E402
 from tests.integration.serve_clients import INSPECTOR, child_environment  # noqa: E402
 

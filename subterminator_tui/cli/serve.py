@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.exit_codes import CONFIGURATION, INTERRUPTED, SUCCESS, TERMINATED
+from subterminator_tui.serve.config import ServeConfig, default_profile_root
+from subterminator_tui.serve.errors import ServeConfigurationError, ServeInputError
+from subterminator_tui.serve.names import checked_name
 from subterminator_tui.serve.oversight.terminal_operator import DEFAULT_TERMINAL
-from subterminator_tui.serve.server.config import ServeConfig, default_profile_root
-from subterminator_tui.serve.server.errors import ServeConfigurationError, ServeInputError
 from subterminator_tui.serve.server.lifecycle import Transport, serve, stdio_transport
 from subterminator_tui.serve.server.tokens import (
     TokenFileVerifier,
@@ -22,7 +23,6 @@ from subterminator_tui.serve.server.tokens import (
     revoke_tokens,
     token_listing,
 )
-from subterminator_tui.serve.sessions.names import checked_name
 from subterminator_tui.session.places import check_browser_place
 from subterminator_tui.settings import load_settings
 

@@ -34,8 +34,8 @@ from subterminator_tui.exit_codes import CONNECTION, FAILURE, INTERRUPTED, SUCCE
 from subterminator_tui.guarded.gates import CheckpointRequest, Decision
 from subterminator_tui.plurals import plural
 from subterminator_tui.resources import styles_dir
+from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
-from subterminator_tui.serve.server.config import ServeConfig
 from subterminator_tui.serve.server.lifecycle import ServerParts, Transport, server_parts
 from subterminator_tui.serve.server.live_view import frames
 from subterminator_tui.serve.sessions.browser_session import BrowserSession

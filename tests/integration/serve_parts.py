@@ -11,8 +11,8 @@ from pathlib import Path
 
 from subterminator_tui.browser.processes import ProcessInfo, process_table
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk
-from subterminator_tui.serve.server.config import ServeConfig
 from subterminator_tui.serve.sessions.registry import SessionRegistry
 from subterminator_tui.settings import load_settings
 

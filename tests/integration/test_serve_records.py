@@ -21,11 +21,11 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from subterminator_tui.browser.processes import pid_alive, process_table
+from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.health.policy import HealthPolicy
-from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.server.lifecycle import server_parts
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
-from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
 from subterminator_tui.settings import load_settings
 from tests.conftest import until
 from tests.integration.records_site import RecordsSite
@@ -273,7 +273,7 @@ async def test_a_hung_browser_is_restarted_after_three_unanswered_pings(
     policy = HealthPolicy(ping_seconds=0.2, ping_timeout=0.5, backoff=(0.1,), check_seconds=0.05)
     profiles = tmp_path / "profiles"
     config = in_process_config(tmp_path, records_site, policy)
-    caplog.set_level("WARNING", logger="subterminator_tui.serve.health.monitor")
+    caplog.set_level("WARNING", logger="subterminator_tui.serve.server.session_monitor")
     async with server_parts(config) as parts, Client(parts.server) as client:
         await client.call_tool("session_open", {"name": "main", "service": "consolelab"})
         assert not (await client.call_tool("navigate", {"session": "main", "url": "/two"})).is_error

@@ -22,8 +22,8 @@ from mcp import Client
 
 from subterminator_tui.browser.processes import pid_alive, process_table
 from subterminator_tui.serve.health.policy import HealthPolicy
+from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.server.lifecycle import server_parts
-from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
 from tests.integration.records_site import RecordsSite
 from tests.integration.serve_clients import ref_in, text_of
 from tests.integration.serve_parts import wait_until_none_under

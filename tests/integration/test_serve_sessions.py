@@ -14,7 +14,7 @@ from subterminator_bench.gauntlet.forbidden_host import ForbiddenHost
 from subterminator_tui.browser.processes import pid_alive
 from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.practice.demoflix import DemoflixServer
-from subterminator_tui.serve.server.errors import SessionBusyError, SessionNotFoundError
+from subterminator_tui.serve.errors import SessionBusyError, SessionNotFoundError
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_parts import WALK_TO_FINISH, serve_registry

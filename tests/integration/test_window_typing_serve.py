@@ -25,9 +25,9 @@ from mcp import Client
 
 from subterminator_tui.guarded.secrets import REDACTED, kept_screenshot
 from subterminator_tui.journal.call_log import CallLogStore
+from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.oversight.call_log_reader import CallLogReader
 from subterminator_tui.serve.server.live_view import shows_what_the_person_typed
-from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.sessions.window_typing import SessionWindowTyping
 from subterminator_tui.serve.tools.mcp_server import build_server
 from tests.conftest import browser_parts_missing

@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Input
 
 from subterminator_tui.practice.demoflix import DemoflixState
 from subterminator_tui.practice.sites import practice_hint
-from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.server.http import HttpOptions, http_transport
 from subterminator_tui.session import CancelSession, RunRequest, RunSession
 from subterminator_tui.settings import load_settings

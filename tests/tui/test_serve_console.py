@@ -14,8 +14,8 @@ from textual.app import App
 
 from subterminator_tui.exit_codes import INTERRUPTED
 from subterminator_tui.practice.demoflix import DemoflixServer
+from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.oversight.approvals import approval_code
-from subterminator_tui.serve.server.config import ServeConfig
 from subterminator_tui.serve.server.lifecycle import Transport
 from subterminator_tui.settings import load_settings
 from subterminator_tui.tui.keymap import CONSOLE_BINDING_IDS, binding_ids

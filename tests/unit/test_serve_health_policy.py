@@ -8,15 +8,15 @@ import pytest
 
 from subterminator_tui.browser.mcp_process import ServerStopped
 from subterminator_tui.errors import MCPConnectionError
-from subterminator_tui.serve.health.monitor import HealthMonitor
 from subterminator_tui.serve.health.policy import (
     HealthPolicy,
     SessionHealth,
     SessionUnavailableError,
 )
 from subterminator_tui.serve.health.restarts import SessionRestarts
+from subterminator_tui.serve.names import SessionKey
+from subterminator_tui.serve.server.session_monitor import HealthMonitor
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
-from subterminator_tui.serve.sessions.names import SessionKey
 from subterminator_tui.serve.sessions.registry import SessionRegistry
 
 

@@ -14,12 +14,12 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotEleme
 from subterminator_tui.guarded.guard import describe_action
 from subterminator_tui.journal.call_log import CallLogStore
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve.agent_answer import Answer
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.names import ECHO_LIMIT
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk, approval_code
 from subterminator_tui.serve.oversight.call_log_reader import CallLogReader, CallNotFoundError
-from subterminator_tui.serve.server.config import ServeConfig
-from subterminator_tui.serve.sessions.names import ECHO_LIMIT
 from subterminator_tui.serve.sessions.registry import SessionRegistry
-from subterminator_tui.serve.tools.agent_answer import Answer
 from subterminator_tui.settings import load_settings
 
 

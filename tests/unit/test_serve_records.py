@@ -14,6 +14,9 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.journal.call_log import CallLogStore, ConsoleMessage, LoggedCall
 from subterminator_tui.journal.schema import SCHEMA_VERSION
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve.agent_answer import Answer
+from subterminator_tui.serve.errors import ServeInputError
+from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.oversight.call_log import SessionCallLog, redacted_arguments
 from subterminator_tui.serve.oversight.call_log_reader import (
     CallLogReader,
@@ -21,9 +24,6 @@ from subterminator_tui.serve.oversight.call_log_reader import (
     line_diff,
 )
 from subterminator_tui.serve.oversight.console_log import at_least, parse_console
-from subterminator_tui.serve.server.errors import ServeInputError
-from subterminator_tui.serve.sessions.names import SessionKey
-from subterminator_tui.serve.tools.agent_answer import Answer
 
 PAGE_ONE = '- heading "Account"\n- button "Cancel membership" [ref=e3]\n- link "Help"'
 PAGE_TWO = '- heading "Account"\n- button "Continue" [ref=e5]\n- link "Help"'

@@ -10,17 +10,17 @@ import pytest
 from subterminator_tui.errors import ConfigurationError, SubTerminatorError
 from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.serve.oversight.approvals import ApprovalDesk
-from subterminator_tui.serve.oversight.terminal_operator import NoOperator
-from subterminator_tui.serve.server.config import ServeConfig
-from subterminator_tui.serve.server.errors import (
+from subterminator_tui.serve.agent_answer import Answer, judged_by
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.errors import (
     ApprovalNotFoundError,
     ServeInputError,
     SessionLimitError,
     SessionNotFoundError,
 )
+from subterminator_tui.serve.oversight.approvals import ApprovalDesk
+from subterminator_tui.serve.oversight.terminal_operator import NoOperator
 from subterminator_tui.serve.sessions.registry import SessionRegistry
-from subterminator_tui.serve.tools.agent_answer import Answer, judged_by
 from subterminator_tui.settings import load_settings
 from tests.fixtures.pages import page
 

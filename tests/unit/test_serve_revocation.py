@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.errors import ServeConfigurationError, ServeInputError
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk
-from subterminator_tui.serve.server.config import ServeConfig
-from subterminator_tui.serve.server.errors import ServeConfigurationError, ServeInputError
 from subterminator_tui.serve.server.revocations import REVOKED_WHY, RevocationWatch
 from subterminator_tui.serve.server.tokens import (
     TokenFileVerifier,

@@ -10,7 +10,7 @@ import pytest
 from subterminator_tui.cli.main import build_parser, main
 from subterminator_tui.cli.serve import http_options
 from subterminator_tui.exit_codes import CONFIGURATION, SUCCESS
-from subterminator_tui.serve.server.errors import ServeConfigurationError, ServeInputError
+from subterminator_tui.serve.errors import ServeConfigurationError, ServeInputError
 from subterminator_tui.serve.server.http import HttpOptions, is_loopback, parse_address
 from subterminator_tui.serve.server.tokens import TokenFileVerifier, new_token, read_tokens
 

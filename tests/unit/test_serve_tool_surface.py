@@ -13,8 +13,8 @@ import pytest
 from mcp import Client
 
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk
-from subterminator_tui.serve.server.config import ServeConfig
 from subterminator_tui.serve.sessions.registry import SessionRegistry
 from subterminator_tui.serve.tools.mcp_server import build_server
 from subterminator_tui.serve.tools.surface import TOOL_SURFACE

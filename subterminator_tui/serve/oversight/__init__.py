@@ -5,4 +5,6 @@
 - ``console_log``       Playwright's console listing parsed into leveled messages
 - ``approvals``         held calls waiting for the operator (never the agent) to decide
 - ``terminal_operator`` the headless operator: approvals asked on a terminal
+- ``terminal_screen``   the operator's terminal written off the event loop, with a bound
+- ``question_text``     a question's agent- and page-chosen text, shortened and labelled
 """

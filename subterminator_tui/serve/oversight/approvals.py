@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from subterminator_tui.guarded.gates import CheckpointRequest, Decision
-from subterminator_tui.serve.server.errors import ApprovalNotFoundError
-from subterminator_tui.serve.sessions.names import echoed
-from subterminator_tui.serve.tools.agent_answer import Answer
+from subterminator_tui.serve.agent_answer import Answer
+from subterminator_tui.serve.errors import ApprovalNotFoundError
+from subterminator_tui.serve.names import echoed
 
 #: Where an approval stands: waiting for the operator, or what they decided.
 ApprovalState = Literal["pending", "approved", "rejected"]

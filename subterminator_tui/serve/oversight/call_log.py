@@ -23,9 +23,9 @@ from typing import Any
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.guarded.secrets import SecretScrubber
 from subterminator_tui.journal.call_log import CallLogStore, LoggedCall
+from subterminator_tui.serve.agent_answer import Answer
+from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.oversight.console_log import parse_console
-from subterminator_tui.serve.sessions.names import SessionKey
-from subterminator_tui.serve.tools.agent_answer import Answer
 
 #: Argument names whose values may be typed text, never recorded (for any tool: a
 #: wait_for's text recorded as its length loses little).

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from subterminator_tui.journal.call_log import CONSOLE_LEVELS, CallLogStore, LoggedCall
+from subterminator_tui.serve.errors import ServeError, ServeInputError
+from subterminator_tui.serve.names import echoed
 from subterminator_tui.serve.oversight.console_log import at_least
-from subterminator_tui.serve.server.errors import ServeError, ServeInputError
-from subterminator_tui.serve.sessions.names import echoed
 
 #: full: the whole content; diff: what changed since the last read; unchanged: nothing did;
 #: search: the lines matching search_for.

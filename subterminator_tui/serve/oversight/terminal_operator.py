@@ -14,10 +14,10 @@ import os
 import termios
 
 from subterminator_tui.guarded.gates import Decision
+from subterminator_tui.serve.errors import ServeConfigurationError
 from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.oversight.question_text import describe_approval
 from subterminator_tui.serve.oversight.terminal_screen import TerminalScreen
-from subterminator_tui.serve.server.errors import ServeConfigurationError
 
 DEFAULT_TERMINAL = "/dev/tty"
 #: The width a question is laid out for when the terminal does not say.

@@ -7,6 +7,7 @@
 - ``http_timeouts`` deadlines for a request's head and body (slow clients)
 - ``tokens``        the tokens file: token hash -> principal
 - ``live_view``     ``GET /sessions/{name}/screenshots``: a session's page as SSE frames
-- ``config``        ``ServeConfig``: profiles, limits, timeouts every session follows
-- ``errors``        what the server refuses with, each saying what to do next
+- ``request_headers`` one reading of a request's headers (a repeated one is refused)
+- ``revocations``   a revoked token's streams, held calls and sessions ended
+- ``session_monitor`` ``HealthMonitor``: pings idle browsers, notices crashes, restarts them
 """

@@ -23,7 +23,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
 from subterminator_tui.browser.egress.addresses import listen_address
-from subterminator_tui.serve.server.errors import ServeConfigurationError
+from subterminator_tui.serve.errors import ServeConfigurationError
 from subterminator_tui.serve.server.http_front import (
     MAX_MCP_SESSIONS,
     MCP_SESSION_IDLE_SECONDS,

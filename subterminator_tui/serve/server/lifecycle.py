@@ -22,7 +22,9 @@ from mcp.server.mcpserver import MCPServer
 
 from subterminator_tui.journal.call_log import CallLogStore
 from subterminator_tui.journal.store import Journal
-from subterminator_tui.serve.health.monitor import HealthMonitor
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.errors import ServeConfigurationError, ServeInputError
+from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk
 from subterminator_tui.serve.oversight.call_log_reader import CallLogReader
 from subterminator_tui.serve.oversight.terminal_operator import (
@@ -31,9 +33,7 @@ from subterminator_tui.serve.oversight.terminal_operator import (
     open_terminal,
 )
 from subterminator_tui.serve.server import live_view
-from subterminator_tui.serve.server.config import ServeConfig
-from subterminator_tui.serve.server.errors import ServeConfigurationError, ServeInputError
-from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
+from subterminator_tui.serve.server.session_monitor import HealthMonitor
 from subterminator_tui.serve.sessions.registry import SessionRegistry
 from subterminator_tui.serve.sessions.sign_ins import preload_sign_ins
 from subterminator_tui.serve.tools.mcp_server import build_server

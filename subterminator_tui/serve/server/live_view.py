@@ -26,12 +26,12 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
 from subterminator_tui.errors import SubTerminatorError
-from subterminator_tui.serve.server.errors import ServeInputError, SessionNotFoundError
+from subterminator_tui.serve.errors import ServeInputError, SessionNotFoundError
+from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.server.http_front import WWW_AUTHENTICATE, unauthorized_body
 from subterminator_tui.serve.server.request_headers import request_headers
 from subterminator_tui.serve.server.revocations import REVOCATION_CHECK_SECONDS
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
-from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.sessions.registry import SessionRegistry
 
 #: A frame at most this often while the session is idle.

@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from subterminator_tui.serve.server.errors import SessionBusyError, SessionNotFoundError
+from subterminator_tui.serve.errors import SessionBusyError, SessionNotFoundError
+from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.server.tokens import TokenFileVerifier
-from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.sessions.registry import SessionRegistry
 
 #: How often the tokens file is looked at (a stat; it is read only when it changed).

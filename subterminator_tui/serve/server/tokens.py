@@ -21,8 +21,8 @@ from typing import Any
 
 from mcp.server.auth.provider import AccessToken
 
-from subterminator_tui.serve.server.errors import ServeConfigurationError, ServeInputError
-from subterminator_tui.serve.sessions.names import checked_principal
+from subterminator_tui.serve.errors import ServeConfigurationError, ServeInputError
+from subterminator_tui.serve.names import checked_principal
 from subterminator_tui.settings import user_config_dir
 
 #: 16 bytes: the 128 bits the issue asks for.

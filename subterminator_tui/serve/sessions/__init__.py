@@ -4,7 +4,6 @@
                       at a time through the guarded-call pipeline
 - ``held_calls``      a call held for the operator, sent only once approved
 - ``registry``        every session keyed by (principal, name), with limits and idle timeouts
-- ``names``           principals and session names, safe as folder names
 - ``lazy_browser``    the browser started on demand, its profile and last page kept
 - ``sign_ins``        the operator's save and load of a session's sign-in
 - ``hand_offs``       sign-in, code and CAPTCHA pages: an agent may only look

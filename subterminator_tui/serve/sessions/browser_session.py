@@ -48,21 +48,21 @@ from subterminator_tui.guarded.tabs import contain_tabs
 from subterminator_tui.journal.call_log import CallLogStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.rules import ServiceConfig
+from subterminator_tui.serve.agent_answer import Answer, judged_by
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.errors import SessionBusyError
 from subterminator_tui.serve.health.policy import SessionHealth
 from subterminator_tui.serve.health.restarts import SessionRestarts
+from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
 from subterminator_tui.serve.oversight.call_log import SessionCallLog, typed_values
-from subterminator_tui.serve.server.config import ServeConfig
-from subterminator_tui.serve.server.errors import SessionBusyError
 from subterminator_tui.serve.sessions.hand_offs import hand_off_refusal
 from subterminator_tui.serve.sessions.held_calls import HeldCalls
 from subterminator_tui.serve.sessions.held_requests import session_request_gate
 from subterminator_tui.serve.sessions.lazy_browser import LazyBrowser
-from subterminator_tui.serve.sessions.names import SessionKey
 from subterminator_tui.serve.sessions.page_changes import PageChanges
 from subterminator_tui.serve.sessions.verification import SessionVerification
 from subterminator_tui.serve.sessions.window_typing import SessionWindowTyping
-from subterminator_tui.serve.tools.agent_answer import Answer, judged_by
 from subterminator_tui.session.browser import ServiceBrowser
 
 #: The Playwright tools the server's own tools map onto; nothing else is ever sent.

@@ -13,9 +13,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from subterminator_tui.guarded.pipeline import Held
+from subterminator_tui.serve.agent_answer import Answer
+from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.oversight.approvals import Approval, ApprovalDesk
-from subterminator_tui.serve.sessions.names import SessionKey
-from subterminator_tui.serve.tools.agent_answer import Answer
 
 #: The session's side: finish the held call once ``approval`` is decided; its answer.
 Decided = Callable[[Approval], Awaitable[Answer]]

@@ -14,10 +14,10 @@ from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.guarded.request_gate import HeldRequest, RequestGate
 from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk, operator_releases
 from subterminator_tui.serve.oversight.call_log import SessionCallLog
 from subterminator_tui.serve.sessions.lazy_browser import LazyBrowser
-from subterminator_tui.serve.sessions.names import SessionKey
 
 
 def session_request_gate(

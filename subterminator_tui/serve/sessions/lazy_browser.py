@@ -21,7 +21,7 @@ from subterminator_tui.browser.interception import RequestPolicy
 from subterminator_tui.browser.restart_gate import RestartGate
 from subterminator_tui.browser.typed_values import TypedValueListener
 from subterminator_tui.rules import ServiceConfig, domain_allowed
-from subterminator_tui.serve.server.config import ServeConfig
+from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.session.browser import ServiceBrowser, open_service_browser
 
 _STATE_FILE = "session.json"

@@ -17,16 +17,16 @@ from subterminator_tui.errors import ServiceNotFoundError, SubTerminatorError
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.reach.urls import web_host
 from subterminator_tui.rules import ServiceConfig, domain_allowed, generic_service, load_services
-from subterminator_tui.serve.oversight.approvals import ApprovalDesk
-from subterminator_tui.serve.server.config import ServeConfig
-from subterminator_tui.serve.server.errors import (
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.errors import (
     ServeInputError,
     SessionBusyError,
     SessionLimitError,
     SessionNotFoundError,
 )
+from subterminator_tui.serve.names import LOCAL_PRINCIPAL, SessionKey, echoed
+from subterminator_tui.serve.oversight.approvals import ApprovalDesk
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
-from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL, SessionKey, echoed
 
 #: How often the idle check runs (a fraction of the idle timeout, at most a minute).
 _MAX_IDLE_CHECK_SECONDS = 60.0

@@ -14,14 +14,14 @@ from pathlib import Path
 
 from subterminator_tui.browser.sign_in import state_for_domains, write_private_json
 from subterminator_tui.errors import ConfigurationError, MCPToolError
-from subterminator_tui.serve.server.errors import (
+from subterminator_tui.serve.errors import (
     ServeConfigurationError,
     ServeInputError,
     SessionBusyError,
     SessionNotFoundError,
 )
+from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
-from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.sessions.registry import SessionRegistry
 from subterminator_tui.session.saved_sign_in import read_sign_in_file
 

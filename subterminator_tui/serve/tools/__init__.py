@@ -9,5 +9,4 @@
 - ``tool_calls``      what every tool shares: the caller's principal, progress, results
 - ``surface``         each tool's title, behaviour hints and answer schema
 - ``error_contract``  one structured failure with a stable ``error`` code for every tool
-- ``agent_answer``    ``Answer``: a call's status, message and fresh page, as the agent reads it
 """

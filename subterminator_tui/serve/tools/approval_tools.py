@@ -9,8 +9,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from subterminator_tui.errors import SubTerminatorError
+from subterminator_tui.serve.agent_answer import Answer
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk
-from subterminator_tui.serve.tools.agent_answer import Answer
 from subterminator_tui.serve.tools.error_contract import failure_result
 from subterminator_tui.serve.tools.tool_calls import Principal, as_result, with_progress
 

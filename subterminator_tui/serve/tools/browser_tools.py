@@ -18,8 +18,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from subterminator_tui.errors import SubTerminatorError
+from subterminator_tui.serve.agent_answer import Answer
 from subterminator_tui.serve.sessions.registry import SessionRegistry
-from subterminator_tui.serve.tools.agent_answer import Answer
 from subterminator_tui.serve.tools.error_contract import error_result, failure_result
 from subterminator_tui.serve.tools.tool_calls import (
     READ_ONLY,

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from subterminator_tui.errors import BrowserUnavailableError, ServiceNotFoundError
 from subterminator_tui.inert_text import inert_line
-from subterminator_tui.serve.server.errors import (
+from subterminator_tui.serve.errors import (
     ApprovalNotFoundError,
     ServeInputError,
     SessionBusyError,

@@ -9,8 +9,8 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from subterminator_tui.errors import SubTerminatorError
+from subterminator_tui.serve.agent_answer import Answer
 from subterminator_tui.serve.sessions.registry import SessionRegistry
-from subterminator_tui.serve.tools.agent_answer import Answer
 from subterminator_tui.serve.tools.error_contract import failure_result
 from subterminator_tui.serve.tools.tool_calls import READ_ONLY, Principal, SessionName, as_result
 

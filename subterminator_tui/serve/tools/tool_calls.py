@@ -14,8 +14,8 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
-from subterminator_tui.serve.tools.agent_answer import Answer
+from subterminator_tui.serve.agent_answer import Answer
+from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 
 #: A long call reports progress this often, so clients do not time it out.
 PROGRESS_SECONDS = 1.0

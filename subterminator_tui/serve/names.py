@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from subterminator_tui.inert_text import inert_line
-from subterminator_tui.serve.server.errors import ServeInputError
+from subterminator_tui.serve.errors import ServeInputError
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,47}")
 

@@ -24,8 +24,8 @@ import time
 from subterminator_tui.browser.mcp_process import ServerStopped
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.serve.health.policy import HealthPolicy, SessionUnavailableError
+from subterminator_tui.serve.names import SessionKey
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
-from subterminator_tui.serve.sessions.names import SessionKey
 from subterminator_tui.serve.sessions.registry import SessionRegistry
 
 logger = logging.getLogger(__name__)
