@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from subterminator_tui.browser.processes import ProcessInfo, processes_using_pro
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.settings import load_settings
+from tests.support.polling import last_polled
 
 
 @pytest.fixture(autouse=True)
@@ -74,12 +73,7 @@ def wait_until_no_profile_processes(profile: Path, timeout: float = 5.0) -> list
 
     Polling, because nothing signals the exit of processes another program started.
     """
-    deadline = time.monotonic() + timeout
-    while True:
-        left = processes_using_profile(profile)
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.1)
+    return last_polled(lambda: processes_using_profile(profile), lambda left: not left, timeout)
 
 
 @pytest.fixture
@@ -95,13 +89,3 @@ def demoflix() -> Iterator[DemoflixServer]:
     """The practice site on a free loopback port."""
     with DemoflixServer() as server:
         yield server
-
-
-async def until(
-    condition: Callable[[], bool], within: float = 30.0, what: str = "the condition"
-) -> None:
-    """Poll ``condition`` (a server's own state; nothing signals it to a test) until true."""
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.05)

@@ -18,7 +18,7 @@ from subterminator_tui.browser.tools import REQUIRED_TOOLS
 from subterminator_tui.errors import MCPConnectionError, MCPToolError
 from subterminator_tui.practice.demoflix import DemoflixServer
 from tests.conftest import wait_until_no_profile_processes
-from tests.integration.sign_ins import sign_in
+from tests.support.sign_ins import sign_in
 
 pytestmark = pytest.mark.browser
 

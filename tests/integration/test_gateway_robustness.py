@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from subterminator_tui.browser.gateway import BrowserGateway
-from tests.page_server import serving_pages
+from tests.support.pages import serving_pages
 
 pytestmark = pytest.mark.browser
 

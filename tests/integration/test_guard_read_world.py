@@ -14,7 +14,7 @@ import pytest
 
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.inspection import PAGE_FACTS_FUNCTION, PageReader
-from tests.page_server import serving_pages
+from tests.support.pages import serving_pages
 
 pytestmark = pytest.mark.browser
 

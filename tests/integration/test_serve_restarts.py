@@ -24,15 +24,10 @@ from subterminator_tui.browser.processes import pid_alive, process_table
 from subterminator_tui.serve.health.policy import HealthPolicy
 from subterminator_tui.serve.server.lifecycle import server_parts
 from subterminator_tui.serve.sessions.names import LOCAL_PRINCIPAL
-from tests.integration.records_site import RecordsSite
-from tests.integration.serve_clients import ref_in, text_of
 from tests.integration.serve_parts import wait_until_none_under
-from tests.integration.test_serve_records import (
-    in_process_config,
-    node_of,
-    serve_params,
-    until,
-)
+from tests.support.polling import until
+from tests.support.records_site import RecordsSite, in_process_config, node_of, serve_params
+from tests.support.serve_clients import ref_in, text_of
 
 pytestmark = pytest.mark.browser
 
