@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -42,6 +43,9 @@ def isolated_home(
     return isolate(tmp_path_factory.mktemp("home"), monkeypatch)
 
 
+# Once per worker: the answer runs `node --version`, and the machine's browser, Node and
+# pinned package do not change during a run (each test's isolated home leaves them alone).
+@functools.cache
 def browser_parts_missing() -> str | None:
     """Why the real-browser tests cannot run here, or None when they can."""
     if find_browser() is None:
