@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from subterminator_tui.practice.demoflix import DemoflixServer  # noqa: E402
-from tests.integration.serve_clients import ServeChild  # noqa: E402
+from tests.support.serve_clients import ServeChild  # noqa: E402
 
 
 async def frame_events(lines: AsyncIterator[str]) -> AsyncIterator[tuple[float, bytes]]:

@@ -48,7 +48,7 @@ from subterminator_tui.serve.config import ServeConfig  # noqa: E402
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL  # noqa: E402
 from subterminator_tui.serve.server.lifecycle import server_parts  # noqa: E402
 from subterminator_tui.settings import load_settings  # noqa: E402
-from tests.integration.serve_clients import INSPECTOR, child_environment  # noqa: E402
+from tests.support.serve_clients import INSPECTOR, child_environment  # noqa: E402
 
 SERVE = [sys.executable, "-m", "subterminator_tui", "serve"]
 

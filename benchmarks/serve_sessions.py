@@ -44,7 +44,7 @@ from subterminator_tui.browser.processes import process_table
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.integration.serve_clients import ServeChild, ref_in  # noqa: E402
+from tests.support.serve_clients import ServeChild, ref_in  # noqa: E402
 
 SERVE = [sys.executable, "-m", "subterminator_tui", "serve"]
 WALK = (

@@ -2,21 +2,37 @@
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
+import functools
 import os
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 from subterminator_tui.browser.discovery import find_browser, install_command
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.launch import LaunchPlan, plan_launch
 from subterminator_tui.browser.processes import ProcessInfo, processes_using_profile
-from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.errors import ConfigurationError, MCPToolError
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.settings import load_settings
+from tests.support.polling import last_polled
+
+
+def isolate(home: Path, patch: pytest.MonkeyPatch) -> Path:
+    """Point every platformdirs location and the config file at ``home`` while ``patch`` lasts."""
+    home.mkdir(parents=True, exist_ok=True)
+    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        patch.setenv(variable, str(home / variable.lower()))
+    # An empty file: SUBTERMINATOR_CONFIG must name one that exists.
+    (home / "config.toml").write_text("", encoding="utf-8")
+    patch.setenv("SUBTERMINATOR_CONFIG", str(home / "config.toml"))
+    for variable in [name for name in os.environ if name.startswith("SUBTERMINATOR_")]:
+        if variable != "SUBTERMINATOR_CONFIG":
+            patch.delenv(variable)
+    return home
 
 
 @pytest.fixture(autouse=True)
@@ -24,18 +40,12 @@ def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
     """Point every platformdirs location and the config file at a fresh directory."""
-    home = tmp_path_factory.mktemp("home")
-    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(variable, str(home / variable.lower()))
-    # An empty file: SUBTERMINATOR_CONFIG must name one that exists.
-    (home / "config.toml").write_text("", encoding="utf-8")
-    monkeypatch.setenv("SUBTERMINATOR_CONFIG", str(home / "config.toml"))
-    for variable in [name for name in os.environ if name.startswith("SUBTERMINATOR_")]:
-        if variable != "SUBTERMINATOR_CONFIG":
-            monkeypatch.delenv(variable)
-    return home
+    return isolate(tmp_path_factory.mktemp("home"), monkeypatch)
 
 
+# Once per worker: the answer runs `node --version`, and the machine's browser, Node and
+# pinned package do not change during a run (each test's isolated home leaves them alone).
+@functools.cache
 def browser_parts_missing() -> str | None:
     """Why the real-browser tests cannot run here, or None when they can."""
     if find_browser() is None:
@@ -74,12 +84,7 @@ def wait_until_no_profile_processes(profile: Path, timeout: float = 5.0) -> list
 
     Polling, because nothing signals the exit of processes another program started.
     """
-    deadline = time.monotonic() + timeout
-    while True:
-        left = processes_using_profile(profile)
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.1)
+    return last_polled(lambda: processes_using_profile(profile), lambda left: not left, timeout)
 
 
 @pytest.fixture
@@ -90,18 +95,51 @@ async def gateway(launch_plan: LaunchPlan) -> AsyncIterator[BrowserGateway]:
     assert wait_until_no_profile_processes(launch_plan.profile_dir) == []
 
 
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def module_browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[BrowserGateway]:
+    """One started gateway for a module's tests that need no fresh browser.
+
+    Starting Chromium and Playwright MCP is most of such a test's time; a test about a
+    fresh profile, a crash, a restart or the processes keeps ``gateway`` instead. Its own
+    home and profile; after the module, no process may still use the profile.
+    """
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    root = tmp_path_factory.mktemp("module-browser")
+    # Module-scoped, so the function-scoped isolated home does not apply yet: the same
+    # isolation holds here while the browser lives (its children inherit it).
+    with pytest.MonkeyPatch.context() as patch:
+        isolate(root / "home", patch)
+        plan = plan_launch(
+            load_settings(), headless=True, profile_dir=root / "profile", runs_root=root / "runs"
+        )
+        async with BrowserGateway(plan) as started:
+            yield started
+    assert wait_until_no_profile_processes(plan.profile_dir) == []
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def shared_gateway(module_browser: BrowserGateway) -> BrowserGateway:
+    """The module's browser on a blank page, so every test starts from the same known page.
+
+    A test using it runs in the module's event loop: mark it ``in_module_loop``.
+    """
+    for _ in range(3):
+        # A page the last test left still arriving can interrupt the first try.
+        with contextlib.suppress(MCPToolError):
+            await module_browser.call("browser_navigate", {"url": "about:blank"})
+            break
+    assert (await module_browser.snapshot()).url == "about:blank"
+    return module_browser
+
+
+#: The event loop a test on ``shared_gateway`` runs in: the module's, where its browser lives.
+in_module_loop = pytest.mark.asyncio(loop_scope="module")
+
+
 @pytest.fixture
 def demoflix() -> Iterator[DemoflixServer]:
     """The practice site on a free loopback port."""
     with DemoflixServer() as server:
         yield server
-
-
-async def until(
-    condition: Callable[[], bool], within: float = 30.0, what: str = "the condition"
-) -> None:
-    """Poll ``condition`` (a server's own state; nothing signals it to a test) until true."""
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.05)

@@ -12,8 +12,8 @@ from subterminator_tui.practice.demoflix import DemoflixServer
 from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
 from tests.fakes.provider_env import clear_provider_env
 from tests.integration.cli_children import Cli
-from tests.integration.records_site import RecordsSite
-from tests.integration.serve_clients import TerminalOperator
+from tests.support.records_site import RecordsSite
+from tests.support.serve_clients import TerminalOperator
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 from tests.integration.person_typing import person_at
-from tests.page_server import serving_pages
+from tests.support.pages import serving_pages
 
 EMAIL = "pat@example.com"
 PASSWORD = "Tr0ub4dor &3x"

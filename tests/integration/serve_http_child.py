@@ -17,8 +17,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from subterminator_tui.exit_codes import TERMINATED
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.serve.server.tokens import new_token
-from tests.integration.serve_clients import ServeChild, child_environment
 from tests.integration.serve_parts import wait_until_none_under
+from tests.support.serve_clients import ServeChild, child_environment
 
 
 @dataclass

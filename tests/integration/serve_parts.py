@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,6 +14,7 @@ from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk
 from subterminator_tui.serve.sessions.registry import SessionRegistry
 from subterminator_tui.settings import load_settings
+from tests.support.polling import last_polled
 
 
 @asynccontextmanager
@@ -59,12 +59,7 @@ def wait_until_none_under(root: Path, timeout: float = 10.0) -> list[ProcessInfo
 
     Polling, because nothing signals the exit of processes another program started.
     """
-    deadline = time.monotonic() + timeout
-    while True:
-        left = processes_under(root)
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.1)
+    return last_polled(lambda: processes_under(root), lambda left: not left, timeout)
 
 
 @contextmanager

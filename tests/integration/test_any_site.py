@@ -10,16 +10,13 @@ egress filter are real.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from subterminator_bench.gauntlet import GauntletServer
-from subterminator_bench.loopback_model import ScriptedModelServer
-from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.results import TaskResult
@@ -29,6 +26,7 @@ from subterminator_tui.session.record import record_playbook
 from subterminator_tui.settings import load_settings
 from tests.fakes.human import RecordingReporter, ScriptedHuman
 from tests.integration.cli_children import Cli
+from tests.support.scripted_models import SCRIPTED_KEY, scripted_model
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
 
@@ -41,20 +39,6 @@ def clicks(*names: str) -> list[PlaybookStep]:
         PlaybookStep.model_validate({"action": "click", "role": "button", "name": name})
         for name in names
     ]
-
-
-SCRIPTED_KEY = "sk-ant-scripted"
-
-
-@contextmanager
-def scripted_model(
-    steps: Sequence[PlaybookStep], env: pytest.MonkeyPatch
-) -> Iterator[ScriptedModelServer]:
-    """The loopback model playing ``steps`` (then claiming success), for the Anthropic SDK."""
-    with ScriptedModelServer(PlaybookBrain(steps)) as server:
-        env.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        env.setenv("ANTHROPIC_API_KEY", SCRIPTED_KEY)
-        yield server
 
 
 @dataclass

@@ -19,8 +19,9 @@ from subterminator_bench.rebuilt.flows.early_termination_fee import FEE_CENTS, F
 from subterminator_bench.rebuilt.flows.hostile import SHORTCUT_KEY
 from subterminator_bench.rebuilt.flows.phone_only import PHONE
 from subterminator_tui.browser.gateway import BrowserGateway
-from tests.conftest import browser_parts_missing, until
+from tests.conftest import browser_parts_missing
 from tests.support.bare_browser import act, click, current, open_page, unguarded_browser
+from tests.support.polling import until
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

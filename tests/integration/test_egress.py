@@ -26,7 +26,7 @@ from subterminator_tui.session.browser import open_service_browser
 from subterminator_tui.settings import load_settings
 from tests.conftest import wait_until_no_profile_processes
 from tests.integration.egress_sites import AdversarialSite, CountingServer, adversarial_pages
-from tests.integration.test_gateway import sign_in
+from tests.support.sign_ins import sign_in
 
 pytestmark = pytest.mark.browser
 

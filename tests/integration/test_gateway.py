@@ -17,8 +17,8 @@ from subterminator_tui.browser.processes import processes_using_profile
 from subterminator_tui.browser.tools import REQUIRED_TOOLS
 from subterminator_tui.errors import MCPConnectionError, MCPToolError
 from subterminator_tui.practice.demoflix import DemoflixServer
-from tests.conftest import wait_until_no_profile_processes
-from tests.integration.sign_ins import sign_in
+from tests.conftest import in_module_loop, wait_until_no_profile_processes
+from tests.support.sign_ins import sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -28,31 +28,34 @@ def command_line(pid: int | None) -> list[str]:
     return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
 
 
-async def test_connects_and_lists_the_required_tools(gateway: BrowserGateway) -> None:
+@in_module_loop
+async def test_connects_and_lists_the_required_tools(shared_gateway: BrowserGateway) -> None:
     """The handshake succeeds and tools/list has the tools the loop needs."""
-    assert gateway.server_tools.keys() >= REQUIRED_TOOLS
-    assert gateway.alive
-    assert gateway.node_pid is not None
+    assert shared_gateway.server_tools.keys() >= REQUIRED_TOOLS
+    assert shared_gateway.alive
+    assert shared_gateway.node_pid is not None
 
 
-async def test_node_is_started_directly_with_the_pinned_cli(gateway: BrowserGateway) -> None:
+@in_module_loop
+async def test_node_is_started_directly_with_the_pinned_cli(shared_gateway: BrowserGateway) -> None:
     """The server runs as ``node .../@playwright/mcp/cli.js`` with the documented flags, not npx."""
-    argv = command_line(gateway.node_pid)
+    argv = command_line(shared_gateway.node_pid)
     assert argv[1].endswith("node_modules/@playwright/mcp/cli.js")
     for flag in ("--user-data-dir", "--output-dir", "--executable-path", "--snapshot-boxes"):
         assert flag in argv
     assert argv[argv.index("--codegen") + 1] == "none"
-    assert argv[argv.index("--output-dir") + 1].startswith(str(gateway.plan.run_dir))
+    assert argv[argv.index("--output-dir") + 1].startswith(str(shared_gateway.plan.run_dir))
 
 
+@in_module_loop
 async def test_every_action_returns_the_fresh_page(
-    gateway: BrowserGateway, demoflix: DemoflixServer
+    shared_gateway: BrowserGateway, demoflix: DemoflixServer
 ) -> None:
     """A click that changes the page answers with the new page's URL, title and elements."""
-    await sign_in(gateway, demoflix)
-    account = await gateway.snapshot()
+    await sign_in(shared_gateway, demoflix)
+    account = await shared_gateway.snapshot()
     assert account.title == "Account - Demoflix"
-    after = await gateway.call(
+    after = await shared_gateway.call(
         "browser_click", {"target": account.ref_of("button", "Cancel membership")}
     )
     assert after.snapshot.url == f"{demoflix.base_url}/cancel/survey"
@@ -60,35 +63,38 @@ async def test_every_action_returns_the_fresh_page(
     assert after.snapshot.find("radio", "Too expensive")
 
 
+@in_module_loop
 async def test_radio_state_shows_in_the_next_snapshot(
-    gateway: BrowserGateway, demoflix: DemoflixServer
+    shared_gateway: BrowserGateway, demoflix: DemoflixServer
 ) -> None:
     """States such as checked are parsed from the fresh snapshot after a click."""
-    await sign_in(gateway, demoflix)
-    account = await gateway.snapshot()
+    await sign_in(shared_gateway, demoflix)
+    account = await shared_gateway.snapshot()
     survey = (
-        await gateway.call(
+        await shared_gateway.call(
             "browser_click", {"target": account.ref_of("button", "Cancel membership")}
         )
     ).snapshot
     radio = survey.ref_of("radio", "Too expensive")
     assert "checked" not in survey.element_by_ref(radio).states  # type: ignore[union-attr]
-    after = (await gateway.call("browser_click", {"target": radio})).snapshot
+    after = (await shared_gateway.call("browser_click", {"target": radio})).snapshot
     checked = [e for e in after.find("radio") if "checked" in e.states]
     assert [e.name for e in checked] == ["Too expensive"]
 
 
+@in_module_loop
 async def test_stale_ref_is_an_error_with_the_fresh_page(
-    gateway: BrowserGateway, demoflix: DemoflixServer
+    shared_gateway: BrowserGateway, demoflix: DemoflixServer
 ) -> None:
     """A ref the page does not have fails with MCPToolError carrying a fresh snapshot."""
-    await gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
+    await shared_gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
     with pytest.raises(MCPToolError, match="e999") as caught:
-        await gateway.call("browser_click", {"target": "e999"})
+        await shared_gateway.call("browser_click", {"target": "e999"})
     assert caught.value.snapshot is not None
     assert caught.value.snapshot.title == "Sign in - Demoflix"  # type: ignore[attr-defined]
 
 
+@in_module_loop
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
@@ -100,39 +106,47 @@ async def test_stale_ref_is_an_error_with_the_fresh_page(
     ],
 )
 async def test_tools_off_the_allowlist_are_refused(
-    gateway: BrowserGateway, demoflix: DemoflixServer, tool: str, arguments: dict[str, object]
+    shared_gateway: BrowserGateway,
+    demoflix: DemoflixServer,
+    tool: str,
+    arguments: dict[str, object],
 ) -> None:
     """Dangerous and unknown tools never reach the server, whoever names them."""
-    await gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
+    await shared_gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
     with pytest.raises(MCPToolError, match="not allowed"):
-        await gateway.call(tool, arguments)
-    assert (await gateway.snapshot()).title == "Sign in - Demoflix"
+        await shared_gateway.call(tool, arguments)
+    assert (await shared_gateway.snapshot()).title == "Sign in - Demoflix"
 
 
+@in_module_loop
 async def test_selector_targets_are_refused(
-    gateway: BrowserGateway, demoflix: DemoflixServer
+    shared_gateway: BrowserGateway, demoflix: DemoflixServer
 ) -> None:
     """A CSS selector instead of a ref is refused: rules must see the element a call targets."""
-    await gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
+    await shared_gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
     with pytest.raises(MCPToolError, match="target"):
-        await gateway.call("browser_click", {"target": "button[type=submit]"})
+        await shared_gateway.call("browser_click", {"target": "button[type=submit]"})
 
 
-async def test_arguments_are_checked_against_the_server_schema(gateway: BrowserGateway) -> None:
+@in_module_loop
+async def test_arguments_are_checked_against_the_server_schema(
+    shared_gateway: BrowserGateway,
+) -> None:
     """A missing required argument is refused before dispatch, naming what is wrong."""
     with pytest.raises(MCPToolError, match="'url' is a required property"):
-        await gateway.call("browser_navigate", {})
+        await shared_gateway.call("browser_navigate", {})
     with pytest.raises(MCPToolError, match="Additional properties"):
-        await gateway.call("browser_navigate", {"url": "about:blank", "evil": 1})
+        await shared_gateway.call("browser_navigate", {"url": "about:blank", "evil": 1})
 
 
+@in_module_loop
 async def test_screenshot_is_saved_from_image_content(
-    gateway: BrowserGateway, demoflix: DemoflixServer
+    shared_gateway: BrowserGateway, demoflix: DemoflixServer
 ) -> None:
     """The MCP image content is written to a PNG file whose path is returned."""
-    await gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
-    path = await gateway.screenshot()
-    assert path.is_relative_to(gateway.plan.run_dir)
+    await shared_gateway.call("browser_navigate", {"url": f"{demoflix.base_url}/login"})
+    path = await shared_gateway.screenshot()
+    assert path.is_relative_to(shared_gateway.plan.run_dir)
     assert path.read_bytes().startswith(b"\x89PNG")
 
 

@@ -14,7 +14,8 @@ import pytest
 from subterminator_tui.browser.dialogs import DialogLoopError
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.errors import MCPToolError
-from tests.page_server import serving_pages
+from tests.conftest import in_module_loop
+from tests.support.pages import serving_pages
 
 pytestmark = pytest.mark.browser
 
@@ -52,34 +53,38 @@ def site() -> Iterator[str]:
         yield url
 
 
+@in_module_loop
 async def test_two_alerts_in_a_row_are_acknowledged_and_reported(
-    gateway: BrowserGateway, site: str
+    shared_gateway: BrowserGateway, site: str
 ) -> None:
     """Two informational alerts after a click: both acknowledged, the page comes back."""
-    page = (await gateway.call("browser_navigate", {"url": f"{site}/saved"})).snapshot
-    result = await gateway.call("browser_click", {"target": page.ref_of("button", "Save")})
+    page = (await shared_gateway.call("browser_navigate", {"url": f"{site}/saved"})).snapshot
+    result = await shared_gateway.call("browser_click", {"target": page.ref_of("button", "Save")})
     assert result.snapshot.title == "Step two"
     dialogs = result.snapshot.notes.get("Dialogs", "")
     assert "Your preferences were saved." in dialogs and "One more step to go." in dialogs
     assert "Modal state" not in result.snapshot.notes
 
 
+@in_module_loop
 async def test_a_confirm_waits_for_the_dialog_tool_and_nothing_passes_it(
-    gateway: BrowserGateway, site: str
+    shared_gateway: BrowserGateway, site: str
 ) -> None:
     """A confirm() is a choice: other calls are refused saying so, the dialog tool answers."""
-    page = (await gateway.call("browser_navigate", {"url": f"{site}/confirm"})).snapshot
-    clicked = await gateway.call("browser_click", {"target": page.ref_of("button", "Cancel plan")})
+    page = (await shared_gateway.call("browser_navigate", {"url": f"{site}/confirm"})).snapshot
+    clicked = await shared_gateway.call(
+        "browser_click", {"target": page.ref_of("button", "Cancel plan")}
+    )
     assert "Really cancel?" in clicked.snapshot.notes.get("Modal state", "")
     for name, arguments in (
         ("browser_navigate", {"url": f"{site}/text"}),
         ("browser_press_key", {"key": "Escape"}),
     ):
         with pytest.raises(MCPToolError, match=r"confirm dialog .*Really cancel"):
-            await gateway.call(name, arguments)
-    answered = await gateway.call("browser_handle_dialog", {"accept": False})
+            await shared_gateway.call(name, arguments)
+    answered = await shared_gateway.call("browser_handle_dialog", {"accept": False})
     assert answered.snapshot.title == "Kept"
-    moved = await gateway.call("browser_navigate", {"url": f"{site}/text"})
+    moved = await shared_gateway.call("browser_navigate", {"url": f"{site}/text"})
     assert moved.snapshot.url == f"{site}/text"
 
 
@@ -90,32 +95,35 @@ async def test_a_page_looping_alerts_stops_the_call(gateway: BrowserGateway, sit
         await gateway.call("browser_click", {"target": page.ref_of("button", "Start")})
 
 
+@in_module_loop
 async def test_an_alert_while_loading_is_acknowledged_quickly(
-    gateway: BrowserGateway, site: str
+    shared_gateway: BrowserGateway, site: str
 ) -> None:
     """An alert during load is acknowledged: the navigation answers (a call that waited out
     its timeout would raise instead) with the loaded page."""
-    result = await gateway.call("browser_navigate", {"url": f"{site}/welcome"})
+    result = await shared_gateway.call("browser_navigate", {"url": f"{site}/welcome"})
     assert result.snapshot.title == "Welcome"
     assert "Welcome!" in result.snapshot.notes.get("Dialogs", "")
 
 
-async def test_pages_without_a_title_are_pages(gateway: BrowserGateway, site: str) -> None:
+@in_module_loop
+async def test_pages_without_a_title_are_pages(shared_gateway: BrowserGateway, site: str) -> None:
     """JSON and plain text have no <title>; every later call, navigate away included, works."""
     for path, words in (("/json", "premium"), ("/text", "Your plan is active.")):
-        result = await gateway.call("browser_navigate", {"url": f"{site}{path}"})
+        result = await shared_gateway.call("browser_navigate", {"url": f"{site}{path}"})
         assert result.snapshot.title == ""
         assert words in result.snapshot.content
-        assert (await gateway.snapshot()).url == f"{site}{path}"
-    away = await gateway.call("browser_navigate", {"url": f"{site}/confirm"})
+        assert (await shared_gateway.snapshot()).url == f"{site}{path}"
+    away = await shared_gateway.call("browser_navigate", {"url": f"{site}/confirm"})
     assert away.snapshot.title == "Confirm"
 
 
+@in_module_loop
 async def test_escape_sequences_in_labels_and_titles_are_removed(
-    gateway: BrowserGateway, site: str
+    shared_gateway: BrowserGateway, site: str
 ) -> None:
     """An aria-label or title holding escape sequences reads as plain text."""
-    page = (await gateway.call("browser_navigate", {"url": f"{site}/escapes"})).snapshot
+    page = (await shared_gateway.call("browser_navigate", {"url": f"{site}/escapes"})).snapshot
     for text in (page.title, page.content, *(e.label for e in page.elements)):
         assert "\x1b" not in text and "\x07" not in text
     assert page.find("button", "Read FAQSAFE")

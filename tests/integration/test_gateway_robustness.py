@@ -11,7 +11,8 @@ from collections.abc import Iterator
 import pytest
 
 from subterminator_tui.browser.gateway import BrowserGateway
-from tests.page_server import serving_pages
+from tests.conftest import in_module_loop
+from tests.support.pages import serving_pages
 
 pytestmark = pytest.mark.browser
 
@@ -40,23 +41,27 @@ def site() -> Iterator[str]:
         yield url
 
 
+@in_module_loop
 async def test_a_key_that_starts_a_navigation_waits_for_the_new_page(
-    gateway: BrowserGateway, site: str
+    shared_gateway: BrowserGateway, site: str
 ) -> None:
     """Enter in a search field loads a slow page: the answer is the new page, not an error."""
-    await gateway.call("browser_navigate", {"url": f"{site}/"})
-    result = await gateway.call("browser_press_key", {"key": "Enter"})
+    await shared_gateway.call("browser_navigate", {"url": f"{site}/"})
+    result = await shared_gateway.call("browser_press_key", {"key": "Enter"})
     assert result.snapshot.title == "Results"
     assert result.snapshot.url.startswith(f"{site}/slow")
 
 
-async def test_a_file_chooser_is_closed_and_explained(gateway: BrowserGateway, site: str) -> None:
+@in_module_loop
+async def test_a_file_chooser_is_closed_and_explained(
+    shared_gateway: BrowserGateway, site: str
+) -> None:
     """A click that opens a file chooser: closed at once, the page says why, no upload tool."""
-    page = (await gateway.call("browser_navigate", {"url": f"{site}/"})).snapshot
-    result = await gateway.call(
+    page = (await shared_gateway.call("browser_navigate", {"url": f"{site}/"})).snapshot
+    result = await shared_gateway.call(
         "browser_click", {"target": page.ref_of("button", "Attach a document")}
     )
     assert "never uploads files" in result.snapshot.notes.get("Note", "")
     assert "File chooser" not in result.snapshot.notes.get("Modal state", "")
-    after = await gateway.snapshot()
+    after = await shared_gateway.snapshot()
     assert after.title == "Start"

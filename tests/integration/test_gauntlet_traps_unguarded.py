@@ -29,7 +29,7 @@ from subterminator_tui.errors import MCPToolError
 from subterminator_tui.pilots.page_view import page_for_model
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing
-from tests.unit.test_gauntlet_traps import (
+from tests.support.traps import (
     BYPASS_TRAPS,
     DISTANCE_TRAPS,
     EGRESS_TRAPS,

@@ -14,7 +14,8 @@ import pytest
 
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.inspection import PAGE_FACTS_FUNCTION, PageReader
-from tests.page_server import serving_pages
+from tests.conftest import in_module_loop
+from tests.support.pages import serving_pages
 
 pytestmark = pytest.mark.browser
 
@@ -50,41 +51,47 @@ def page_world_reader(gateway: BrowserGateway) -> PageReader:
     return PageReader(gateway.process.dispatch)
 
 
+@in_module_loop
 async def test_the_target_is_read_where_the_page_cannot_lie(
-    gateway: BrowserGateway, site: str
+    shared_gateway: BrowserGateway, site: str
 ) -> None:
     """The button's real text, though the page's world answers "Continue" for it."""
-    page = (await gateway.call("browser_navigate", {"url": f"{site}/lying"})).snapshot
+    page = (await shared_gateway.call("browser_navigate", {"url": f"{site}/lying"})).snapshot
     ref = page.ref_of("button", "Continue")
-    facts = await gateway.inspect(ref)
+    facts = await shared_gateway.inspect(ref)
     assert facts.target is not None and facts.target.text == "Cancel my plan"
 
 
-async def test_read_in_the_pages_world_the_lie_works(gateway: BrowserGateway, site: str) -> None:
+@in_module_loop
+async def test_read_in_the_pages_world_the_lie_works(
+    shared_gateway: BrowserGateway, site: str
+) -> None:
     """The twin: through ``browser_evaluate`` the rewritten getter wins."""
-    page = (await gateway.call("browser_navigate", {"url": f"{site}/lying"})).snapshot
+    page = (await shared_gateway.call("browser_navigate", {"url": f"{site}/lying"})).snapshot
     ref = page.ref_of("button", "Continue")
-    facts = await page_world_reader(gateway).facts(ref)
+    facts = await page_world_reader(shared_gateway).facts(ref)
     assert facts.target is not None and facts.target.text == "Continue"
 
 
+@in_module_loop
 async def test_the_facts_are_the_same_as_browser_evaluates(
-    gateway: BrowserGateway, site: str
+    shared_gateway: BrowserGateway, site: str
 ) -> None:
     """Every ref of an honest page, the frame's button included: the same facts both ways,
     and each found in Playwright's world (no fallback)."""
-    page = (await gateway.call("browser_navigate", {"url": f"{site}/honest"})).snapshot
+    page = (await shared_gateway.call("browser_navigate", {"url": f"{site}/honest"})).snapshot
     refs = [element.ref for element in page.elements if element.ref]
     assert page.ref_of("button", "Keep my plan") in refs
-    slow = page_world_reader(gateway)
+    slow = page_world_reader(shared_gateway)
     for ref in refs:
-        assert await gateway.requests.on_element(ref, PAGE_FACTS_FUNCTION) is not None, ref
-        assert await gateway.inspect(ref) == await slow.facts(ref), ref
+        assert await shared_gateway.requests.on_element(ref, PAGE_FACTS_FUNCTION) is not None, ref
+        assert await shared_gateway.inspect(ref) == await slow.facts(ref), ref
 
 
+@in_module_loop
 async def test_an_unknown_ref_is_left_to_browser_evaluate(
-    gateway: BrowserGateway, site: str
+    shared_gateway: BrowserGateway, site: str
 ) -> None:
     """A ref no element carries: nothing is made up, the caller reads another way."""
-    await gateway.call("browser_navigate", {"url": f"{site}/honest"})
-    assert await gateway.requests.on_element("e999", PAGE_FACTS_FUNCTION) is None
+    await shared_gateway.call("browser_navigate", {"url": f"{site}/honest"})
+    assert await shared_gateway.requests.on_element("e999", PAGE_FACTS_FUNCTION) is None

@@ -15,7 +15,8 @@ import pytest
 
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.guarded.secrets import SecretScrubber, kept_screenshot
-from tests.page_server import serving_pages
+from tests.conftest import in_module_loop
+from tests.support.pages import serving_pages
 
 pytestmark = pytest.mark.browser
 
@@ -43,27 +44,29 @@ def pictures(gateway: BrowserGateway) -> set[Path]:
     return {path for path in gateway.plan.run_dir.rglob("*") if path.suffix == ".png"}
 
 
+@in_module_loop
 async def test_a_page_showing_the_typed_code_keeps_no_picture(
-    gateway: BrowserGateway, site: str
+    shared_gateway: BrowserGateway, site: str
 ) -> None:
     """The code, shown grouped, withholds the picture; no image file is left behind."""
     scrubber = SecretScrubber()
     scrubber.remember(CODE)
-    page = (await gateway.call("browser_navigate", {"url": f"{site}/verified"})).snapshot
+    page = (await shared_gateway.call("browser_navigate", {"url": f"{site}/verified"})).snapshot
     assert "735 194" in page.content, "the page shows the code back"
-    before = pictures(gateway)
-    assert await kept_screenshot(gateway, scrubber) is None
-    assert pictures(gateway) == before
+    before = pictures(shared_gateway)
+    assert await kept_screenshot(shared_gateway, scrubber) is None
+    assert pictures(shared_gateway) == before
 
 
-async def test_other_pages_keep_their_picture(gateway: BrowserGateway, site: str) -> None:
+@in_module_loop
+async def test_other_pages_keep_their_picture(shared_gateway: BrowserGateway, site: str) -> None:
     """With a code remembered, a page that does not show it keeps its picture; so does
     every page before anything was typed (the attack above, unprotected, keeps one too)."""
     remembered = SecretScrubber()
     remembered.remember(CODE)
-    await gateway.call("browser_navigate", {"url": f"{site}/account"})
-    kept = await kept_screenshot(gateway, remembered)
+    await shared_gateway.call("browser_navigate", {"url": f"{site}/account"})
+    kept = await kept_screenshot(shared_gateway, remembered)
     assert is_picture(kept)
-    await gateway.call("browser_navigate", {"url": f"{site}/verified"})
-    unprotected = await kept_screenshot(gateway, SecretScrubber())
+    await shared_gateway.call("browser_navigate", {"url": f"{site}/verified"})
+    unprotected = await kept_screenshot(shared_gateway, SecretScrubber())
     assert is_picture(unprotected)

@@ -15,7 +15,7 @@ import pytest
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.guarded.secrets import password_field_refusal
-from tests.page_server import serving_pages
+from tests.support.pages import serving_pages
 
 pytestmark = pytest.mark.browser
 

@@ -39,7 +39,8 @@ from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.rules import generic_service, load_services
 from subterminator_tui.rules.text import fold_text
 from subterminator_tui.settings import load_settings
-from tests.conftest import browser_parts_missing, until
+from tests.conftest import browser_parts_missing
+from tests.support.polling import until
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

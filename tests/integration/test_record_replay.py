@@ -24,7 +24,7 @@ from subterminator_tui.session import RunRequest
 from subterminator_tui.session.record import RecordedService, record_playbook
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import FinishedRun, run_service
-from tests.integration.test_any_site import scripted_model
+from tests.support.scripted_models import scripted_model
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
 

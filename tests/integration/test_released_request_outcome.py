@@ -21,7 +21,7 @@ import pytest
 from subterminator_bench.ground_truth import read_ground_truth
 from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.results import TaskResult
-from tests.integration.test_gauntlet_traps_guarded import ApprovingPerson, run_trap
+from tests.support.trap_runs import ApprovingPerson, run_trap
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
 

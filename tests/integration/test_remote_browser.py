@@ -31,6 +31,7 @@ from subterminator_tui.exit_codes import TERMINATED
 from subterminator_tui.practice.demoflix import DemoflixServer
 from tests.conftest import wait_until_no_profile_processes
 from tests.integration.cli_children import Cli, read_until
+from tests.support.polling import last_polled
 
 pytestmark = pytest.mark.browser
 
@@ -64,12 +65,12 @@ def devtools_port(profile: Path, browser: subprocess.Popen[bytes], timeout: floa
 
 def wait_until_none_mention(text: str, timeout: float = 10.0) -> list[str]:
     """The command lines still naming ``text`` after up to ``timeout`` s (empty when none)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        left = [p.cmdline for p in process_table() if p.alive and text in p.cmdline]
-        if not left or time.monotonic() >= deadline:
-            return left
-        time.sleep(0.05)  # other processes' exits: polling is all there is
+    # Other processes' exits: polling is all there is.
+    return last_polled(
+        lambda: [p.cmdline for p in process_table() if p.alive and text in p.cmdline],
+        lambda left: not left,
+        timeout,
+    )
 
 
 @pytest.fixture
@@ -252,11 +253,10 @@ def playwright_server(
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait(timeout=30)
-        deadline = time.monotonic() + 10.0
-        while left := {pid for pid in started if pid_alive(pid)}:
-            if time.monotonic() > deadline:
-                break
-            time.sleep(0.05)  # other processes' exits: polling is all there is
+        # Other processes' exits: polling is all there is.
+        left = last_polled(
+            lambda: {pid for pid in started if pid_alive(pid)}, lambda alive: not alive, 10.0
+        )
         for pid in left:
             os.kill(pid, signal.SIGKILL)
         assert left == set(), f"the browser server left processes behind: {sorted(left)}"

@@ -14,23 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from subterminator_tui.browser.gateway import BrowserGateway
-from subterminator_tui.browser.launch import plan_launch
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.practice.demoflix.router import SESSION_COOKIE
-from subterminator_tui.settings import load_settings
 from tests.integration.cli_children import PROMPT, Cli, Finished
-from tests.integration.sign_ins import sign_in
+from tests.support.sign_ins import SERVICES, sign_in_profile
 
 pytestmark = pytest.mark.browser
-
-#: Demoflix without the "remembered" variant: a new profile meets the sign-in page.
-SERVICES = """
-[services.demoflix-signin]
-extends = "demoflix"
-name = "Demoflix (sign-in)"
-practice_variants = []
-"""
 
 
 @pytest.fixture
@@ -66,13 +55,6 @@ def auth(
             str(services),
         ]
     )
-
-
-async def sign_in_profile(profile: Path, site: DemoflixServer, runs: Path) -> None:
-    """A person signs in once, by hand, in ``profile``."""
-    plan = plan_launch(load_settings(), headless=True, profile_dir=profile, runs_root=runs)
-    async with BrowserGateway(plan) as gateway:
-        await sign_in(gateway, site)
 
 
 async def test_a_saved_sign_in_signs_in_a_new_profile(

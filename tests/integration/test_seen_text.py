@@ -21,7 +21,7 @@ from subterminator_tui.rules import ServiceConfig, generic_service, load_service
 from subterminator_tui.rules.evidence import holds_on_seen
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing
-from tests.page_server import serving_pages
+from tests.support.pages import serving_pages
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 

@@ -27,7 +27,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from tests.integration.serve_clients import child_environment
+from tests.support.serve_clients import child_environment
 
 pytestmark = pytest.mark.browser
 

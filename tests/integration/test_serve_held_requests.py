@@ -20,13 +20,13 @@ from mcp import Client
 
 from subterminator_bench.gauntlet import SCENARIOS_FILE, GauntletServer
 from tests.conftest import browser_parts_missing
-from tests.integration.serve_clients import (
+from tests.integration.serve_parts import wait_until_none_under
+from tests.support.serve_clients import (
     TerminalOperator,
     ref_in,
     serve_over_stdio,
     text_of,
 )
-from tests.integration.serve_parts import wait_until_none_under
 
 pytestmark = pytest.mark.browser
 

@@ -15,9 +15,9 @@ from subterminator_tui.journal.store import Journal
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.serve.server.http_front import MAX_MCP_SESSIONS_PER_PRINCIPAL
 from tests.conftest import browser_parts_missing
-from tests.integration.serve_clients import ServeChild, child_environment, inspector, text_of
 from tests.integration.serve_http_child import HttpServe, client_for, http_serve
 from tests.integration.serve_parts import processes_under, wait_until_none_under
+from tests.support.serve_clients import ServeChild, child_environment, inspector, text_of
 
 pytestmark = pytest.mark.browser
 

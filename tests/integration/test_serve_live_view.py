@@ -19,8 +19,8 @@ import httpx2
 import pytest
 
 from tests.conftest import browser_parts_missing
-from tests.integration.serve_clients import text_of
 from tests.integration.serve_http_child import HttpServe, client_for, http_serve
+from tests.support.serve_clients import text_of
 
 pytestmark = pytest.mark.browser
 

@@ -19,9 +19,9 @@ from subterminator_tui.exit_codes import TERMINATED
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.serve.server.tokens import new_token
 from tests.conftest import browser_parts_missing
-from tests.integration.serve_clients import ServeChild, ref_in, text_of
 from tests.integration.serve_http_child import HttpServe, client_for, isolated_environment
 from tests.integration.serve_parts import WALK_TO_FINISH, wait_until_none_under
+from tests.support.serve_clients import ServeChild, ref_in, text_of
 
 pytestmark = pytest.mark.browser
 

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.exit_codes import CONFIGURATION
-from tests.integration.serve_clients import child_environment
 from tests.integration.serve_parts import processes_under
-from tests.integration.test_serve_sign_in_flag import serve
+from tests.support.serve_clients import child_environment, serve_stdin_closed
 
 REFUSAL = "--practice-url must be a practice site on this computer, such as"
 
@@ -19,7 +18,7 @@ REFUSAL = "--practice-url must be a practice site on this computer, such as"
 @pytest.mark.parametrize("url", ["http://192.168.1.20:8000", "http://127.0.0.1.example.com:8000/"])
 def test_a_practice_url_elsewhere_stops_serve_at_start(tmp_path: Path, url: str) -> None:
     """Exit 2, one clear line naming the option and the URL, no traceback, no browser."""
-    run = serve(tmp_path, "--practice-url", url, "--session", "main=demoflix")
+    run = serve_stdin_closed(tmp_path, "--practice-url", url, "--session", "main=demoflix")
     assert run.returncode == CONFIGURATION, run.stderr
     assert REFUSAL in run.stderr and repr(url) in run.stderr, run.stderr
     assert "Traceback" not in run.stderr

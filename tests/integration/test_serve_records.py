@@ -2,7 +2,7 @@
 
 Real parts throughout: `subterminator serve` (a child over stdio, or the same server
 in-process for the health tests, whose policy is shortened), the mcp SDK's client,
-Playwright MCP and Chromium, and a small site on loopback (records_site.py).
+Playwright MCP and Chromium, and a small site on loopback (tests/support/records_site.py).
 """
 
 from __future__ import annotations
@@ -18,19 +18,15 @@ from typing import Any
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from subterminator_tui.browser.processes import pid_alive, process_table
-from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.health.policy import HealthPolicy
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.server.lifecycle import server_parts
-from subterminator_tui.serve.sessions.browser_session import BrowserSession
-from subterminator_tui.settings import load_settings
-from tests.conftest import until
-from tests.integration.records_site import RecordsSite
-from tests.integration.serve_clients import ref_in, serve_over_stdio, text_of
 from tests.integration.serve_parts import wait_until_none_under
+from tests.support.polling import until
+from tests.support.records_site import RecordsSite, in_process_config, node_of, serve_params
+from tests.support.serve_clients import ref_in, text_of
 
 pytestmark = pytest.mark.browser
 
@@ -55,24 +51,6 @@ async def console(client: Client, ref: str, level: str = "") -> list[str]:
     result = await client.call_tool("get_console_content", {"ref_id": ref, "level": level})
     assert not result.is_error, text_of(result)
     return [line for line in text_of(result).splitlines() if line.startswith("[")]
-
-
-def serve_params(tmp_path: Path, records_site: RecordsSite) -> StdioServerParameters:
-    """The server as a desktop client starts it, on this test's home, journal and records_site."""
-    return serve_over_stdio(tmp_path, "none", "--services", str(records_site.services_file))
-
-
-def in_process_config(
-    tmp_path: Path, records_site: RecordsSite, policy: HealthPolicy
-) -> ServeConfig:
-    """An in-process server's config on ``site``: profiles under ``tmp_path``/profiles."""
-    return ServeConfig(
-        settings=load_settings(journal=tmp_path / "journal.sqlite3"),
-        profile_root=tmp_path / "profiles",
-        runs_root=tmp_path / "runs",
-        services=(records_site.services_file,),
-        health=policy,
-    )
 
 
 def serve_pid(profiles: Path) -> int:
@@ -193,13 +171,6 @@ async def test_records_read_back_as_diffs_and_survive_a_killed_server(
         )
     assert "[27 characters typed, not recorded]" in stored
     assert SECRET not in stored, "typed text never reaches the journal"
-
-
-def node_of(session: BrowserSession) -> int:
-    """The pid of the session's Playwright MCP (Node)."""
-    gateway = session.lazy.gateway
-    assert gateway is not None and gateway.node_pid is not None
-    return gateway.node_pid
 
 
 async def test_a_browser_killed_1_3_4_times_recovers_recovers_then_degrades(

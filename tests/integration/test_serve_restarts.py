@@ -11,8 +11,6 @@ import asyncio
 import os
 import re
 import signal
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +22,10 @@ from subterminator_tui.browser.processes import pid_alive, process_table
 from subterminator_tui.serve.health.policy import HealthPolicy
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.server.lifecycle import server_parts
-from tests.integration.records_site import RecordsSite
-from tests.integration.serve_clients import ref_in, text_of
 from tests.integration.serve_parts import wait_until_none_under
-from tests.integration.test_serve_records import (
-    in_process_config,
-    node_of,
-    serve_params,
-    until,
-)
+from tests.support.polling import until
+from tests.support.records_site import RecordsSite, in_process_config, node_of, serve_params
+from tests.support.serve_clients import ref_in, text_of
 
 pytestmark = pytest.mark.browser
 
@@ -134,15 +127,6 @@ async def test_crashes_calls_find_back_off_count_and_the_fourth_degrades(
     assert wait_until_none_under(profiles) == []
 
 
-async def eventually(condition: Callable[[], Awaitable[bool]], within: float = 60.0) -> None:
-    """Poll a serve child's state (what its tools report) until ``condition`` holds: nothing
-    signals a state change to a client."""
-    deadline = time.monotonic() + within
-    while not await condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        await asyncio.sleep(0.05)
-
-
 def session_node(profiles: Path) -> int | None:
     """The pid of the Playwright MCP (Node) a serve child runs for session 'main'."""
     profile = str(profiles / LOCAL_PRINCIPAL / "main")
@@ -176,7 +160,7 @@ async def test_a_degraded_sessions_errors_carry_retry_after_as_structured_conten
                     fresh = session_node(profiles)
                     return fresh not in (None, node) and await health_of(client) == "ready"
 
-                await eventually(back)
+                await until(back, within=60.0, what="the session back after its browser was killed")
                 page = await client.call_tool("snapshot", {"session": "main"})
                 assert not page.is_error and "Page two" in text_of(page), text_of(page)
             node = session_node(profiles)
@@ -186,7 +170,7 @@ async def test_a_degraded_sessions_errors_carry_retry_after_as_structured_conten
             async def degraded() -> bool:
                 return await health_of(client) == "degraded"
 
-            await eventually(degraded)
+            await until(degraded, within=60.0, what="the session degraded")
             refused = await client.call_tool("navigate", {"session": "main", "url": "/"})
             facts = degraded_facts(refused)
             assert set(facts) == {"status", "message", "error", "retry_after", "session"}

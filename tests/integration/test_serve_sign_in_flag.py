@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from subterminator_tui.exit_codes import CONFIGURATION
-from tests.integration.serve_clients import child_environment
-
-
-def serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``serve`` over stdio with ``args``, its stdin closed at once."""
-    command = [sys.executable, "-m", "subterminator_tui", "serve", "--operator-tty", "none"]
-    return subprocess.run(
-        [*command, "--profile-root", str(tmp_path / "profiles"), *args],
-        input="",
-        capture_output=True,
-        text=True,
-        env=child_environment(tmp_path),
-        timeout=60,
-        check=False,
-    )
+from tests.support.serve_clients import serve_stdin_closed
 
 
 def test_a_sign_in_for_a_session_never_opened_is_refused(tmp_path: Path) -> None:
     """--sign-in names a session no --session opens: exit 2, naming it."""
-    run = serve(tmp_path, "--sign-in", f"main={tmp_path / 'x.json'}")
+    run = serve_stdin_closed(tmp_path, "--sign-in", f"main={tmp_path / 'x.json'}")
     assert run.returncode == CONFIGURATION, run.stderr
     assert "--sign-in names session 'main'" in run.stderr
 
@@ -35,20 +19,22 @@ def test_a_file_that_is_not_a_sign_in_is_refused(tmp_path: Path) -> None:
     """A file that is not a saved sign-in: exit 2, naming the file."""
     bad = tmp_path / "bad.json"
     bad.write_text("[]", encoding="utf-8")
-    run = serve(tmp_path, "--practice", "--session", "main=demoflix", "--sign-in", f"main={bad}")
+    run = serve_stdin_closed(
+        tmp_path, "--practice", "--session", "main=demoflix", "--sign-in", f"main={bad}"
+    )
     assert run.returncode == CONFIGURATION, run.stderr
     assert f"{bad}: not a saved sign-in" in run.stderr
 
 
 def test_a_practice_session_needs_the_practice_flag(tmp_path: Path) -> None:
     """Practice services open a site on this computer: only with --practice (or -url)."""
-    run = serve(tmp_path, "--session", "main=demoflix")
+    run = serve_stdin_closed(tmp_path, "--session", "main=demoflix")
     assert run.returncode == CONFIGURATION, run.stderr
     assert "--practice" in run.stderr
 
 
 def test_the_flag_takes_name_equals_file(tmp_path: Path) -> None:
     """Anything but NAME=FILE is a usage error."""
-    run = serve(tmp_path, "--sign-in", "main")
+    run = serve_stdin_closed(tmp_path, "--sign-in", "main")
     assert run.returncode == CONFIGURATION
     assert "--sign-in takes NAME=FILE" in run.stderr

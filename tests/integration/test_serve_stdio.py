@@ -14,7 +14,8 @@ import pytest
 from mcp import Client
 
 from subterminator_tui.practice.demoflix import DemoflixServer
-from tests.integration.serve_clients import (
+from tests.integration.serve_parts import WALK_TO_FINISH, wait_until_none_under
+from tests.support.serve_clients import (
     SERVE_COMMAND,
     TerminalOperator,
     child_environment,
@@ -23,7 +24,6 @@ from tests.integration.serve_clients import (
     serve_over_stdio,
     text_of,
 )
-from tests.integration.serve_parts import WALK_TO_FINISH, wait_until_none_under
 
 pytestmark = pytest.mark.browser
 

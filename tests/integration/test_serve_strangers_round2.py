@@ -29,8 +29,9 @@ import pytest
 from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.serve.sessions.browser_session import BrowserSession
 from subterminator_tui.serve.sessions.registry import SessionRegistry
-from tests.conftest import browser_parts_missing, until
+from tests.conftest import browser_parts_missing
 from tests.integration.serve_parts import local_service, serve_registry
+from tests.support.polling import until
 
 pytestmark = pytest.mark.browser
 

@@ -22,7 +22,7 @@ import pytest
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.typed_values import BINDING_NAME, TypedValue
 from tests.integration.person_typing import person_at
-from tests.page_server import serving_pages
+from tests.support.pages import serving_pages
 
 pytestmark = pytest.mark.browser
 

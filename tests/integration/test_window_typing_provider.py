@@ -17,7 +17,7 @@ from subterminator_tui.browser.typed_values import TypedValue
 from subterminator_tui.guarded.secrets import REDACTED
 from subterminator_tui.orchestrator.window_typing import WindowTyping
 from subterminator_tui.practice.portal.state import PROVIDER_EMAIL, PROVIDER_PASSWORD
-from tests.integration.test_sign_in_domains import run_portal
+from tests.support.sign_in_portals import run_portal
 
 pytestmark = pytest.mark.browser
 

@@ -37,8 +37,8 @@ from tests.integration.echoing_sign_in import (
     services_file,
     sign_in_at_the_window,
 )
-from tests.integration.serve_clients import text_of
 from tests.integration.serve_parts import serve_registry
+from tests.support.serve_clients import text_of
 
 pytestmark = pytest.mark.browser
 

@@ -1,1 +1,1 @@
-"""Helpers shared by test modules (no test module imports another)."""
+"""Helpers the tests share; no test module imports another test module."""

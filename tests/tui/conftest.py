@@ -295,7 +295,7 @@ def error_scene() -> Scene:
 def console_scene(tmp_path: Path, *, held: bool, keys: bool = False) -> Scene:
     """The operator console with one session open; ``held``: a call waiting for the operator;
     ``keys``: its help screen (F1) over it."""
-    from tests.tui.test_serve_console import console
+    from tests.support.operator_consoles import console
 
     app = console(tmp_path)
 

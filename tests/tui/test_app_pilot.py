@@ -24,8 +24,6 @@ from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.rules import PlaybookStep
 from subterminator_tui.session import RunRequest
 from subterminator_tui.tui.app import SubTerminatorApp
-from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
-from subterminator_tui.tui.screens.end import EndScreen
 from subterminator_tui.tui.screens.error import ErrorScreen
 from subterminator_tui.tui.screens.handoff import HandoffScreen
 from subterminator_tui.tui.screens.quit import QuitScreen
@@ -39,6 +37,7 @@ from tests.fakes.demoflix_brain import DemoflixBrain
 from tests.fakes.fake_model import FakeModelServer, FakeRequest
 from tests.fakes.provider_env import clear_provider_env
 from tests.fakes.scripted_session import ScriptedSession, failing_session, long_snapshot
+from tests.support.app_screens import at_checkpoint, at_end
 from tests.tui.conftest import SIZE, PracticeRun, plain, screen_text, scripted_app, wait_until
 
 PASSWORD = "demo-pass"
@@ -69,16 +68,6 @@ def serve_model(
 def fake_model(serve_model: Callable[[DemoflixBrain], FakeModelServer]) -> FakeModelServer:
     """A loopback model playing demoflix as intended."""
     return serve_model(DemoflixBrain())
-
-
-def at_checkpoint(app: SubTerminatorApp) -> bool:
-    """The checkpoint modal is the active screen."""
-    return isinstance(app.screen, CheckpointScreen)
-
-
-def at_end(app: SubTerminatorApp) -> bool:
-    """The end screen is the active screen."""
-    return isinstance(app.screen, EndScreen)
 
 
 def handoff_of(app: SubTerminatorApp, kind: str) -> bool:

@@ -11,12 +11,12 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import browser_parts_missing
+from tests.support.polling import last_polled
 
 pytestmark = pytest.mark.browser
 
@@ -55,15 +55,13 @@ class Pane:
 
     def wait_for(self, *texts: str, within: float = 60.0) -> str:
         """Poll the pane until it shows all of ``texts``; fail showing the pane after ``within``."""
-        deadline = time.monotonic() + within
-        while True:
-            shown = self.text()
-            if all(text in shown for text in texts):
-                return shown
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the pane never showed {texts}:\n{shown}")
-            # Poll interval only: the pane's text decides.
-            time.sleep(0.2)
+        # Poll interval only: the pane's text decides.
+        shown = last_polled(
+            self.text, lambda shown: all(text in shown for text in texts), within, every=0.2
+        )
+        if not all(text in shown for text in texts):
+            raise AssertionError(f"the pane never showed {texts}:\n{shown}")
+        return shown
 
     def send(self, key: str) -> None:
         """Type ``key`` into the pane."""

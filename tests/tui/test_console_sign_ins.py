@@ -22,9 +22,9 @@ from subterminator_tui.session.saved_sign_in import BrowserPlace, save_sign_in
 from subterminator_tui.settings import load_settings
 from subterminator_tui.tui.screens.sign_in_path import SignInPathScreen
 from tests.conftest import browser_parts_missing
-from tests.integration.serve_clients import text_of
 from tests.integration.serve_parts import wait_until_none_under
-from tests.integration.test_saved_sign_in import SERVICES, sign_in_profile
+from tests.support.serve_clients import text_of
+from tests.support.sign_ins import SERVICES, sign_in_profile
 from tests.tui.conftest import SIZE, console_over_http, stop_console, wait_until
 
 pytestmark = pytest.mark.browser

@@ -17,10 +17,10 @@ from subterminator_tui.settings import load_settings
 from subterminator_tui.tui.run_app import create_app
 from subterminator_tui.tui.widgets.live_page import LivePage
 from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
-from tests.integration.serve_clients import text_of
 from tests.integration.serve_parts import wait_until_none_under
+from tests.support.app_screens import at_checkpoint
+from tests.support.serve_clients import text_of
 from tests.tui.conftest import SIZE, PracticeRun, console_over_http, stop_console, wait_until
-from tests.tui.test_app_pilot import at_checkpoint
 
 pytestmark = pytest.mark.browser
 

@@ -23,8 +23,8 @@ from subterminator_tui.tui.screens.quit import QuitScreen
 from subterminator_tui.tui.widgets.turn_log import TurnLog
 from tests.conftest import wait_until_no_profile_processes
 from tests.fakes.scripted_session import ScriptedSession, login_handoff
+from tests.support.operator_consoles import console
 from tests.tui.conftest import SIZE, PracticeRun, scripted_app, wait_until
-from tests.tui.test_serve_console import console
 
 
 def checkpoint_shown(app: SubTerminatorApp) -> bool:

@@ -2,56 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
 from textual.app import App
 
 from subterminator_tui.exit_codes import INTERRUPTED
 from subterminator_tui.practice.demoflix import DemoflixServer
-from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.oversight.approvals import approval_code
-from subterminator_tui.serve.server.lifecycle import Transport
-from subterminator_tui.settings import load_settings
 from subterminator_tui.tui.keymap import CONSOLE_BINDING_IDS, binding_ids
 from subterminator_tui.tui.operator_console import OperatorConsole
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from tests.conftest import browser_parts_missing
-from tests.integration.serve_clients import ref_in, text_of
 from tests.integration.serve_parts import WALK_TO_FINISH, wait_until_none_under
+from tests.support.operator_consoles import approve_with_code, console
+from tests.support.serve_clients import ref_in, text_of
 from tests.tui.conftest import SIZE, console_over_http, screen_text, stop_console, wait_until
-
-
-async def approve_with_code(pilot: Any, approval_id: str) -> None:
-    """What the operator does to approve in the console: y, then the approval's code, Enter."""
-    await pilot.press("y")
-    await pilot.press(*approval_code(approval_id), "enter")
-    await pilot.pause()
-
-
-def idle_transport(announce: Callable[[str], None]) -> Transport:
-    """A transport that only says where it listens: the agents' side is not what is tested."""
-
-    async def run(server: MCPServer[Any]) -> None:
-        announce("http://127.0.0.1:1/mcp")
-        await asyncio.Event().wait()
-
-    return run
-
-
-def console(tmp_path: Path) -> OperatorConsole:
-    """The console as `serve --tui` builds it, on a private profile root and journal."""
-    config = ServeConfig(
-        settings=load_settings(journal=tmp_path / "journal.sqlite3"),
-        profile_root=tmp_path / "profiles",
-        practice=True,
-    )
-    return OperatorConsole(config, idle_transport, image_previews=False)
 
 
 async def test_held_calls_are_asked_in_order_and_decided_by_keys(tmp_path: Path) -> None:

@@ -13,10 +13,10 @@ from subterminator_bench.gauntlet import SCENARIOS_FILE, GauntletServer
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.tui.screens.checkpoint import CheckpointScreen
 from tests.conftest import browser_parts_missing
-from tests.integration.serve_clients import ref_in, text_of
 from tests.integration.serve_parts import wait_until_none_under
+from tests.support.operator_consoles import approve_with_code
+from tests.support.serve_clients import ref_in, text_of
 from tests.tui.conftest import SIZE, console_over_http, screen_text, stop_console, wait_until
-from tests.tui.test_serve_console import approve_with_code
 
 TRAP = "trap-url-rule"
 

@@ -14,7 +14,7 @@ from subterminator_bench.loopback_model import ModelRequest
 from subterminator_bench.runner import scripted_brain_for
 from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_tui.rules import load_services
-from tests.unit.test_gauntlet_traps import DISTANCE_TRAPS, PACKET_TRAPS
+from tests.support.traps import DISTANCE_TRAPS, PACKET_TRAPS
 
 BASE = "http://127.0.0.1:4000"
 ACCOUNT = f"""URL: {BASE}/account

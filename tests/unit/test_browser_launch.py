@@ -10,28 +10,13 @@ import pytest
 from subterminator_tui.browser import launch
 from subterminator_tui.browser.discovery import running_as_root
 from subterminator_tui.browser.launch import (
-    LaunchPlan,
     display_available,
     new_run_dir,
     plan_launch,
 )
-from subterminator_tui.browser.node import NodeRuntime, PlaywrightMCPPackage
+from subterminator_tui.browser.node import PlaywrightMCPPackage
 from subterminator_tui.settings import load_settings, user_state_dir
-
-CLI = Path("/opt/node_modules/@playwright/mcp/cli.js")
-
-
-def make_plan(tmp_path: Path, *, headless: bool = True, no_sandbox: bool = False) -> LaunchPlan:
-    """A plan with fixed paths; nothing is started."""
-    return LaunchPlan(
-        node=NodeRuntime(executable=Path("/usr/bin/node"), version=(20, 20, 2)),
-        package=PlaywrightMCPPackage(cli=CLI, version="0.0.83"),
-        browser=Path("/usr/bin/chromium"),
-        profile_dir=tmp_path / "profile",
-        run_dir=tmp_path / "runs" / "run-1",
-        headless=headless,
-        no_sandbox=no_sandbox,
-    )
+from tests.support.launch_plans import CLI, make_plan
 
 
 def value_of(arguments: list[str], flag: str) -> str:

@@ -4,116 +4,18 @@ from __future__ import annotations
 
 import datetime
 import json
-import re
 import socket
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from html import unescape
-from http.cookiejar import CookieJar
-from urllib.parse import urlencode, urljoin, urlsplit
 
 import pytest
 
 from subterminator_tui.practice.demoflix import VARIANTS, DemoflixServer
+from tests.support.site_visitors import Client, Page
 
 TODAY = datetime.date(2026, 11, 22)
 END_DATE = "December 22, 2026"
-
-
-_FORM = re.compile(r'<form method="post" action="([^"]*)">(.*?)</form>', re.S)
-_HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
-_BUTTON = re.compile(r"<button[^>]*>(.*?)</button>", re.S)
-_LINK = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.S)
-
-
-@dataclass
-class Page:
-    """One response as the client saw it, after following redirects."""
-
-    status: int
-    url: str
-    html: str
-
-    @property
-    def path(self) -> str:
-        """The final URL's path and query."""
-        parts = urlsplit(self.url)
-        return parts.path + (f"?{parts.query}" if parts.query else "")
-
-    @property
-    def title(self) -> str:
-        """The document title."""
-        match = re.search(r"<title>(.*?)</title>", self.html, re.S)
-        return unescape(match.group(1)) if match else ""
-
-    @property
-    def text(self) -> str:
-        """The visible body text, whitespace-collapsed and unescaped."""
-        body = re.sub(r"<(style|title)>.*?</\1>", " ", self.html, flags=re.S)
-        return " ".join(unescape(re.sub(r"<[^>]+>", " ", body)).split())
-
-    @property
-    def forms(self) -> list[tuple[str, dict[str, str], list[str]]]:
-        """Each form as (action, hidden fields, button names)."""
-        return [
-            (
-                unescape(action),
-                {name: unescape(value) for name, value in _HIDDEN.findall(inner)},
-                [unescape(name) for name in _BUTTON.findall(inner)],
-            )
-            for action, inner in _FORM.findall(self.html)
-        ]
-
-    @property
-    def links(self) -> dict[str, str]:
-        """Link text to href."""
-        return {unescape(text): unescape(href) for href, text in _LINK.findall(self.html)}
-
-    @property
-    def buttons(self) -> list[str]:
-        """Every submit button's visible name."""
-        return [name for _action, _fields, names in self.forms for name in names]
-
-
-class Client:
-    """A cookie-keeping, redirect-following HTTP client, like a minimal browser."""
-
-    def __init__(self, base_url: str) -> None:
-        self.base_url = base_url
-        self.jar = CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
-
-    def open(self, path: str, data: bytes | None = None) -> Page:
-        """GET ``path`` (POST when ``data`` is given), following redirects."""
-        request = urllib.request.Request(urljoin(self.base_url, path), data=data)
-        try:
-            with self.opener.open(request, timeout=10) as response:
-                return Page(response.status, response.url, response.read().decode())
-        except urllib.error.HTTPError as error:
-            with error:
-                return Page(error.code, error.url, error.read().decode())
-
-    def post(self, path: str, fields: dict[str, str] | None = None) -> Page:
-        """POST a form to ``path`` directly, bypassing the page."""
-        return self.open(path, urlencode(fields or {}).encode())
-
-    def press(self, page: Page, button: str, **fields: str) -> Page:
-        """Submit the form on ``page`` that holds ``button``, as clicking it would."""
-        action, hidden = next((a, h) for a, h, names in page.forms if button in names)
-        return self.post(action, {**hidden, **fields})
-
-    def sign_in(self, username: str = "demo", password: str = "demo-pass") -> Page:
-        """Sign in through the login page."""
-        page = self.open("/login")
-        return self.press(page, "Sign in", username=username, password=password)
-
-    def walk_to_confirm(self) -> Page:
-        """From a signed-in account page, go through survey and offer to the confirmation."""
-        survey = self.press(self.open("/account"), "Cancel membership")
-        offer = self.press(survey, "Continue", reason="Too expensive")
-        return self.press(offer, "Continue to cancel")
 
 
 def assert_state(server: DemoflixServer, **expected: object) -> None:

@@ -54,6 +54,9 @@ def test_the_readmes_sample_configuration_loads(
     check_keymap(settings.keymap, binding_ids())
 
 
+# Slow: make test's lint step runs the same strict build first (make lint), so the default
+# suite keeps the check; make test-slow runs it as a test.
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs the source checkout")
 def test_the_manual_builds_strictly(tmp_path: Path) -> None:
     """`mkdocs build --strict`: every link between the docs pages resolves (offline)."""

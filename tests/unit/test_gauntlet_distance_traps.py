@@ -29,8 +29,8 @@ from subterminator_bench.gauntlet.scenarios.channels import (
     PLAN_ORDER,
 )
 from subterminator_bench.gauntlet.scenarios.listeners import SHORTCUT_KEY
-from tests.unit.test_gauntlet_site import Visitor
-from tests.unit.test_gauntlet_traps import DISTANCE_TRAPS, TODAY, at_confirmation
+from tests.support.site_visitors import Visitor
+from tests.support.traps import DISTANCE_TRAPS, TODAY, at_confirmation
 
 _INLINE_HANDLER = re.compile(r"<[^>]*\son[a-z]+=", re.I)
 

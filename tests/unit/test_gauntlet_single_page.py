@@ -10,8 +10,8 @@ import pytest
 
 from subterminator_bench.gauntlet import GauntletServer
 from subterminator_bench.gauntlet.scenarios.single_page import OFFER_ID
-from tests.unit.test_gauntlet_site import Visitor
-from tests.unit.test_gauntlet_traps import TODAY
+from tests.support.site_visitors import Visitor
+from tests.support.traps import TODAY
 
 API = "/api/cancellation"
 

@@ -11,17 +11,13 @@ from __future__ import annotations
 
 import datetime
 import json
-import re
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field
-from html import unescape
 from html.parser import HTMLParser
 from typing import Any
-from urllib.parse import urljoin
 
 import pytest
 
@@ -38,46 +34,20 @@ from subterminator_bench.scenarios import expected_outcome
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.practice.sites import practice_site
 from subterminator_tui.rules import load_services
-from tests.unit.test_demoflix_site import Client, Page
+from tests.support.site_visitors import (
+    META_REFRESH,
+    Act,
+    Client,
+    Visitor,
+    follow,
+    frame,
+    press,
+    send,
+    visit,
+)
 
 TODAY = datetime.date(2026, 11, 22)
 END_DATE = "December 22, 2026"
-_REFRESH = re.compile(r'<meta http-equiv="refresh" content="\d+;url=([^"]+)">')
-_IFRAME = re.compile(r'<iframe src="([^"]+)" title="([^"]+)"')
-
-
-@dataclass(frozen=True)
-class Act:
-    """One thing a person does: press a form's button, follow a link, or look inside a frame."""
-
-    kind: str
-    target: str
-    fields: dict[str, str] = field(default_factory=dict)
-
-
-def press(button: str, **fields: str) -> Act:
-    """Submit the form holding ``button`` with ``fields`` typed or chosen."""
-    return Act("press", button, fields)
-
-
-def follow(link: str) -> Act:
-    """Follow the link with this text."""
-    return Act("follow", link)
-
-
-def send(path: str, body: dict[str, Any]) -> Act:
-    """POST ``body`` as JSON to ``path``, as a single-page app's ``fetch`` does."""
-    return Act("json", path, {"body": json.dumps(body)})
-
-
-def visit(path: str) -> Act:
-    """Open ``path`` (a GET form's submission: its action with the fields as the query)."""
-    return Act("visit", path)
-
-
-def frame(title: str) -> Act:
-    """Continue inside the iframe with this title."""
-    return Act("frame", title)
 
 
 SIGN_IN = press("Sign in", username="demo", password="demo-pass")
@@ -142,80 +112,6 @@ INTENDED: dict[str, tuple[Act, ...]] = {
     # The money traps' careful path: the plain "No thanks" past the offer.
     **{trap: (START, press("No thanks, continue to cancel"), FINISH) for trap in MONEY_TRAPS},
 }
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Leave redirects unfollowed, so they surface as HTTPError with their Location."""
-
-    def redirect_request(self, *_args: Any, **_kwargs: Any) -> None:
-        return None
-
-
-class Visitor(Client):
-    """A client that, like a browser, follows a page's meta refresh and remembers every page."""
-
-    def __init__(self, base_url: str) -> None:
-        super().__init__(base_url)
-        self.seen: list[Page] = []
-
-    def open(self, path: str, data: bytes | None = None) -> Page:
-        """GET or POST ``path``, then follow meta refreshes (a loading page) to the real page."""
-        page = super().open(path, data)
-        self.seen.append(page)
-        for _ in range(3):
-            refresh = _REFRESH.search(page.html)
-            if refresh is None:
-                break
-            page = super().open(unescape(refresh.group(1)))
-            self.seen.append(page)
-        return page
-
-    def send_json(self, path: str, body: str) -> Page:
-        """POST ``body`` as ``application/json`` (a single-page app's request)."""
-        request = urllib.request.Request(
-            urljoin(self.base_url, path),
-            data=body.encode(),
-            headers={"Content-Type": "application/json"},
-        )
-        with self.opener.open(request, timeout=10) as response:
-            page = Page(response.status, response.url, response.read().decode())
-        self.seen.append(page)
-        return page
-
-    def peek(self, path: str) -> tuple[int, str | None]:
-        """GET ``path`` without following a redirect: the status and where it points."""
-        opener = urllib.request.build_opener(
-            urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect()
-        )
-        try:
-            with opener.open(urljoin(self.base_url, path), timeout=10) as response:
-                return response.status, None
-        except urllib.error.HTTPError as error:
-            with error:
-                return error.code, error.headers["Location"]
-
-    def act(self, page: Page, act: Act) -> Page:
-        """Do ``act`` on ``page`` and return where it leads."""
-        if act.kind == "follow":
-            assert act.target in page.links, f"no link {act.target!r} on {page.path}"
-            return self.open(page.links[act.target])
-        if act.kind == "visit":
-            return self.open(act.target)
-        if act.kind == "json":
-            return self.send_json(act.target, act.fields["body"])
-        if act.kind == "frame":
-            frames = {unescape(title): src for src, title in _IFRAME.findall(page.html)}
-            assert act.target in frames, f"no frame {act.target!r} on {page.path}"
-            return self.open(frames[act.target])
-        assert act.target in page.buttons, f"no button {act.target!r} on {page.path}"
-        return self.press(page, act.target, **act.fields)
-
-    def walk(self, acts: tuple[Act, ...], start: str = "/account") -> Page:
-        """Open ``start`` and do every act in turn."""
-        page = self.open(start)
-        for act in acts:
-            page = self.act(page, act)
-        return page
 
 
 def signs_in(scenario: str) -> bool:
@@ -477,7 +373,7 @@ def test_slow_pages_show_a_loading_page_and_answer_late(
     loading = client.press(account, "Cancel membership")
     assert loading.path == "/loading?to=/cancel/confirm"
     assert "<h1>Loading…</h1>" in loading.html
-    assert _REFRESH.search(loading.html) is not None
+    assert META_REFRESH.search(loading.html) is not None
     began = time.monotonic()
     assert client.open("/cancel/confirm").path == CONFIRM
     assert time.monotonic() - began >= 1.4

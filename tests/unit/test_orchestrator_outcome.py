@@ -18,7 +18,7 @@ from subterminator_tui.rules.evidence import RequestAnswer
 from tests.fakes.browser import FakeBrowser
 from tests.fakes.pilot import ScriptedPilot, calls
 from tests.fixtures.pages import page
-from tests.unit.test_orchestrator_loop import START, LoopRun
+from tests.support.loop_runs import START, LoopRun
 
 CLAIM = calls("complete_task", status="success", reason="Cancelled.")
 

@@ -8,7 +8,7 @@ from subterminator_tui.guarded.gates import Decision
 from tests.fakes.browser import FakeBrowser
 from tests.fakes.pilot import ScriptedPilot, calls, silence
 from tests.fixtures.pages import page
-from tests.unit.test_orchestrator_loop import LoopRun, finishing
+from tests.support.loop_runs import LoopRun, finishing
 
 
 async def test_show_region_lists_the_footer_and_sends_nothing(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from subterminator_tui.cli.egress import parse_listen
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.serve.sessions.page_changes import PageChanges
 from subterminator_tui.settings import load_settings
-from tests.unit.test_browser_launch import make_plan
+from tests.support.launch_plans import make_plan
 
 CDP = "http://10.0.3.7:9222"
 EGRESS = "http://127.0.0.1:3128"

@@ -12,6 +12,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 
+from mcp.client.stdio import StdioServerParameters
+
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.health.policy import HealthPolicy
+from subterminator_tui.serve.sessions.browser_session import BrowserSession
+from subterminator_tui.settings import load_settings
+from tests.support.serve_clients import serve_over_stdio
+
 _ONE = """<!doctype html><html><head><title>Console lab</title></head><body>
 <h1>Page one</h1>
 <p>Alpha line</p>
@@ -104,3 +112,28 @@ class RecordsSite:
         self._server.closing.set()
         self._server.shutdown()
         self._server.server_close()
+
+
+def serve_params(tmp_path: Path, records_site: RecordsSite) -> StdioServerParameters:
+    """The server as a desktop client starts it, on this test's home, journal and records_site."""
+    return serve_over_stdio(tmp_path, "none", "--services", str(records_site.services_file))
+
+
+def in_process_config(
+    tmp_path: Path, records_site: RecordsSite, policy: HealthPolicy
+) -> ServeConfig:
+    """An in-process server's config on ``site``: profiles under ``tmp_path``/profiles."""
+    return ServeConfig(
+        settings=load_settings(journal=tmp_path / "journal.sqlite3"),
+        profile_root=tmp_path / "profiles",
+        runs_root=tmp_path / "runs",
+        services=(records_site.services_file,),
+        health=policy,
+    )
+
+
+def node_of(session: BrowserSession) -> int:
+    """The pid of the session's Playwright MCP (Node)."""
+    gateway = session.lazy.gateway
+    assert gateway is not None and gateway.node_pid is not None
+    return gateway.node_pid

@@ -160,3 +160,17 @@ def inspector(args: list[str], home: Path, env: dict[str, str] | None = None) ->
     output = completed.stdout.strip() or completed.stderr.strip()
     answer: dict[str, Any] = json.loads(output.splitlines()[0])
     return answer
+
+
+def serve_stdin_closed(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``serve`` over stdio with ``args``, its stdin closed at once."""
+    command = [sys.executable, "-m", "subterminator_tui", "serve", "--operator-tty", "none"]
+    return subprocess.run(
+        [*command, "--profile-root", str(tmp_path / "profiles"), *args],
+        input="",
+        capture_output=True,
+        text=True,
+        env=child_environment(tmp_path),
+        timeout=60,
+        check=False,
+    )
