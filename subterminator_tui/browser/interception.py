@@ -323,6 +323,11 @@ class RequestWatch:
             logger.exception("a WebSocket frame could not be recorded")
 
     def _on_paused(self, event: Any, session: str | None) -> None:
+        answered = "responseStatusCode" in event or "responseErrorReason" in event
+        if not answered and event.get("resourceType") in _DATA_TYPES:
+            # Counted the moment it pauses, before it is judged: a call that returns while
+            # the page's data request waits for its verdict still waits for its answer.
+            self._data_request(str(event.get("requestId")), answered=False)
         self._spawn(self._decide_or_fail(event, session))
 
     async def _decide_or_fail(self, event: Any, session: str | None) -> None:
@@ -333,6 +338,7 @@ class RequestWatch:
             raise
         except Exception:
             logger.exception("a paused request could not be judged; it is failed, not sent")
+            self._data_request(str(event.get("requestId")), answered=True)
             params = {"requestId": str(event.get("requestId")), "errorReason": "BlockedByClient"}
             await self._send("Fetch.failRequest", params, session)
 
@@ -353,6 +359,9 @@ class RequestWatch:
             logger.exception("the request policy failed; the request is failed, not sent")
             verdict = "fail"
         params: dict[str, Any] = {"requestId": request_id}
+        if verdict in ("fail", "refuse"):
+            # It never reaches the service: no answer will come to wait for.
+            self._data_request(request_id, answered=True)
         if verdict == "fail":
             params["errorReason"] = "BlockedByClient"
             await self._send("Fetch.failRequest", params, session)
@@ -375,7 +384,6 @@ class RequestWatch:
                 params["interceptResponse"] = True
             if request.resource_type in _DATA_TYPES:
                 # Its answer is awaited too: the page is drawn once its data arrived.
-                self._data_request(request_id, answered=False)
                 params["interceptResponse"] = True
             await self._send("Fetch.continueRequest", params, session)
         elapsed = time.perf_counter() - started

@@ -345,6 +345,10 @@ class RequestGate:
                 continue
             for target in targets:
                 rule = rule_naming(self.guard.rules, target.labels)
+                if rule is not None and target.role == "link" and is_built_in(rule):
+                    # As for the page's own links: opening one is asked only when it says
+                    # it finishes something.
+                    rule = rule if says_finish(target.labels) else None
                 if rule is not None:
                     return f"the address of {target.describe()}: {rule.explain()}"
         return None

@@ -4,10 +4,11 @@ proved.
 Each test runs `subterminator cancel --url` as a child on one rebuilt flow or hostile
 page (subterminator_bench.rebuilt), with the scripted loopback model walking the path
 a model took and the person answering on stdin; the flow's server keeps the ground
-truth (cancelled, charged, paused, snoozed, the consent answer). The tests marked xfail
-state what a careful user expects and what today's runs do not do yet; each has its
-proof, in test_commit_flows_unguarded.py, that the step it guards really commits when
-nothing guards it. Browser, Playwright MCP, egress filter and CLI are real.
+truth (cancelled, charged, paused, snoozed, the consent answer). Each test states what
+a careful user expects (each failed on 5fe1044, where they were written as strict
+xfails before the fixes); each has its proof, in test_commit_flows_unguarded.py, that
+the step it guards really commits when nothing guards it. Browser, Playwright MCP,
+egress filter and CLI are real.
 """
 
 from __future__ import annotations
@@ -172,11 +173,6 @@ def test_a_redirect_home_is_verified_on_the_account_page(browser_cli: Cli) -> No
 # --- Noise -------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: a link near a price ('Cancel Membership') is asked as a money step and "
-    "a survey POST to /survey/end is held as irreversible",
-)
 def test_the_streaming_flow_asks_only_its_commit(browser_cli: Cli) -> None:
     """Link, survey, `Finish Cancellation`: one question, the last one."""
     with RebuiltServer(FLOWS["streaming"]) as site:
@@ -187,11 +183,6 @@ def test_the_streaming_flow_asks_only_its_commit(browser_cli: Cli) -> None:
         assert "Finish Cancellation" in run.questions[0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31: the 'End membership' link that only opens the flow is asked as well "
-    "as the commit",
-)
 def test_the_delivery_membership_asks_only_its_commit(browser_cli: Cli) -> None:
     """`Manage Membership`, `End membership` (a link), `End Membership` (the commit): one
     question."""
