@@ -117,6 +117,10 @@ class BrowserGateway:
         self.console = ConsoleMessages(self._dispatch)
         # Reading the page is repeatable: a dead server is restarted for it.
         self.reader = PageReader(self._dispatch_with_restart, self._on_element)
+        #: A call's page is read once the page's own data requests are answered (a
+        #: single-page app draws its controls then); off only where a test shows the raw
+        #: answer Playwright MCP gives.
+        self.waits_for_page_data = True
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -229,7 +233,8 @@ class BrowserGateway:
             self._dispatch_with_restart, self._dispatch, name, args, before
         )
         text = page_text = text_of(result)
-        if not result.is_error and (watch.data_started > data_before or watch.data_in_flight):
+        waited_for = watch.data_started > data_before or watch.data_in_flight
+        if self.waits_for_page_data and not result.is_error and waited_for:
             # The page asked for its data while the call ran (a single-page app draws its
             # controls when the answers come): the page as drawn once they have arrived.
             await watch.quiet()

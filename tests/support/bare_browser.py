@@ -26,6 +26,8 @@ async def unguarded_browser(root: Path) -> AsyncIterator[BrowserGateway]:
         load_settings(), headless=True, profile_dir=root / "profile", runs_root=root / "runs"
     )
     async with BrowserGateway(dataclasses.replace(plan, hardened=False)) as gateway:
+        # The page as Playwright MCP answers, before any data request of the page's.
+        gateway.waits_for_page_data = False
         yield gateway
 
 

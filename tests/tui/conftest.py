@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Input
 from subterminator_tui.practice.demoflix import DemoflixState
 from subterminator_tui.practice.sites import practice_hint
 from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.oversight import approvals
 from subterminator_tui.serve.server.http import HttpOptions, http_transport
 from subterminator_tui.session import CancelSession, RunRequest, RunSession
 from subterminator_tui.settings import load_settings
@@ -88,6 +89,13 @@ async def wait_until(
         # Poll interval only: the condition decides, not the delay.
         await pilot.pause(0.05)
     await pilot.pause()
+
+
+@pytest.fixture(autouse=True)
+def fixed_approval_codes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The operator's approval codes from a fixed key: a snapshot shows the same code every
+    run (a running server keys them with a secret of its own)."""
+    monkeypatch.setattr(approvals, "_CODE_KEY", b"snapshot tests: a fixed approval key")
 
 
 @pytest.fixture(autouse=True)

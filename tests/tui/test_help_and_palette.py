@@ -14,6 +14,7 @@ from subterminator_tui.settings import load_settings
 from subterminator_tui.tui.actions import ACTIONS, binding_ids
 from subterminator_tui.tui.app import SubTerminatorApp
 from subterminator_tui.tui.commands import app_commands
+from subterminator_tui.tui.home import StatementPathScreen, SubscriptionsHome
 from subterminator_tui.tui.keymap import check_keymap
 from subterminator_tui.tui.operator_console import OperatorConsole
 from subterminator_tui.tui.run_app import create_app
@@ -38,6 +39,8 @@ OWNERS = (
     ErrorScreen,
     HelpScreen,
     QuestionScreen,
+    SubscriptionsHome,
+    StatementPathScreen,
 )
 
 
