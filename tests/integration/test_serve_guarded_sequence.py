@@ -32,6 +32,7 @@ from subterminator_tui.serve.sessions.registry import SessionRegistry
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_parts import local_service, serve_registry
 from tests.support.polling import until
+from tests.support.site_handler import SiteHandler
 
 pytestmark = pytest.mark.browser
 
@@ -77,38 +78,25 @@ class Site:
 
 
 def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(SiteHandler):
         def do_GET(self) -> None:
             if self.path == "/mode":
-                self._send(200, site.mode.encode(), "text/plain")
+                self.send(200, site.mode.encode(), "text/plain")
             elif self.path == "/rewired":
                 site.rewired = True
-                self._send(204, b"", "text/plain")
+                self.send(204, b"", "text/plain")
             elif self.path == "/cancel/confirm":
-                self._send(200, CONFIRM)
+                self.send(200, CONFIRM)
             elif self.path == "/cancel/done":
-                self._send(200, DONE)
+                self.send(200, DONE)
             else:
-                self._send(200, ACCOUNT)
+                self.send(200, ACCOUNT)
 
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
             site.posts.append(self.path)
             target = {"/cancel/start": "/cancel/confirm", "/cancel/finish": "/cancel/done"}
-            self.send_response(303)
-            self.send_header("Location", target.get(self.path, "/account"))
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def _send(self, status: int, body: bytes, kind: str = "text/html") -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", f"{kind}; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *_args: object) -> None:
-            return
+            self.see_other(target.get(self.path, "/account"))
 
     return Handler
 

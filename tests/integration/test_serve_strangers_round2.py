@@ -32,6 +32,7 @@ from subterminator_tui.serve.sessions.registry import SessionRegistry
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_parts import local_service, serve_registry
 from tests.support.polling import until
+from tests.support.site_handler import SiteHandler
 
 pytestmark = pytest.mark.browser
 
@@ -78,36 +79,23 @@ def _route(path: str) -> str:
 
 
 def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(SiteHandler):
         def do_GET(self) -> None:
             route = _route(self.path)
             if route == "/cancel/finish":
                 site.ran.append("GET /cancel/finish")
-                self._send(200, DONE)
+                self.send(200, DONE)
             else:
-                self._send(200, ACCOUNT)
+                self.send(200, ACCOUNT)
 
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
             route = _route(self.path)
             site.ran.append(f"POST {route}")
             if route == "/cancel/confirm":
-                self.send_response(303)
-                self.send_header("Location", "/done")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
+                self.see_other("/done")
                 return
-            self._send(200, b"{}", "application/json")
-
-        def _send(self, status: int, body: bytes, kind: str = "text/html") -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", f"{kind}; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *_args: object) -> None:
-            return
+            self.send(200, b"{}", "application/json")
 
     return Handler
 
