@@ -23,11 +23,10 @@ from subterminator_tui.guarded.secrets import TYPING_TOOLS, password_field_refus
 from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.rules import CheckpointRule, ServiceConfig, domain_allowed
 from subterminator_tui.rules.commit import (
+    asks_before_opening,
     commit_in_path,
     commit_rule,
     finish_in_path,
-    is_built_in,
-    says_finish,
 )
 from subterminator_tui.rules.defaults import checkpoints_for
 from subterminator_tui.rules.effects import (
@@ -44,6 +43,7 @@ from subterminator_tui.rules.matching import (
     target_elements,
 )
 from subterminator_tui.rules.money import money_shown, shows_charge
+from subterminator_tui.rules.requests import money_rule
 
 # Tools whose arguments carry a URL the browser would open.
 _URL_ARGUMENTS = {"browser_navigate": "url", "browser_tabs": "url"}
@@ -279,11 +279,9 @@ class Guard:
             fee = self._commit(call, effects, facts) is not None
             return Checkpoint(money, effects, spends_money=True, commit=fee)
         rule = checkpoint_for_effect(self.rules, call, effects, fresh)
-        if rule is not None and is_built_in(rule) and _only_opens(call, effects, facts):
-            # Following a plain link only opens a page: the built-in words ("End
-            # membership") ask there only when the link says it finishes something.
+        if _only_opens(call, effects, facts):
             labels = [label for target in effects.targets for label in target.labels]
-            rule = rule if says_finish(labels) else None
+            rule = asks_before_opening(rule, labels)
         if rule is not None:
             return Checkpoint(rule, effects)
         ends = self._commit(call, effects, facts)
@@ -351,19 +349,13 @@ def money_checkpoint(call: ToolCall, effects: Effects, facts: PageFacts) -> Chec
         region = "" if _plain_link(target, facts) else target.region
         why = money_shown(target.labels, region)
         if why is not None:
-            return _money_rule(f"{target.describe()}: {why}")
+            return money_rule(f"{target.describe()}: {why}")
     if call.name == "browser_press_key":
         for dialog in facts.dialogs:
             charge = shows_charge(dialog)
             if charge is not None:
-                return _money_rule(f"a key on a page whose open dialog shows {charge}")
+                return money_rule(f"a key on a page whose open dialog shows {charge}")
     return None
-
-
-def _money_rule(detail: str) -> CheckpointRule:
-    why = f"Built-in: this step may spend money ({detail})"
-    # A rule needs a condition to be valid; this one was already decided by the guard.
-    return CheckpointRule.model_validate({"why": why, "tool": ["any"]}, strict=False)
 
 
 def describe_action(call: ToolCall, target: SnapshotElement | None) -> str:

@@ -34,7 +34,7 @@ from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.guarded.step_log import StepLog
 from subterminator_tui.journal.request_log import RequestKind, RequestLog, RequestVerdict
-from subterminator_tui.rules.commit import is_built_in, says_finish
+from subterminator_tui.rules.commit import asks_before_opening
 from subterminator_tui.rules.matching import rule_naming
 from subterminator_tui.rules.requests import (
     RequestJudgement,
@@ -189,10 +189,8 @@ class RequestGate:
         gated: dict[str, str] = {}
         for link in await self.links():
             rule = rule_naming(self.guard.rules, link.labels)
-            if rule is not None and link.plain and is_built_in(rule):
-                # A plain link named "End membership" opens the flow; opening it is asked
-                # only when it says it finishes something ("Finish cancellation").
-                rule = rule if says_finish(link.labels) else None
+            if link.plain:
+                rule = asks_before_opening(rule, link.labels)
             if rule is not None:
                 label = link.labels[0] if link.labels else link.url
                 gated.setdefault(
@@ -345,10 +343,8 @@ class RequestGate:
                 continue
             for target in targets:
                 rule = rule_naming(self.guard.rules, target.labels)
-                if rule is not None and target.role == "link" and is_built_in(rule):
-                    # As for the page's own links: opening one is asked only when it says
-                    # it finishes something.
-                    rule = rule if says_finish(target.labels) else None
+                if target.role == "link":
+                    rule = asks_before_opening(rule, target.labels)
                 if rule is not None:
                     return f"the address of {target.describe()}: {rule.explain()}"
         return None

@@ -157,9 +157,15 @@ def _words(label: str) -> list[str]:
     return [word for word in re.split(r"[^\w]+", label.lower()) if word]
 
 
-def is_built_in(rule: CheckpointRule) -> bool:
-    """Whether ``rule`` is one of the built-in checkpoints (not a service's own)."""
-    return rule.why.startswith("Built-in")
+def asks_before_opening(
+    rule: CheckpointRule | None, labels: Sequence[str]
+) -> CheckpointRule | None:
+    """``rule`` as it applies to a plain link, which only opens a page: a built-in word
+    ("End membership") asks there only when the link says it finishes something; a
+    service's own rule always does."""
+    if rule is None or not rule.why.startswith("Built-in") or says_finish(labels):
+        return rule
+    return None
 
 
 def commit_in_names(names: Sequence[str]) -> str | None:
@@ -180,8 +186,3 @@ def commit_rule(detail: str) -> CheckpointRule:
     why = f"Built-in: this step ends the subscription ({detail})"
     # A rule needs a condition to be valid; this one was already decided by its caller.
     return CheckpointRule.model_validate({"why": why, "tool": ["any"]}, strict=False)
-
-
-def is_commit_rule(rule: CheckpointRule) -> bool:
-    """Whether ``rule`` is the built-in commit checkpoint."""
-    return rule.why.startswith("Built-in: this step ends the subscription")
