@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from subterminator_tui.browser.typed_values import TypedValue
-from subterminator_tui.guarded.request_gate import watch_for
+from subterminator_tui.browser.typed_values import TypedValue, TypingWatch
 from subterminator_tui.guarded.secrets import SecretScrubber
 from subterminator_tui.rules.matching import HandoffKind
 
@@ -32,11 +31,11 @@ from subterminator_tui.rules.matching import HandoffKind
 class WindowTyping:
     """Feeds the values the person types in the browser window to the run's scrubber."""
 
-    def __init__(self, scrubber: SecretScrubber, browser: object) -> None:
+    def __init__(self, scrubber: SecretScrubber, typing: TypingWatch | None) -> None:
         self.scrubber = scrubber
-        self._watch = watch_for(browser)
-        if self._watch is not None:
-            self._watch.typing.listener = self
+        self._watch = typing
+        if typing is not None:
+            typing.report_to(self)
         #: The kind of the hand-off open now; None while the pilot drives.
         self._handoff: HandoffKind | None = None
         #: How many values were learned as the person's (a figure, never the values).
@@ -62,13 +61,13 @@ class WindowTyping:
     async def heard(self) -> None:
         """Return once every value typed so far has been heard (before a page is read)."""
         if self._watch is not None:
-            await self._watch.typed_values_heard()
+            await self._watch.heard()
 
     async def answered(self) -> None:
         """The person answered the hand-off: what the fields hold now is theirs too (a page
         that erased the listener cannot hide it), and every report so far is heard."""
         if self._watch is not None:
-            await self._watch.typed_fields_read()
+            await self._watch.read()
 
     @asynccontextmanager
     async def at_handoff(self) -> AsyncIterator[None]:

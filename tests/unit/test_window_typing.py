@@ -138,7 +138,7 @@ def test_the_fields_read_report_only_values_that_changed() -> None:
 async def test_cancel_learns_only_while_a_hand_off_is_open() -> None:
     """Before and after the hand-off the pilot drives: nothing it types is learned."""
     scrubber = SecretScrubber()
-    window = WindowTyping(scrubber, object())
+    window = WindowTyping(scrubber, None)
     window.typed(TypedValue("typed-by-the-pilot", False))
     async with window.at_handoff():
         window.handoff_asks("login")
@@ -153,7 +153,7 @@ async def test_cancel_learns_only_while_a_hand_off_is_open() -> None:
 def test_at_a_sign_in_only_a_masked_field_withholds_pictures() -> None:
     """The user name is scrubbed but costs no picture; the password does."""
     scrubber = SecretScrubber()
-    window = WindowTyping(scrubber, object())
+    window = WindowTyping(scrubber, None)
     window.handoff_asks("login")
     window.typed(TypedValue("pat@example.com", False))
     assert not scrubber.withholds_pictures
@@ -164,7 +164,7 @@ def test_at_a_sign_in_only_a_masked_field_withholds_pictures() -> None:
 def test_at_a_code_every_field_withholds_pictures() -> None:
     """A code typed into a plain field still keeps pictures away."""
     scrubber = SecretScrubber()
-    window = WindowTyping(scrubber, object())
+    window = WindowTyping(scrubber, None)
     window.handoff_asks("two_factor")
     window.typed(TypedValue("735194", False))
     assert scrubber.withholds_pictures

@@ -378,7 +378,7 @@ class BrowserSession:
     async def _settle(self, raw: NormalizedSnapshot) -> NormalizedSnapshot:
         """Scrub the page, close tabs that left the domains, remember it as the agent's page."""
         # What the person typed in the window so far is known before the page is scrubbed.
-        await self.running_gateway().requests.typed_values_heard()
+        await self.running_gateway().typing.heard()
         page = self.scrubber.snapshot(without_revealing_picture(raw, self.scrubber))
         contained, _removed = await contain_tabs(
             self.running_gateway(), page, self.guard.url_allowed
