@@ -36,7 +36,7 @@ logging.getLogger("cdp_use").setLevel(logging.ERROR)
 
 _Answer = TypeVar("_Answer")
 #: One typed command to one target (its DevTools session id), sent when called.
-Command = Callable[[CDPLibrary, Any], Awaitable[_Answer]]
+Command = Callable[[CDPLibrary, str | None], Awaitable[_Answer]]
 
 #: Chromium writes its chosen DevTools port and path here, in the profile directory.
 ACTIVE_PORT_FILE = "DevToolsActivePort"

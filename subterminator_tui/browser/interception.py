@@ -319,7 +319,7 @@ class RequestWatch(SessionClient):
         )
 
 
-def _whole_document(send: CDPLibrary, frame: str) -> Awaitable[GetDocumentReturns]:
+def _whole_document(send: CDPLibrary, frame: str | None) -> Awaitable[GetDocumentReturns]:
     """The frame's whole DOM, shadow roots and frames pierced."""
     return send.DOM.getDocument({"depth": -1, "pierce": True}, frame)
 

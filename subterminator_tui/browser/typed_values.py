@@ -38,11 +38,12 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from cdp_use.cdp.domsnapshot.commands import CaptureSnapshotReturns
+from cdp_use.cdp.domsnapshot.types import LayoutTreeSnapshot, NodeTreeSnapshot
 from cdp_use.cdp.library import CDPLibrary
 from cdp_use.cdp.page.commands import AddScriptToEvaluateOnNewDocumentParameters
 from cdp_use.cdp.runtime.commands import AddBindingParameters, EvaluateReturns
@@ -112,23 +113,24 @@ def worth_learning(value: str) -> bool:
 SNAPSHOT_STYLES = ["-webkit-text-security"]
 
 
-def typed_fields(snapshot: Mapping[str, Any]) -> list[TypedValue]:
+def typed_fields(snapshot: CaptureSnapshotReturns) -> list[TypedValue]:
     """The values in the text fields of a ``DOMSnapshot.captureSnapshot`` answer (asked with
     :data:`SNAPSHOT_STYLES`) that differ from the field's preset value."""
-    strings: list[str] = snapshot.get("strings", [])
+    strings = snapshot.get("strings", [])
 
     def text(index: int) -> str:
         return strings[index] if 0 <= index < len(strings) else ""
 
     found: list[TypedValue] = []
     for document in snapshot.get("documents", []):
-        nodes = document.get("nodes", {})
+        nodes = document.get("nodes", NodeTreeSnapshot())
         names = [text(i) for i in nodes.get("nodeName", [])]
         attributes = nodes.get("attributes", [])
-        masked = _masked_nodes(document.get("layout", {}), text)
+        masked = _masked_nodes(document.get("layout"), text)
         presets = _textarea_presets(nodes, names, text)
-        for kind in ("inputValue", "textValue"):
-            rare = nodes.get(kind, {})
+        for rare in (nodes.get("inputValue"), nodes.get("textValue")):
+            if rare is None:
+                continue
             for node, value_index in zip(
                 rare.get("index", []), rare.get("value", []), strict=False
             ):
@@ -213,12 +215,12 @@ class TypingWatch(SessionClient):
         await self.heard()
 
 
-def _round_trip(send: CDPLibrary, frame: str) -> Awaitable[EvaluateReturns]:
+def _round_trip(send: CDPLibrary, frame: str | None) -> Awaitable[EvaluateReturns]:
     """The cheapest evaluation: its answer comes after every report the frame sent before."""
     return send.Runtime.evaluate({"expression": "0"}, frame)
 
 
-def _field_snapshot(send: CDPLibrary, frame: str) -> Awaitable[CaptureSnapshotReturns]:
+def _field_snapshot(send: CDPLibrary, frame: str | None) -> Awaitable[CaptureSnapshotReturns]:
     """The browser's own record of the frame's fields and how each draws its typing."""
     return send.DOMSnapshot.captureSnapshot({"computedStyles": SNAPSHOT_STYLES}, frame)
 
@@ -245,16 +247,20 @@ _OTHER_INPUT_TYPES = frozenset(
 )
 
 
-def _masked_nodes(layout: dict[str, Any], text: Any) -> set[int]:
+def _masked_nodes(layout: LayoutTreeSnapshot | None, text: Callable[[int], str]) -> set[int]:
     """The nodes whose computed ``-webkit-text-security`` is not ``none``."""
-    masked = set()
+    masked: set[int] = set()
+    if layout is None:
+        return masked
     for node, styles in zip(layout.get("nodeIndex", []), layout.get("styles", []), strict=False):
         if styles and text(styles[0]) not in ("", "none"):
             masked.add(node)
     return masked
 
 
-def _textarea_presets(nodes: dict[str, Any], names: list[str], text: Any) -> dict[int, str]:
+def _textarea_presets(
+    nodes: NodeTreeSnapshot, names: list[str], text: Callable[[int], str]
+) -> dict[int, str]:
     """Each textarea's preset value: the text written inside it in the page."""
     presets: dict[int, str] = {}
     for node, parent in enumerate(nodes.get("parentIndex", [])):
