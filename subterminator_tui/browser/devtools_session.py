@@ -232,7 +232,7 @@ class DevToolsSession:
         task.add_done_callback(self._setting_up.discard)
 
     def _on_detached(self, event: DetachedFromTargetEvent, _parent: str | None) -> None:
-        session = event["sessionId"]
+        session = str(event.get("sessionId", ""))
         self.targets.pop(session, None)
         self.target_ids.pop(session, None)
         for client in self._clients:
