@@ -31,9 +31,13 @@ Starting the browser, and no orphans:
 
 What the browser may reach:
 
-- ``devtools.py``: our own DevTools endpoint; ``interception.py``: every request
-  paused, judged, sent or failed; ``typed_values.py``: what is typed into the page's
-  fields, learned from an isolated world of ours; ``page_links.py``: every link and
-  form, all frames;
+- ``hardening.py``: the browser's launch switches, the socket-refusing extension and
+  the profile's preferences (no way out but the proxy);
+- ``devtools_session.py``: our own DevTools session (its endpoint, every target set up
+  before it runs, one deadline-bounded read of a frame), and its clients:
+  ``interception.py``: every request paused, judged, sent or failed;
+  ``typed_values.py``: what is typed into the page's fields, learned from an isolated
+  world of ours; ``playwright_worlds.py``: the guard's read by ref in Playwright's
+  utility world; ``page_links.py``: every link and form, all frames;
   ``egress/``: the per-run proxy that keeps the browser to the service's addresses.
 """

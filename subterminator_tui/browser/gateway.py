@@ -19,6 +19,7 @@ import mcp_types as types
 
 from subterminator_tui.browser.answers import error_message, restart_message, text_of
 from subterminator_tui.browser.console_messages import ConsoleMessages
+from subterminator_tui.browser.devtools_session import DevToolsSession
 from subterminator_tui.browser.dialogs import (
     dispatch_past_alerts,
     refuse_past_open_dialog,
@@ -38,6 +39,7 @@ from subterminator_tui.browser.snapshot import (
     split_sections,
 )
 from subterminator_tui.browser.tools import check_allowed, validate_arguments, with_schema_defaults
+from subterminator_tui.browser.typed_values import TypingWatch
 from subterminator_tui.errors import (
     CallNotSentError,
     MCPConnectionError,
@@ -167,8 +169,18 @@ class BrowserGateway:
 
     @property
     def requests(self) -> RequestWatch:
-        """Our own DevTools session: every request of the browser paused and judged."""
+        """Every request of the browser paused and judged (a client of our DevTools session)."""
         return self.process.requests
+
+    @property
+    def typing(self) -> TypingWatch:
+        """What is typed into the browser's pages (a client of our DevTools session)."""
+        return self.process.typing
+
+    @property
+    def devtools(self) -> DevToolsSession:
+        """Our own DevTools session on the browser: its targets and frames."""
+        return self.process.devtools
 
     @property
     def devtools_ports(self) -> set[int]:
@@ -313,7 +325,7 @@ class BrowserGateway:
 
     async def _on_element(self, ref: str, function: str) -> Any:
         """``function`` on ref's element over our DevTools session (None: read another way)."""
-        return await self.process.requests.on_element(ref, function)
+        return await self.process.worlds.on_element(ref, function)
 
     async def inspect(self, ref: str | None = None) -> PageFacts:
         """The target's visible text, the focused element and the forms, read from the DOM

@@ -258,7 +258,7 @@ def _options(data: Any) -> tuple[tuple[str, str], ...]:
 
 
 #: Runs a fixed function on the element of a snapshot's ref in Playwright's utility world
-#: (RequestWatch.on_element); None when it cannot say.
+#: (PlaywrightWorlds.on_element); None when it cannot say.
 OnElement = Callable[[str, str], Awaitable[Any]]
 
 

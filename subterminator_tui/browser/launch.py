@@ -51,7 +51,7 @@ class LaunchPlan:
     remote: RemoteBrowser | None = None
     #: Playwright MCP's wait after an action for the work it started (see Settings.settle_ms).
     settle_ms: int = DEFAULT_SETTLE_MS
-    #: No UDP around the proxy, no speculative loads (devtools.py). Off only for a proof
+    #: No UDP around the proxy, no speculative loads (hardening.py). Off only for a proof
     #: that an attack works when nothing protects the browser.
     hardened: bool = True
 
@@ -67,7 +67,7 @@ class LaunchPlan:
 
     @property
     def browser_config(self) -> Path:
-        """Playwright MCP's config file: Chromium's own switches (devtools.py)."""
+        """Playwright MCP's config file: Chromium's own switches (hardening.py)."""
         return self.run_dir / "playwright-mcp-config.json"
 
     @property

@@ -32,17 +32,19 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from subterminator_tui import __version__
 from subterminator_tui.browser.answers import ANSI, error_message, root_cause
-from subterminator_tui.browser.devtools import (
+from subterminator_tui.browser.devtools_session import (
+    DevToolsSession,
     endpoint_port,
     forget_endpoint,
-    keep_preferences,
     wait_for_endpoint,
-    write_browser_config,
 )
+from subterminator_tui.browser.hardening import keep_preferences, write_browser_config
 from subterminator_tui.browser.interception import RequestWatch
 from subterminator_tui.browser.launch import LaunchPlan
+from subterminator_tui.browser.playwright_worlds import PlaywrightWorlds
 from subterminator_tui.browser.processes import kill_browser_processes, pid_alive, process_table
 from subterminator_tui.browser.tools import REQUIRED_TOOLS
+from subterminator_tui.browser.typed_values import TypingWatch
 from subterminator_tui.errors import MCPConnectionError, OutcomeUnknownError
 
 logger = logging.getLogger(__name__)
@@ -80,8 +82,12 @@ class PlaywrightMCPProcess:
     ) -> None:
         self.plan = plan
         self.last_page = last_page
-        #: Our own DevTools session: every request of the browser paused and judged.
-        self.requests = RequestWatch()
+        #: Our own DevTools session and its clients: every request of the browser paused
+        #: and judged, what is typed into its pages learned, Playwright's worlds read.
+        self.devtools = DevToolsSession()
+        self.requests = RequestWatch(self.devtools)
+        self.typing = TypingWatch(self.devtools)
+        self.worlds = PlaywrightWorlds(self.devtools)
         #: The DevTools ports no page may reach (the run's egress filter refuses them).
         self.devtools_ports: set[int] = set()
         self.connect_timeout = connect_timeout
@@ -142,7 +148,7 @@ class PlaywrightMCPProcess:
         Called by the first call that may load a page, not at start: a browser that hangs
         while starting then hangs in a call the person can interrupt, as it always did.
         """
-        if self.plan.remote is not None or self.requests.attached:
+        if self.plan.remote is not None or self.devtools.attached:
             return
         # The process's own call (not the guarded page's): it only makes Playwright launch.
         await self.dispatch("browser_tabs", {"action": "list"})
@@ -155,7 +161,7 @@ class PlaywrightMCPProcess:
             )
         self.devtools_ports.add(endpoint_port(endpoint))
         try:
-            await self.requests.attach(endpoint)
+            await self.devtools.attach(endpoint)
         except Exception as error:
             await self.stop_server()
             raise MCPConnectionError(
@@ -231,7 +237,7 @@ class PlaywrightMCPProcess:
 
     async def stop_server(self) -> None:
         """Stop Node (SIGTERM first, so Chromium writes its cookies) and every browser left."""
-        await self.requests.close()
+        await self.devtools.close()
         watchdog, self._watchdog = self._watchdog, None
         if watchdog is not None and watchdog is not asyncio.current_task():
             watchdog.cancel()

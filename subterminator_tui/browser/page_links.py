@@ -13,8 +13,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urljoin
+
+from cdp_use.cdp.dom.types import Node
 
 #: Attributes that can name an element to a person, besides its text.
 _NAMING_ATTRIBUTES = ("aria-label", "title", "alt", "value")
@@ -30,7 +31,7 @@ class PageLink:
     plain: bool = False
 
 
-def links_of(document: dict[str, Any]) -> list[PageLink]:
+def links_of(document: Node) -> list[PageLink]:
     """The links (``a``, ``area``) and form targets (``form``'s action by each submit
     control's name, ``formaction``) of a ``DOM.getDocument`` tree."""
     found: list[PageLink] = []
@@ -38,7 +39,7 @@ def links_of(document: dict[str, Any]) -> list[PageLink]:
     return found
 
 
-def _walk(node: dict[str, Any], base: str, found: list[PageLink], form: str | None) -> None:
+def _walk(node: Node, base: str, found: list[PageLink], form: str | None) -> None:
     name = str(node.get("nodeName", "")).lower()
     attributes = _attributes(node)
     if name == "#document":
@@ -63,7 +64,7 @@ def _walk(node: dict[str, Any], base: str, found: list[PageLink], form: str | No
         _walk(child, base, found, form)
 
 
-def _children(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def _children(node: Node) -> Iterator[Node]:
     yield from node.get("shadowRoots", ())
     document = node.get("contentDocument")
     if document:
@@ -74,18 +75,18 @@ def _children(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield from node.get("children", ())
 
 
-def _attributes(node: dict[str, Any]) -> dict[str, str]:
+def _attributes(node: Node) -> dict[str, str]:
     flat = node.get("attributes") or []
     return {str(flat[i]).lower(): str(flat[i + 1]) for i in range(0, len(flat) - 1, 2)}
 
 
-def _labels(node: dict[str, Any], attributes: dict[str, str]) -> tuple[str, ...]:
+def _labels(node: Node, attributes: dict[str, str]) -> tuple[str, ...]:
     labels = [_text(node)]
     labels += [attributes[key] for key in _NAMING_ATTRIBUTES if attributes.get(key)]
     return tuple(dict.fromkeys(" ".join(label.split()) for label in labels if label.strip()))
 
 
-def _text(node: dict[str, Any]) -> str:
+def _text(node: Node) -> str:
     parts: list[str] = []
     stack = [node]
     while stack and len(parts) < 200:

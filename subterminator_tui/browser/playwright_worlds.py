@@ -5,7 +5,7 @@ waits its settle time (150 ms) for whatever the action started. The guard's read
 a call's target before the call starts nothing, yet paid that wait on every guarded
 call. Playwright keeps the ref of each snapshot's element on the element itself
 (``_ariaRef``), in its utility world: an isolated world that shares the page's DOM
-but none of its scripts. Our own DevTools session (interception.py) evaluates the
+but none of its scripts. Our own DevTools session (devtools_session.py) evaluates the
 guard's fixed function there, on the element that carries the ref: the element
 Playwright's click resolves (a ref is given to one element per world, never reused).
 
@@ -18,39 +18,47 @@ not yet known) answers None, and the caller reads through ``browser_evaluate`` a
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
+from collections.abc import Mapping
 from typing import Any
 
+from cdp_use.cdp.runtime.commands import EvaluateParameters
+from cdp_use.cdp.runtime.events import (
+    ExecutionContextCreatedEvent,
+    ExecutionContextDestroyedEvent,
+    ExecutionContextsClearedEvent,
+)
 from cdp_use.client import CDPClient
+
+from subterminator_tui.browser.devtools_session import DevToolsSession, SessionClient
 
 logger = logging.getLogger(__name__)
 
 #: Playwright names its utility world ``__playwright_utility_world_<page guid>``.
 UTILITY_WORLD_PREFIX = "__playwright_utility_world_"
-#: How long one world may take to answer before the read falls back (a busy page).
-_READ_SECONDS = 1.0
 
 
-class PlaywrightWorlds:
+class PlaywrightWorlds(SessionClient):
     """The utility-world execution contexts of every page and frame target we attach."""
 
-    def __init__(self) -> None:
+    def __init__(self, session: DevToolsSession) -> None:
+        self.session = session
         #: Context ids of Playwright's utility worlds, by session.
         self.contexts: dict[str, set[int]] = {}
+        session.join(self)
 
-    def register(self, client: CDPClient) -> None:
+    def listen(self, cdp: CDPClient) -> None:
         """Follow contexts as they are created and destroyed (handlers only record)."""
-        client.register.Runtime.executionContextCreated(self._created)
-        client.register.Runtime.executionContextDestroyed(self._destroyed)
-        client.register.Runtime.executionContextsCleared(self._cleared)
+        cdp.register.Runtime.executionContextCreated(self._created)
+        cdp.register.Runtime.executionContextDestroyed(self._destroyed)
+        cdp.register.Runtime.executionContextsCleared(self._cleared)
 
-    def forget(self, session: str) -> None:
+    def forget(self, session_id: str) -> None:
         """The target went away."""
-        self.contexts.pop(session, None)
+        self.contexts.pop(session_id, None)
 
-    async def on_element(self, client: CDPClient, ref: str, function: str) -> Any | None:
+    async def on_element(self, ref: str, function: str) -> Any | None:
         """``function(element)``'s value for the element Playwright's snapshot named
         ``ref``; None unless exactly one world holds it (the caller reads another way)."""
         expression = (
@@ -65,42 +73,38 @@ class PlaywrightWorlds:
         found: list[Any] = []
         for session, contexts in list(self.contexts.items()):
             for context in list(contexts):
-                answer = await self._evaluate(client, session, context, expression)
+                answer = await self._evaluate(session, context, expression)
                 if isinstance(answer, dict) and answer.get("found"):
                     found.append(answer.get("value"))
         return found[0] if len(found) == 1 else None
 
-    async def _evaluate(
-        self, client: CDPClient, session: str, context: int, expression: str
-    ) -> Any | None:
-        params = {
+    async def _evaluate(self, session: str, context: int, expression: str) -> Any | None:
+        """The expression's value in one world; None when it threw, or the world went away
+        or hangs (the session's deadline)."""
+        params: EvaluateParameters = {
             "expression": expression,
             "contextId": context,
             "returnByValue": True,
             "awaitPromise": True,
         }
-        try:
-            reply = await _bounded(client.send_raw("Runtime.evaluate", params, session_id=session))
-        except Exception as error:  # the context went away meanwhile, or the page hangs
-            logger.debug("utility world %s in %s did not answer: %s", context, session, error)
+        reply = await self.session.ask(session, lambda send, to: send.Runtime.evaluate(params, to))
+        if reply is None:
             return None
-        if reply.get("exceptionDetails"):
+        # cdp-use types exceptionDetails as always there; the protocol sends it on a throw only.
+        answer: Mapping[str, Any] = reply
+        if answer.get("exceptionDetails"):
             return None
-        return reply.get("result", {}).get("value")
+        return answer.get("result", {}).get("value")
 
-    def _created(self, event: Any, session: str | None) -> None:
+    def _created(self, event: ExecutionContextCreatedEvent, session: str | None) -> None:
         context = event.get("context", {})
         if session and str(context.get("name", "")).startswith(UTILITY_WORLD_PREFIX):
             self.contexts.setdefault(session, set()).add(int(context["id"]))
 
-    def _destroyed(self, event: Any, session: str | None) -> None:
+    def _destroyed(self, event: ExecutionContextDestroyedEvent, session: str | None) -> None:
         if session in self.contexts:
             self.contexts[session].discard(int(event.get("executionContextId", -1)))
 
-    def _cleared(self, _event: Any, session: str | None) -> None:
+    def _cleared(self, _event: ExecutionContextsClearedEvent, session: str | None) -> None:
         if session in self.contexts:
             self.contexts[session].clear()
-
-
-async def _bounded(work: Any) -> Any:
-    return await asyncio.wait_for(work, _READ_SECONDS)

@@ -4,8 +4,8 @@ At a hand-off the person may sign in, or enter a code, in the browser window
 itself (and at an identity provider or in ``serve`` that is the only way). What
 they type there is unknown to the program, so nothing would scrub it when a
 hostile page echoes it back (into its console, its title, a later field, an
-address). This module learns those values through our own DevTools session
-(interception.py attaches it to every page and frame before they run):
+address). This module learns those values as a client of our own DevTools session
+(devtools_session.py), set up in every page and frame before they run:
 
 * a listener runs in an *isolated world* of ours in every frame: it shares the
   DOM with the page but none of its JavaScript, so the page can neither patch
@@ -35,13 +35,22 @@ pictures away), is the caller's decision: the browser layer only reports.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
+
+from cdp_use.cdp.domsnapshot.commands import CaptureSnapshotReturns
+from cdp_use.cdp.domsnapshot.types import LayoutTreeSnapshot, NodeTreeSnapshot
+from cdp_use.cdp.library import CDPLibrary
+from cdp_use.cdp.page.commands import AddScriptToEvaluateOnNewDocumentParameters
+from cdp_use.cdp.runtime.commands import AddBindingParameters, EvaluateReturns
+from cdp_use.cdp.runtime.events import BindingCalledEvent
+from cdp_use.client import CDPClient
+
+from subterminator_tui.browser.devtools_session import DevToolsSession, SessionClient
 
 logger = logging.getLogger(__name__)
 
@@ -104,23 +113,24 @@ def worth_learning(value: str) -> bool:
 SNAPSHOT_STYLES = ["-webkit-text-security"]
 
 
-def typed_fields(snapshot: dict[str, Any]) -> list[TypedValue]:
+def typed_fields(snapshot: CaptureSnapshotReturns) -> list[TypedValue]:
     """The values in the text fields of a ``DOMSnapshot.captureSnapshot`` answer (asked with
     :data:`SNAPSHOT_STYLES`) that differ from the field's preset value."""
-    strings: list[str] = snapshot.get("strings", [])
+    strings = snapshot.get("strings", [])
 
     def text(index: int) -> str:
         return strings[index] if 0 <= index < len(strings) else ""
 
     found: list[TypedValue] = []
     for document in snapshot.get("documents", []):
-        nodes = document.get("nodes", {})
+        nodes = document.get("nodes", NodeTreeSnapshot())
         names = [text(i) for i in nodes.get("nodeName", [])]
         attributes = nodes.get("attributes", [])
-        masked = _masked_nodes(document.get("layout", {}), text)
+        masked = _masked_nodes(document.get("layout"), text)
         presets = _textarea_presets(nodes, names, text)
-        for kind in ("inputValue", "textValue"):
-            rare = nodes.get(kind, {})
+        for rare in (nodes.get("inputValue"), nodes.get("textValue")):
+            if rare is None:
+                continue
             for node, value_index in zip(
                 rare.get("index", []), rare.get("value", []), strict=False
             ):
@@ -146,15 +156,36 @@ def _preset(name: str, attributes: dict[str, str], textarea_text: str) -> str | 
     return None
 
 
-class TypingWatch:
+class TypingWatch(SessionClient):
     """The listener's side of our DevTools session: its script, its reports, the field reads."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, session: DevToolsSession, listener: TypedValueListener | None = None
+    ) -> None:
+        self.session = session
         #: Hears every value typed into a text field of any page or frame.
-        self.listener: TypedValueListener = IgnoreTypedValues()
+        self.listener: TypedValueListener = listener or IgnoreTypedValues()
         self.script = TypedValueScript()
+        session.join(self)
 
-    def on_binding(self, event: Any, _session: str | None) -> None:
+    def report_to(self, listener: TypedValueListener) -> None:
+        """``listener`` hears every value typed from now on (a run's or a session's)."""
+        self.listener = listener
+
+    def listen(self, cdp: CDPClient) -> None:
+        """Our listener's reports, from every frame."""
+        cdp.register.Runtime.bindingCalled(self.on_binding)
+
+    def frame_starting(self, send: CDPLibrary, session_id: str) -> list[Awaitable[object]]:
+        """The binding and the listener, in place before the frame's first document runs."""
+        # (Runtime is enabled for every frame by the session itself: bindings need it.)
+        return [
+            send.Page.enable(session_id=session_id),
+            send.Runtime.addBinding(self.script.binding(), session_id),
+            send.Page.addScriptToEvaluateOnNewDocument(self.script.on_new_document(), session_id),
+        ]
+
+    def on_binding(self, event: BindingCalledEvent, _session: str | None) -> None:
         """A ``Runtime.bindingCalled`` event: our listener's report, passed on."""
         value = self.script.value_of(event)
         try:
@@ -163,50 +194,35 @@ class TypingWatch:
         except Exception:  # never with the error's text: it could carry the value
             logger.error("a typed value could not be passed on (%s)", type(self.listener))
 
-    async def heard(self, client: Any, frames: list[str]) -> None:
-        """Return once every report of ``frames`` so far has reached the listener."""
-        await reports_heard(client, frames)
+    async def heard(self) -> None:
+        """Return once every value the listener reported so far has reached it.
 
-    async def read(self, client: Any, frames: list[str]) -> None:
-        """The values now in the fields of ``frames`` reported, then every report heard."""
-        await read_fields(client, frames, self.listener)
-        await reports_heard(client, frames)
+        A frame's reports come on its session before the answer to a later request on that
+        session: one cheap round trip to each frame is the barrier (a frame closed or busy
+        reports nothing more).
+        """
+        for frame in self.session.frames():
+            await self.session.ask(frame, _round_trip)
 
-
-#: A frame busy navigating or running a script does not answer; it is skipped.
-_FRAME_READ_SECONDS = 1.0
-
-
-async def reports_heard(client: Any, frames: list[str]) -> None:
-    """Return once every report the ``frames`` (DevTools sessions) sent so far has arrived.
-
-    A frame's reports come on its session before the answer to a later request on that
-    session: one cheap round trip to each frame is the barrier.
-    """
-    for session in frames:
-        with contextlib.suppress(Exception):  # closed or busy: it reports nothing more
-            await asyncio.wait_for(
-                client.send_raw("Runtime.evaluate", {"expression": "0"}, session_id=session),
-                _FRAME_READ_SECONDS,
-            )
+    async def read(self) -> None:
+        """The values now in every frame's text fields reported too, then every report heard."""
+        for frame in self.session.frames():
+            snapshot = await self.session.ask(frame, _field_snapshot)
+            if snapshot is None:  # closed or navigating: its fields are gone with it
+                continue
+            for value in typed_fields(snapshot):
+                self.listener.typed(value)
+        await self.heard()
 
 
-async def read_fields(client: Any, frames: list[str], listener: TypedValueListener) -> None:
-    """Tell ``listener`` the values now in the text fields of every frame (typed_fields)."""
-    for session in frames:
-        try:
-            snapshot = await asyncio.wait_for(
-                client.send_raw(
-                    "DOMSnapshot.captureSnapshot",
-                    {"computedStyles": SNAPSHOT_STYLES},
-                    session_id=session,
-                ),
-                _FRAME_READ_SECONDS,
-            )
-        except Exception:  # closed or navigating: its fields are gone with it
-            continue
-        for value in typed_fields(snapshot):
-            listener.typed(value)
+def _round_trip(send: CDPLibrary, frame: str | None) -> Awaitable[EvaluateReturns]:
+    """The cheapest evaluation: its answer comes after every report the frame sent before."""
+    return send.Runtime.evaluate({"expression": "0"}, frame)
+
+
+def _field_snapshot(send: CDPLibrary, frame: str | None) -> Awaitable[CaptureSnapshotReturns]:
+    """The browser's own record of the frame's fields and how each draws its typing."""
+    return send.DOMSnapshot.captureSnapshot({"computedStyles": SNAPSHOT_STYLES}, frame)
 
 
 #: Input types that hold no typed text (checkboxes, buttons, dates, ...).
@@ -231,16 +247,20 @@ _OTHER_INPUT_TYPES = frozenset(
 )
 
 
-def _masked_nodes(layout: dict[str, Any], text: Any) -> set[int]:
+def _masked_nodes(layout: LayoutTreeSnapshot | None, text: Callable[[int], str]) -> set[int]:
     """The nodes whose computed ``-webkit-text-security`` is not ``none``."""
-    masked = set()
+    masked: set[int] = set()
+    if layout is None:
+        return masked
     for node, styles in zip(layout.get("nodeIndex", []), layout.get("styles", []), strict=False):
         if styles and text(styles[0]) not in ("", "none"):
             masked.add(node)
     return masked
 
 
-def _textarea_presets(nodes: dict[str, Any], names: list[str], text: Any) -> dict[int, str]:
+def _textarea_presets(
+    nodes: NodeTreeSnapshot, names: list[str], text: Callable[[int], str]
+) -> dict[int, str]:
     """Each textarea's preset value: the text written inside it in the page."""
     presets: dict[int, str] = {}
     for node, parent in enumerate(nodes.get("parentIndex", [])):
@@ -256,19 +276,15 @@ class TypedValueScript:
         #: A report without it did not come from our listener.
         self.nonce = secrets.token_hex(16)
 
-    def setup(self) -> tuple[tuple[str, dict[str, Any]], ...]:
-        """The calls for one page or frame target, sent before it may run."""
-        # (Runtime is enabled for every frame by the watch itself: bindings need it.)
-        return (
-            ("Page.enable", {}),
-            ("Runtime.addBinding", {"name": BINDING_NAME, "executionContextName": WORLD_NAME}),
-            (
-                "Page.addScriptToEvaluateOnNewDocument",
-                {"source": self.source(), "worldName": WORLD_NAME, "runImmediately": True},
-            ),
-        )
+    def binding(self) -> AddBindingParameters:
+        """The binding the listener reports through, exposed in our world only."""
+        return {"name": BINDING_NAME, "executionContextName": WORLD_NAME}
 
-    def value_of(self, binding_call: dict[str, Any]) -> TypedValue | None:
+    def on_new_document(self) -> AddScriptToEvaluateOnNewDocumentParameters:
+        """The listener, run in our world before any script of every new document."""
+        return {"source": self.source(), "worldName": WORLD_NAME, "runImmediately": True}
+
+    def value_of(self, binding_call: BindingCalledEvent) -> TypedValue | None:
         """The value a ``Runtime.bindingCalled`` event reports, or None when it is not ours."""
         if binding_call.get("name") != BINDING_NAME:
             return None

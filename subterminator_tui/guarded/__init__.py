@@ -11,6 +11,8 @@ cancellation is verified on are written once. Nothing here knows a loop or a ser
 - ``request_evidence`` the request log as evidence of how the service answered a step
 - ``outcome``          a run's outcome judged on evidence and worded honestly
 - ``secrets``          what a person types never leaves the hand-off
+- ``window_typing``    what they type straight into the browser window is scrubbed too
+                       (one class; whose a value is: a policy per front end)
 - ``tabs``             off-domain tabs closed before anyone reads them
 - ``gates``            how the core asks a human: the interfaces each front end implements
 - ``browser``          what a guarded call needs of a browser (a protocol)

@@ -10,7 +10,9 @@ from typing import Any, Protocol
 
 from subterminator_tui.browser.gateway import ActionResult
 from subterminator_tui.browser.inspection import PageFacts
+from subterminator_tui.browser.interception import RequestWatch
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.browser.typed_values import TypingWatch
 
 
 class Browser(Protocol):
@@ -18,6 +20,17 @@ class Browser(Protocol):
 
     #: Seconds spent waiting for the browser's answers so far (the browser's share of a turn).
     mcp_seconds: float
+
+    @property
+    def requests(self) -> RequestWatch | None:
+        """Where the request gate judges every request the browser sends (None: a browser
+        whose requests nobody watches, so what a step sent is unknown, never "nothing")."""
+        ...
+
+    @property
+    def typing(self) -> TypingWatch | None:
+        """What is typed into the browser's pages (None: a browser that does not report it)."""
+        ...
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None) -> ActionResult:
         """Dispatch one tool call; MCPToolError or MCPConnectionError when it fails."""

@@ -4,7 +4,7 @@ The guard predicts a call's effect from the page before the call (and asks
 then, which is what a person wants); a page can still hide a cause behind a
 listener, a label or a timer. The request that carries the effect cannot hide
 what it is, so every request is judged again here, paused in the browser
-(browser/interception.py):
+(browser/interception.py, a client of our DevTools session):
 
 * a top-level navigation outside the service's domains is failed before it is
   sent, on HTTPS as on HTTP;
@@ -26,9 +26,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from subterminator_tui.browser.interception import InterceptedRequest, RequestWatch, Verdict
+from subterminator_tui.browser.interception import InterceptedRequest, Verdict
 from subterminator_tui.browser.page_links import PageLink
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
+from subterminator_tui.guarded.browser import Browser
 from subterminator_tui.guarded.gates import CheckpointRequest, TimedGate
 from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.guarded.outcome import OutcomeJudge
@@ -355,14 +356,8 @@ class RequestGate:
         return f"{parts.scheme}://{parts.netloc}{parts.path or '/'}"
 
 
-def watch_for(browser: object) -> RequestWatch | None:
-    """The browser's request watch, when it has one (a real gateway on a local browser)."""
-    watch = getattr(browser, "requests", None)
-    return watch if isinstance(watch, RequestWatch) else None
-
-
 def gate_for_run(
-    browser: object,
+    browser: Browser,
     guard: Guard,
     log: StepLog,
     human: TimedGate,
@@ -374,7 +369,7 @@ def gate_for_run(
 ) -> RequestGate | None:
     """A run's request gate on ``browser``'s watch, asking ``human`` about held requests;
     the requests it releases are ``judge``'s evidence."""
-    watch = watch_for(browser)
+    watch = browser.requests
     if watch is None:
         return None
 
@@ -400,5 +395,5 @@ def gate_for_run(
         on_release=judge.released if judge is not None else None,
         on_step_answer=judge.step_answered if judge is not None else None,
     )
-    watch.policy = gate
+    watch.judge_with(gate)
     return gate

@@ -15,7 +15,6 @@ What the loop uses (the guarded call itself lives in ``subterminator_tui.guarded
 - ``turns``            the pieces of a turn and of a run's end the loop passes around
 - ``handoff``          sign-ins, verification codes and CAPTCHAs handed to the person
 - ``sign_in_window``   an identity provider reachable only while the person signs in
-- ``window_typing``    what they type straight into the browser window at a hand-off, too
 - ``pause``            a hold a front end puts on a run while it asks whether to stop
 - ``events``           plain event objects the core reports through
 - ``endings``          how a run ended, in words a person reads

@@ -4,7 +4,7 @@ The human either finishes in a headed browser and confirms, or types the
 values at the prompt; the program then types them into the page itself. The
 values are remembered by the run's SecretScrubber so they never travel on;
 so are the values typed straight into the browser window while the question
-is open (window_typing.py), heard before the page after it is read.
+is open (guarded/window_typing.py), heard before the page after it is read.
 
 A sign-in at an identity provider (the service's ``sign_in_domains``) is the
 person's alone: its domains are reachable only while this hand-off is open, its
@@ -23,13 +23,13 @@ from subterminator_tui.guarded.gates import (
     HumanGate,
 )
 from subterminator_tui.guarded.secrets import SecretScrubber
+from subterminator_tui.guarded.window_typing import AtHandOffs, WindowTyping
 from subterminator_tui.orchestrator.sign_in_window import (
     close_sign_in,
     provider_host,
     reload_refused,
     sign_in_pending,
 )
-from subterminator_tui.orchestrator.window_typing import WindowTyping
 from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.rules import ServiceConfig, detect_handoff
 from subterminator_tui.rules.matching import HandoffKind
@@ -65,7 +65,7 @@ async def hand_off(
     hint: str = "",
     reach: Reachability | None = None,
     called_for: tuple[HandoffKind, str] | None = None,
-    window: WindowTyping | None = None,
+    window: WindowTyping[AtHandOffs] | None = None,
 ) -> tuple[NormalizedSnapshot, list[str]]:
     """Resolve every hand-off the page calls for; returns the fresh page and what was done.
 
@@ -105,7 +105,7 @@ async def hand_off(
                 hint=hint,
             )
             if window is not None:
-                window.handoff_asks(kind)
+                window.whose.asks(kind)
             answer = await gate.handoff(request)
             if window is not None:
                 # What they typed in the window is known before the page is read again.

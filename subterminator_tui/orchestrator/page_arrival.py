@@ -5,6 +5,7 @@ from __future__ import annotations
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import MCPToolError
 from subterminator_tui.guarded.tabs import contain_tabs
+from subterminator_tui.guarded.window_typing import at_handoff
 from subterminator_tui.orchestrator.events import Notice, PageSeen
 from subterminator_tui.orchestrator.handoff import HandoffCancelled, describe_handoff, hand_off
 from subterminator_tui.orchestrator.run_context import RunContext
@@ -100,7 +101,7 @@ class PageIntake:
     ) -> NormalizedSnapshot:
         """Every hand-off the page calls for (sign-ins, codes, captchas); the page after them."""
         try:
-            async with self.run.window_typing.at_handoff():
+            async with at_handoff(self.run.window_typing):
                 snapshot, kinds = await hand_off(
                     self.run.service,
                     self.run.browser,

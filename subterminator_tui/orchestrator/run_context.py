@@ -24,15 +24,15 @@ from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.guarded.pipeline import CallPipeline
 from subterminator_tui.guarded.request_evidence import LoggedAnswers
-from subterminator_tui.guarded.request_gate import gate_for_run, watch_for
+from subterminator_tui.guarded.request_gate import gate_for_run
 from subterminator_tui.guarded.secrets import SecretScrubber, kept_screenshot
+from subterminator_tui.guarded.window_typing import AtHandOffs, WindowTyping
 from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Outcome, Reporter
 from subterminator_tui.orchestrator.ledger import RunLedger
 from subterminator_tui.orchestrator.pause import pause_of
 from subterminator_tui.orchestrator.turns import RunOptions, TurnOutcome
-from subterminator_tui.orchestrator.window_typing import WindowTyping
 from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.rules import ServiceConfig
 
@@ -62,11 +62,11 @@ class RunContext:
         self.ledger = RunLedger(service.id, pilot, journal, options.start_url, options.price)
         self.scrubber = SecretScrubber()
         # What the person types in the browser window at a hand-off is scrubbed too.
-        self.window_typing = WindowTyping(self.scrubber, browser)
+        self.window_typing = WindowTyping((self.scrubber,), AtHandOffs(), browser.typing)
         # The backstop: every request the browser sends is judged again where it happens.
         # Requests are logged only where they are watched (a real gateway on a local browser):
         # elsewhere what a step sent is unknown, never "nothing".
-        watch = watch_for(browser)
+        watch = browser.requests
         request_log = RequestLog(journal) if journal is not None and watch is not None else None
         # The service's answers to the approved steps' requests: evidence, or a veto.
         answers = (

@@ -31,6 +31,9 @@ class FakeBrowser:
     sign_ins_kept: int = 0
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     mcp_seconds: float = 0.0
+    #: No request watch and no typing reports: nothing watches a fake browser's requests.
+    requests: None = None
+    typing: None = None
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None) -> ActionResult:
         """Record the call; the page is what ``answer`` says (the same page without one)."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from cdp_use.client import CDPClient
 
-from subterminator_tui.browser.devtools import wait_for_endpoint
+from subterminator_tui.browser.devtools_session import wait_for_endpoint
 
 _ENTER = {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13}
 

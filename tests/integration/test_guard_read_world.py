@@ -83,8 +83,9 @@ async def test_the_facts_are_the_same_as_browser_evaluates(
     refs = [element.ref for element in page.elements if element.ref]
     assert page.ref_of("button", "Keep my plan") in refs
     slow = page_world_reader(shared_gateway)
+    worlds = shared_gateway.process.worlds
     for ref in refs:
-        assert await shared_gateway.requests.on_element(ref, PAGE_FACTS_FUNCTION) is not None, ref
+        assert await worlds.on_element(ref, PAGE_FACTS_FUNCTION) is not None, ref
         assert await shared_gateway.inspect(ref) == await slow.facts(ref), ref
 
 
@@ -94,4 +95,4 @@ async def test_an_unknown_ref_is_left_to_browser_evaluate(
 ) -> None:
     """A ref no element carries: nothing is made up, the caller reads another way."""
     await shared_gateway.call("browser_navigate", {"url": f"{site}/honest"})
-    assert await shared_gateway.requests.on_element("e999", PAGE_FACTS_FUNCTION) is None
+    assert await shared_gateway.process.worlds.on_element("e999", PAGE_FACTS_FUNCTION) is None

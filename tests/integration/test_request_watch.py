@@ -135,7 +135,7 @@ async def test_every_target_is_paused_before_its_first_request(
     """
     policy = FailPosts(frozenset({"shared-worker", "worker", "frame", "service-worker"}))
     async with BrowserGateway(launch_plan) as gateway:
-        gateway.requests.policy = policy
+        gateway.requests.judge_with(policy)
         await gateway.call("browser_navigate", {"url": site.url})
         await asyncio.wait_for(policy.all_seen.wait(), 30)
         assert policy.seen == {
@@ -144,7 +144,7 @@ async def test_every_target_is_paused_before_its_first_request(
             "frame": "iframe",
             "service-worker": "service_worker",
         }
-        assert sorted(gateway.requests.targets.values()) == [
+        assert sorted(gateway.devtools.targets.values()) == [
             "iframe", "page", "service_worker", "service_worker", "shared_worker", "worker"
         ]  # fmt: skip
     assert site.hits == []

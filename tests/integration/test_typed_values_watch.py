@@ -87,14 +87,14 @@ async def test_typed_values_are_learned_whatever_the_page_does(
     """The e-mail (unmasked) and the password (masked) are learned whole; no prefix, no
     short value, nothing the page reported itself."""
     heard = Heard()
-    gateway.requests.typing.listener = heard
+    gateway.typing.report_to(heard)
     page = (await gateway.call("browser_navigate", {"url": site})).snapshot
     assert page.title == "Sign in"
     async with person_at(gateway.plan.profile_dir) as person:
         await person.type_into("/sign-in", "#user", EMAIL, enter=False)
         await person.type_into("/sign-in", "#note", "x", enter=False)
         await person.type_into("/sign-in", "#pw", PASSWORD, enter=True)
-    await gateway.requests.typed_values_heard()
+    await gateway.typing.heard()
     learned = {(value.value, value.masked) for value in heard.values}
     assert learned == {(EMAIL, False), (PASSWORD, True)}, learned
     assert all(INJECTED not in value.value for value in heard.values)
@@ -106,18 +106,16 @@ async def test_in_the_pages_own_world_the_page_hides_and_injects(
     """The twin: the same listener and binding in the page's own world. The page's fake
     getter hides the password, and the nonce it stole lets it inject a value of its own."""
     heard = Heard()
-    gateway.requests.typing.listener = heard
-    script = gateway.requests.typing.script
-    ours = ("worldName", "executionContextName")
-    in_the_pages_world = tuple(
-        (method, {key: value for key, value in params.items() if key not in ours})
-        for method, params in script.setup()
-    )
-    script.setup = lambda: in_the_pages_world  # type: ignore[method-assign]
+    gateway.typing.report_to(heard)
+    script = gateway.typing.script
+    binding = {"name": script.binding()["name"]}
+    listener = {"source": script.on_new_document()["source"], "runImmediately": True}
+    script.binding = lambda: binding  # type: ignore[method-assign,assignment,return-value]
+    script.on_new_document = lambda: listener  # type: ignore[method-assign,assignment,return-value]
     await gateway.call("browser_navigate", {"url": site})
     async with person_at(gateway.plan.profile_dir) as person:
         await person.type_into("/sign-in", "#pw", PASSWORD, enter=True)
-    await gateway.requests.typed_values_heard()
+    await gateway.typing.heard()
     learned = {value.value for value in heard.values}
     assert PASSWORD not in learned and INJECTED in learned, learned
 
@@ -142,15 +140,15 @@ async def test_a_page_that_erases_the_listener_cannot_hide_the_fields(
     """``document.open()`` erases our listener (it then hears nothing: the attack works),
     but reading the fields when the person is done still finds the password."""
     heard = Heard()
-    gateway.requests.typing.listener = heard
+    gateway.typing.report_to(heard)
     with serving_pages(lambda _path: ERASING_PAGE) as url:
         await gateway.call("browser_navigate", {"url": f"{url}/sign-in"})
         assert (await gateway.snapshot()).title == "Sign in again"
         async with person_at(gateway.plan.profile_dir) as person:
             await person.type_into("/sign-in", "#pw", PASSWORD, enter=True)
-        await gateway.requests.typed_values_heard()
+        await gateway.typing.heard()
         assert heard.values == []
-        await gateway.requests.typed_fields_read()
+        await gateway.typing.read()
     assert heard.values == [TypedValue(PASSWORD, True)]
 
 
@@ -159,7 +157,7 @@ async def test_a_new_tab_is_heard_too(gateway: BrowserGateway) -> None:
     listener as it starts (its setup is sent with its run signal, not awaited before it:
     a new tab answers only once it runs), so the password typed there is heard."""
     heard = Heard()
-    gateway.requests.typing.listener = heard
+    gateway.typing.report_to(heard)
     opener = "<title>Opener</title><a href='/sign-in' target='_blank'>Open sign-in</a>"
     with serving_pages(lambda path: opener if path == "/opener" else PAGE) as url:
         page = (await gateway.call("browser_navigate", {"url": f"{url}/opener"})).snapshot
@@ -168,5 +166,5 @@ async def test_a_new_tab_is_heard_too(gateway: BrowserGateway) -> None:
         await gateway.call("browser_wait_for", {"text": "Sign in"})
         async with person_at(gateway.plan.profile_dir) as person:
             await person.type_into("/sign-in", "#pw", PASSWORD, enter=True)
-        await gateway.requests.typed_values_heard()
+        await gateway.typing.heard()
     assert {value.value for value in heard.values} == {PASSWORD}

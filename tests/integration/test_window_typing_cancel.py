@@ -29,7 +29,7 @@ from subterminator_tui.guarded.gates import (
     HandoffRequest,
 )
 from subterminator_tui.guarded.secrets import REDACTED
-from subterminator_tui.orchestrator.window_typing import WindowTyping
+from subterminator_tui.guarded.window_typing import AtHandOffs, WindowTyping
 from subterminator_tui.session import RunRequest
 from subterminator_tui.settings import load_settings
 from tests.fakes.fake_model import FakeModelServer, FakeRequest, FakeTurn
@@ -117,7 +117,7 @@ async def run_with_person(
     learned: list[int] = []
     original = WindowTyping.typed
 
-    def counted(self: WindowTyping, value: object) -> None:
+    def counted(self: WindowTyping[AtHandOffs], value: object) -> None:
         original(self, value)  # type: ignore[arg-type]
         learned.append(self.learned)
 

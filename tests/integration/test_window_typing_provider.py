@@ -15,7 +15,7 @@ import pytest
 
 from subterminator_tui.browser.typed_values import TypedValue
 from subterminator_tui.guarded.secrets import REDACTED
-from subterminator_tui.orchestrator.window_typing import WindowTyping
+from subterminator_tui.guarded.window_typing import AtHandOffs, WindowTyping
 from subterminator_tui.practice.portal.state import PROVIDER_EMAIL, PROVIDER_PASSWORD
 from tests.support.sign_in_portals import run_portal
 
@@ -30,9 +30,9 @@ async def test_what_is_typed_at_the_provider_is_learned_and_scrubbed(
     kept: dict[str, tuple[bool, str]] = {}
     original = WindowTyping.typed
 
-    def noted(self: WindowTyping, value: TypedValue) -> None:
+    def noted(self: WindowTyping[AtHandOffs], value: TypedValue) -> None:
         original(self, value)
-        kept[value.value] = (value.masked, self.scrubber.text(value.value))
+        kept[value.value] = (value.masked, self.scrubbers[0].text(value.value))
 
     monkeypatch.setattr(WindowTyping, "typed", noted)
     run = await run_portal("portal", tmp_path, popup=popup)

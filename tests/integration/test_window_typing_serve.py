@@ -24,11 +24,11 @@ import pytest
 from mcp import Client
 
 from subterminator_tui.guarded.secrets import REDACTED, kept_screenshot
+from subterminator_tui.guarded.window_typing import WindowTyping
 from subterminator_tui.journal.call_log import CallLogStore
 from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 from subterminator_tui.serve.oversight.call_log_reader import CallLogReader
 from subterminator_tui.serve.server.live_view import shows_what_the_person_typed
-from subterminator_tui.serve.sessions.window_typing import SessionWindowTyping
 from subterminator_tui.serve.tools.mcp_server import build_server
 from tests.conftest import browser_parts_missing
 from tests.integration.echoing_sign_in import (
@@ -147,7 +147,7 @@ async def test_unprotected_the_persons_values_reach_the_agent(
 ) -> None:
     """The twin: without the feed, the agent reads the password and the grouped PIN, gets a
     picture of the page, and the journal keeps them."""
-    monkeypatch.setattr(SessionWindowTyping, "typed", lambda self, value: None)
+    monkeypatch.setattr(WindowTyping, "typed", lambda self, value: None)
     saw = await agent_waits_while_the_person_signs_in(services, tmp_path)
     assert PASSWORD in saw.answers and "735 194" in saw.answers
     assert saw.pictures == 1

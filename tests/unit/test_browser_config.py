@@ -1,11 +1,11 @@
-"""The switches and files a run's browser is launched with (``browser/devtools.py``)."""
+"""The switches and files a run's browser is launched with (``browser/hardening.py``)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from subterminator_tui.browser.devtools import SOCKET_REFUSAL_DIR, write_browser_config
+from subterminator_tui.browser.hardening import SOCKET_REFUSAL_DIR, write_browser_config
 
 
 def launch_args(config: Path) -> list[str]:

@@ -16,10 +16,14 @@ from subterminator_tui.browser.typed_values import (
     typed_fields,
 )
 from subterminator_tui.guarded.secrets import REDACTED, SecretScrubber
-from subterminator_tui.orchestrator.window_typing import WindowTyping
+from subterminator_tui.guarded.window_typing import (
+    AtHandOffs,
+    UnlessTheAgentTyped,
+    WindowTyping,
+    at_handoff,
+)
 from subterminator_tui.rules import ServiceConfig, load_services
 from subterminator_tui.rules.service_urls import pinned_to_site
-from subterminator_tui.serve.sessions.window_typing import SessionWindowTyping
 from tests.fixtures.pages import page
 
 NONCE = "n" * 32
@@ -138,10 +142,10 @@ def test_the_fields_read_report_only_values_that_changed() -> None:
 async def test_cancel_learns_only_while_a_hand_off_is_open() -> None:
     """Before and after the hand-off the pilot drives: nothing it types is learned."""
     scrubber = SecretScrubber()
-    window = WindowTyping(scrubber, object())
+    window = WindowTyping((scrubber,), AtHandOffs())
     window.typed(TypedValue("typed-by-the-pilot", False))
-    async with window.at_handoff():
-        window.handoff_asks("login")
+    async with at_handoff(window):
+        window.whose.asks("login")
         window.typed(TypedValue("pat@example.com", False))
         window.typed(TypedValue("hunter2-password", True))
     window.typed(TypedValue("after-the-hand-off", True))
@@ -153,8 +157,8 @@ async def test_cancel_learns_only_while_a_hand_off_is_open() -> None:
 def test_at_a_sign_in_only_a_masked_field_withholds_pictures() -> None:
     """The user name is scrubbed but costs no picture; the password does."""
     scrubber = SecretScrubber()
-    window = WindowTyping(scrubber, object())
-    window.handoff_asks("login")
+    window = WindowTyping((scrubber,), AtHandOffs())
+    window.whose.asks("login")
     window.typed(TypedValue("pat@example.com", False))
     assert not scrubber.withholds_pictures
     window.typed(TypedValue("hunter2-password", True))
@@ -164,8 +168,8 @@ def test_at_a_sign_in_only_a_masked_field_withholds_pictures() -> None:
 def test_at_a_code_every_field_withholds_pictures() -> None:
     """A code typed into a plain field still keeps pictures away."""
     scrubber = SecretScrubber()
-    window = WindowTyping(scrubber, object())
-    window.handoff_asks("two_factor")
+    window = WindowTyping((scrubber,), AtHandOffs())
+    window.whose.asks("two_factor")
     window.typed(TypedValue("735194", False))
     assert scrubber.withholds_pictures
 
@@ -181,17 +185,17 @@ def demoflix() -> ServiceConfig:
 
 def served(
     service: ServiceConfig, shown: NormalizedSnapshot
-) -> tuple[SessionWindowTyping, SecretScrubber]:
+) -> tuple[WindowTyping[UnlessTheAgentTyped], SecretScrubber]:
     """A serve listener on a session showing ``shown``, and the scrubber it feeds."""
     scrubber = SecretScrubber()
-    return SessionWindowTyping(service, (scrubber,), lambda: shown), scrubber
+    return WindowTyping((scrubber,), UnlessTheAgentTyped(service, lambda: shown)), scrubber
 
 
 def test_serve_learns_what_the_agent_did_not_type(demoflix: ServiceConfig) -> None:
     """On an ordinary page, whatever the agent is doing, a value it did not type is the
     person's (the agent's typing moving the focus fires the change of the person's field)."""
     listener, scrubber = served(demoflix, page("account"))
-    listener.agent_typed("too expensive")
+    listener.whose.agent_typed("too expensive")
     listener.typed(TypedValue("pat@example.com", False))
     assert scrubber.text("pat@example.com") == REDACTED
     assert scrubber.withholds_pictures, "not known as a sign-in: a picture could show it"
@@ -200,7 +204,7 @@ def test_serve_learns_what_the_agent_did_not_type(demoflix: ServiceConfig) -> No
 def test_serve_leaves_the_agents_own_typing_alone(demoflix: ServiceConfig) -> None:
     """The agent's own text, and the start of it a ``maxlength`` field kept, are its own."""
     listener, scrubber = served(demoflix, page("account"))
-    listener.agent_typed("too expensive")
+    listener.whose.agent_typed("too expensive")
     listener.typed(TypedValue("too expensive", False))
     listener.typed(TypedValue("too exp", False))
     assert scrubber.text("too expensive") == "too expensive"

@@ -7,7 +7,6 @@
 - ``lazy_browser``    the browser started on demand, its profile and last page kept
 - ``sign_ins``        the operator's save and load of a session's sign-in
 - ``hand_offs``       sign-in, code and CAPTCHA pages: an agent may only look
-- ``window_typing``   what the person types in the browser window: scrubbed from the agent
 - ``page_changes``    a change counter the live view awaits
 - ``verification``    the ``verified`` flag, on the same evidence as a run's success
 - ``held_requests``   the session's request gate: requests the page sends unasked

@@ -45,6 +45,7 @@ from subterminator_tui.guarded.secrets import (
     without_revealing_picture,
 )
 from subterminator_tui.guarded.tabs import contain_tabs
+from subterminator_tui.guarded.window_typing import UnlessTheAgentTyped, WindowTyping
 from subterminator_tui.journal.call_log import CallLogStore
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.rules import ServiceConfig
@@ -62,7 +63,6 @@ from subterminator_tui.serve.sessions.held_requests import session_request_gate
 from subterminator_tui.serve.sessions.lazy_browser import LazyBrowser
 from subterminator_tui.serve.sessions.page_changes import PageChanges
 from subterminator_tui.serve.sessions.verification import SessionVerification
-from subterminator_tui.serve.sessions.window_typing import SessionWindowTyping
 from subterminator_tui.session.browser import ServiceBrowser
 
 #: The Playwright tools the server's own tools map onto; nothing else is ever sent.
@@ -131,7 +131,12 @@ class BrowserSession:
             self.guard, self.call_log, self.scrubber.snapshot, self.evidence.judge, self.requests
         )
         #: What the person types in the browser window: scrubbed like the agent never saw it.
-        self.window_typing = SessionWindowTyping.installed_in(self)
+        self.window_typing = WindowTyping(
+            (self.scrubber, self.call_log.typed),
+            UnlessTheAgentTyped(service, lambda: self.page),
+        )
+        # Installed on every browser the session starts.
+        self.lazy.typed_values = self.window_typing
         #: The call being answered, Playwright's text for it and the page's console listing.
         self._call: tuple[str, dict[str, Any]] = ("", {})
         self._result_text: str | None = None
@@ -253,7 +258,7 @@ class BrowserSession:
         self._call, self._result_text, self._console_text = (tool, arguments), None, ""
         # Typed text never reaches the journal (oversight/call_log.py); its length does.
         self.call_log.remember_typed(tool, arguments)
-        self.window_typing.agent_typed(arguments.get("text"))
+        self.window_typing.whose.agent_typed(arguments.get("text"))
         seen = self._seen
         if seen is None:
             seen = await self._settle(await gateway.snapshot())
@@ -378,7 +383,7 @@ class BrowserSession:
     async def _settle(self, raw: NormalizedSnapshot) -> NormalizedSnapshot:
         """Scrub the page, close tabs that left the domains, remember it as the agent's page."""
         # What the person typed in the window so far is known before the page is scrubbed.
-        await self.running_gateway().requests.typed_values_heard()
+        await self.running_gateway().typing.heard()
         page = self.scrubber.snapshot(without_revealing_picture(raw, self.scrubber))
         contained, _removed = await contain_tabs(
             self.running_gateway(), page, self.guard.url_allowed

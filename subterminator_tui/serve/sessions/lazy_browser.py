@@ -81,9 +81,9 @@ class LazyBrowser:
             # A crash a call finds restarts under the session's policy, as the watch's do.
             self.running.gateway.restart_gate = self.restart_gate
             if self.request_policy is not None:
-                self.running.gateway.requests.policy = self.request_policy
+                self.running.gateway.requests.judge_with(self.request_policy)
             if self.typed_values is not None:
-                self.running.gateway.requests.typing.listener = self.typed_values
+                self.running.gateway.typing.report_to(self.typed_values)
             if self.sign_in is not None:
                 # In the browser now; kept beside the profile for later starts.
                 await self.running.gateway.keep_sign_in()

@@ -1,32 +1,21 @@
-"""Our own DevTools endpoint on the run's Chromium, beside Playwright MCP's pipe.
+"""What a run's browser is launched with: the non-HTTP ways out closed before any page loads.
 
-Playwright MCP still starts the browser (the persistent profile, the egress
-proxy, one browser per run) and drives it over its pipe; the browser is also
-given a DevTools port on loopback, chosen by Chromium (port 0) and written to
-``DevToolsActivePort`` in the profile, so only a process that can read the
-person's profile finds it. The egress filter refuses that port to every page
-(``EgressPolicy.refused_ports``), and Chromium refuses a DevTools WebSocket
-from any web origin anyway. The same launch closes the non-HTTP ways out:
-WebRTC may use UDP only through the proxy (which allows none), QUIC is off,
-speculative loading (prefetch and prerender, which load pages the model
-never opened) is off, and WebSockets and WebTransport are refused by a
-declarative network rule (``socket_refusal``): a frame on a socket cannot be
-paused the way a request is, so no socket opens at all.
+Playwright MCP starts the browser (the persistent profile, the egress proxy, one
+browser per run); this module writes its extra switches into Playwright MCP's config
+file. WebRTC may use UDP only through the proxy (which allows none), QUIC is off,
+speculative loading (prefetch and prerender, which load pages the model never
+opened) is off, and WebSockets and WebTransport are refused by a declarative
+network rule (``socket_refusal``): a frame on a socket cannot be paused the way a
+request is (devtools_session.py), so no socket opens at all. The profile's
+preferences close what no switch reaches.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from pathlib import Path
 
-#: Chromium writes its chosen DevTools port and path here, in the profile directory.
-ACTIVE_PORT_FILE = "DevToolsActivePort"
-
-#: Our own DevTools endpoint. Port 0: Chromium picks a free port on 127.0.0.1 and writes
-#: it to DevToolsActivePort.
-DEVTOOLS_ARGS = ("--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1")
+from subterminator_tui.browser.devtools_session import DEVTOOLS_ARGS
 
 #: The non-HTTP ways out closed, for a run's browser (a proof that an attack works with
 #: no protection turns them off: ``LaunchPlan.hardened``).
@@ -127,38 +116,3 @@ def keep_preferences(profile_dir: Path) -> None:
         current[section] = {**(merged if isinstance(merged, dict) else {}), **values}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(current), encoding="utf-8")
-
-
-def forget_endpoint(profile_dir: Path) -> None:
-    """Remove a previous browser's DevToolsActivePort, so a stale port is never read."""
-    (profile_dir / ACTIVE_PORT_FILE).unlink(missing_ok=True)
-
-
-def read_endpoint(profile_dir: Path) -> str | None:
-    """The browser's DevTools WebSocket URL from its profile, or None while it has none."""
-    try:
-        lines = (profile_dir / ACTIVE_PORT_FILE).read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return None
-    if len(lines) < 2 or not lines[0].strip().isdigit():
-        return None
-    return f"ws://127.0.0.1:{int(lines[0])}{lines[1].strip()}"
-
-
-def endpoint_port(endpoint: str) -> int:
-    """The port of a ``ws://127.0.0.1:PORT/...`` endpoint."""
-    return int(endpoint.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
-
-
-async def wait_for_endpoint(profile_dir: Path, within: float = 10.0) -> str | None:
-    """The DevTools endpoint once Chromium has written it; None after ``within`` seconds.
-
-    Chromium writes the file once, right after it starts; polling a file is the only
-    way to learn of a process we did not spawn (Playwright's child).
-    """
-    deadline = time.monotonic() + within
-    while True:
-        endpoint = read_endpoint(profile_dir)
-        if endpoint is not None or time.monotonic() >= deadline:
-            return endpoint
-        await asyncio.sleep(0.02)
