@@ -7,7 +7,8 @@ is cut at . ! ? 。 ؟ । or a line break (each element of a page is its own li
 - a question ("Do you want your subscription cancelled?"), with a question mark or a
   question phrase, states nothing;
 - a negation before the cue turns it around ("has not been cancelled");
-- a stop "until" something ("You will not be charged again until 3 May") is a pause.
+- a stop "until" something ("You will not be charged again until 3 May") is a pause;
+- a sentence that tells of a pause or a hold ("paused until 3 May") states no end.
 
 Dates are any date the language writes: day, month and year in figures, or with the
 month's name as CLDR (Babel's data) spells it in that language, in every width. The
@@ -28,7 +29,9 @@ from subterminator_tui.rules.language_words import (
     SENTENCE_ENDS,
     LanguageWords,
     all_language_words,
+    in_sentence,
     phrase_regex,
+    sentence_start,
 )
 from subterminator_tui.rules.text import normalise_text
 
@@ -40,7 +43,7 @@ def sentence_ends(words: LanguageWords) -> str:
 
 
 def _within(words: LanguageWords) -> str:
-    return f"[^{re.escape(sentence_ends(words))}]"
+    return in_sentence(sentence_ends(words))
 
 
 @functools.cache
@@ -158,10 +161,10 @@ def _words_before(words: LanguageWords, skip: str = "") -> str:
     fewer tries than a character at a time, on a page of many sentences.
     """
     guard = f"(?!{skip})" if skip else ""
-    ends = re.escape(sentence_ends(words))
     if words.spaced:
-        return rf"[^\w{ends}]*(?:{guard}\w+[^\w{ends}]+)*?"
-    return f"(?:{guard}[^{ends}])*?"
+        other = in_sentence(sentence_ends(words), also=r"\w")
+        return rf"{other}*(?:{guard}\w+{other}+)*?"
+    return f"(?:{guard}{_within(words)})*?"
 
 
 @functools.cache
@@ -182,8 +185,7 @@ def script_gate(words: LanguageWords) -> str:
     foreign = {char for char in letters if not unicodedata.name(char, "").startswith("LATIN")}
     if not foreign or len(foreign) < len(letters) // 2:
         return ""
-    ends = re.escape(sentence_ends(words))
-    return f"(?=[^{ends}]*?[{re.escape(''.join(sorted(foreign)))}])"
+    return f"(?={_within(words)}*?[{re.escape(''.join(sorted(foreign)))}])"
 
 
 def _not_a_question(words: LanguageWords) -> str:
@@ -196,7 +198,7 @@ def statement_regex(words: LanguageWords, phrases: Iterable[str], *, negatable: 
 
     ``negatable``: a negation anywhere before the end of the phrase turns it around.
     """
-    return f"(?m)(?:^|[{re.escape(sentence_ends(words))}]){_statement(words, phrases, negatable)}"
+    return f"(?m){sentence_start(sentence_ends(words))}{_statement(words, phrases, negatable)}"
 
 
 def _statement(
@@ -221,7 +223,9 @@ def _statement(
     else:
         body = f"{_words_before(words)}{alternation(words, phrases, biller=biller)}"
     body += after
-    markers = alternation(words, (*words.sentence.condition, *words.sentence.question))
+    markers = alternation(
+        words, (*words.sentence.condition, *words.sentence.question, *words.sentence.pause)
+    )
     return (
         f"{script_gate(words)}(?={body})(?!{_words_before(words)}{markers})"
         f"{body}{_not_a_question(words)}"
@@ -235,12 +239,12 @@ def naming_statement_regex(tables: Iterable[LanguageWords], names: str) -> str:
     The name is looked for once per sentence, before any language's words.
     """
     tables = tuple(tables)
-    ends = re.escape("".join(sorted({char for t in tables for char in sentence_ends(t)})))
-    named = rf"(?=[^{ends}]*?(?:{both_cases(names)}))"
+    every_end = "".join(sorted({char for t in tables for char in sentence_ends(t)}))
+    named = rf"(?={in_sentence(every_end)}*?(?:{both_cases(names)}))"
     bodies = "|".join(
         f"(?:{_statement(words, words.endings.billed_elsewhere, False, names)})" for words in tables
     )
-    return f"(?m)(?:^|[{ends}]){named}(?:{bodies})"
+    return f"(?m){sentence_start(every_end)}{named}(?:{bodies})"
 
 
 def line_regex(words: LanguageWords, phrases: Iterable[str]) -> str:
@@ -249,10 +253,19 @@ def line_regex(words: LanguageWords, phrases: Iterable[str]) -> str:
 
 
 def status_regex(words: LanguageWords) -> str:
-    """A status label beside a cancelled value: "Status: Cancelled", "Abo: gekündigt"."""
+    """A status label beside a cancelled value: "Status: Cancelled", "Abo: gekündigt".
+
+    The line may follow another sentence ("No active subscriptions. Status: Canceled")
+    and the label may carry a word or two before it ("Premium membership: cancelled").
+    """
+    ends = re.escape(sentence_ends(words))
     label = alternation(words, (*words.success.status_label, *words.success.subject))
     value = alternation(words, words.success.cancelled)
-    return rf"(?m)^\s*{label}\s*(?:[:：]\s*|\n\s*){value}\s*(?:[.!。]|$|\s)"
+    named = r"(?:[^\W\d]+[^\S\n]+){0,2}" if words.spaced else rf"[^{ends}:：\s]{{0,6}}"
+    return (
+        rf"(?m){sentence_start(sentence_ends(words))}\s*{named}{label}\s*(?:[:：]\s*|\n\s*){value}"
+        rf"\s*(?:[.!。]|$|\s)"
+    )
 
 
 #: What each success pattern states, for the rule that reads it.
@@ -272,12 +285,12 @@ def success_patterns(words: LanguageWords) -> dict[str, str]:
     "your access continues until May 3" or "after that you will not be charged", and the
     page after it is evidence only through a rule that did not hold before.
     """
-    clause = f"[^{re.escape(sentence_ends(words))},;、，]"
+    clause = in_sentence(sentence_ends(words), also=",;、，")
     future = alternation(words, words.sentence.future)
     return {
         "stated": statement_regex(words, words.success.stated, negatable=True),
         "stopped": (
-            f"(?m)(?:^|[{re.escape(sentence_ends(words))}])"
+            f"(?m){sentence_start(sentence_ends(words))}"
             f"{_statement(words, words.success.stopped, False, after=f'(?!{clause}*?{future})')}"
         ),
         "continues": statement_regex(words, words.success.continues, negatable=True),
