@@ -49,8 +49,9 @@ def _within(words: LanguageWords) -> str:
 @functools.cache
 def date_regex(tag: str) -> str:
     """Any date in ``tag``'s language: figures, or a CLDR month name beside a day or year."""
+    # Czech and Slovak write "30. 6. 2027", with a space after each full stop.
     numeric = (
-        r"\d{1,4}[./-]\d{1,2}[./-]\d{2,4}"
+        r"\d{1,4}(?:[/-]|\.\s?)\d{1,2}(?:[/-]|\.\s?)\d{2,4}"
         r"|\d{2,4}\s*[年년]\s*\d{1,2}\s*[月월](?:\s*\d{1,2}\s*[日일号號])?"
         r"|\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일号號]"
     )
@@ -84,8 +85,10 @@ def month_names(tag: str) -> frozenset[str]:
             for name in locale.months[context][width].values():
                 raw = str(name).rstrip(".").strip()
                 # Figures ("1月") are read by the numeric forms; a one-letter name is noise.
-                # (Judged before normalising: Cyrillic "б" reads as the figure "6".)
-                if len(raw) > 2 and not any(char.isdigit() for char in raw):
+                # (Judged before normalising: Cyrillic "б" reads as the figure "6".) A
+                # word and a figure ("tháng 6") is a name.
+                worded = " " in raw and any(char.isalpha() for char in raw)
+                if len(raw) > 2 and (worded or not any(char.isdigit() for char in raw)):
                     names.add(normalise_text(raw))
     return frozenset(names)
 
