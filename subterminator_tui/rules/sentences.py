@@ -8,7 +8,8 @@ is cut at . ! ? 。 ؟ । or a line break (each element of a page is its own li
   question phrase, states nothing;
 - a negation before the cue turns it around ("has not been cancelled");
 - a stop "until" something ("You will not be charged again until 3 May") is a pause;
-- a sentence that tells of a pause or a hold ("paused until 3 May") states no end.
+- a sentence that tells of a pause or a hold ("paused until 3 May"), or that the plan
+  goes on after its date ("the trial ends on 3 May and then renews"), states no end.
 
 Dates are any date the language writes: day, month and year in figures, or with the
 month's name as CLDR (Babel's data) spells it in that language, in every width. The
@@ -227,7 +228,13 @@ def _statement(
         body = f"{_words_before(words)}{alternation(words, phrases, biller=biller)}"
     body += after
     markers = alternation(
-        words, (*words.sentence.condition, *words.sentence.question, *words.sentence.pause)
+        words,
+        (
+            *words.sentence.condition,
+            *words.sentence.question,
+            *words.sentence.pause,
+            *words.sentence.goes_on,
+        ),
     )
     return (
         f"{script_gate(words)}(?={body})(?!{_words_before(words)}{markers})"
