@@ -189,9 +189,10 @@ class SentenceWords(BaseModel):
     """A sentence with one of these tells of a pause or a hold ("paused", "pausiert",
     "一時停止"): what it says stops comes back, so it states no end."""
     goes_on: Phrases
-    """A sentence with one of these says the plan goes on after the date it names
-    ("then renews", "verlängert sich", "then charged"): a trial that ends on a date and
-    renews states no end. Written so the negated form ("will not renew") does not hold."""
+    """A sentence with one of these says the plan goes on: it renews after the date it
+    names ("then renews", "verlängert sich", "then charged"), only its trial ends ("trial
+    ends on"), or a change to it is what was cancelled ("plan change"). It states no end.
+    Written so the negated form ("will not renew") does not hold."""
 
 
 class SuccessWords(BaseModel):
