@@ -25,6 +25,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from babel import Locale, UnknownLocaleError
+from babel.units import format_unit
 
 from subterminator_tui.rules.language_words import (
     SENTENCE_ENDS,
@@ -92,6 +93,54 @@ def month_names(tag: str) -> frozenset[str]:
                 if len(raw) > 2 and (worded or not any(char.isdigit() for char in raw)):
                     names.add(normalise_text(raw))
     return frozenset(names)
+
+
+#: The stretches of time an offer counts in ("3 months free", "no charge for 2 weeks").
+_OFFER_UNITS = ("duration-day", "duration-week", "duration-month")
+#: Unit words that are also the parts of a written date.
+_DATE_MARKS = frozenset("年년月월日일号號")
+
+
+@functools.cache
+def duration_regex(tag: str, spaced: bool) -> str:
+    """A counted stretch of days, weeks or months in ``tag``'s language ("3 months",
+    "3 Monate", "3 miesiące", "3개월"), from CLDR's unit patterns (Babel's data).
+
+    A spaced language's unit word is read from its first letters on, so that every case
+    ending counts ("3 kuukautta", "3 kuukauteen").
+    """
+    try:
+        locale = Locale.parse(tag.replace("-", "_"))
+    except (ValueError, UnknownLocaleError):
+        return r"(?!x)x"
+    units: set[str] = set()
+    # Vietnamese dates say "30 tháng 6": a unit word that starts a month's name is not one.
+    month_words = {word.casefold() for name in month_names(tag) for word in name.split()}
+    for unit in _OFFER_UNITS:
+        for length in ("long", "short"):
+            for count in (1, 2, 3, 5, 11, 21):
+                text = format_unit(count, unit, length=length, locale=locale)
+                if not re.search(r"\d", text):
+                    continue
+                word = normalise_text(re.sub(r"\d+", "", text).strip(" .\u00a0\u202f"))
+                if not word:
+                    continue
+                if spaced:
+                    # A short abbreviation ("m." for mois) is read whole, or not at all
+                    # when a month's name could start with it ("14 mars").
+                    stem = word.split()[0].rstrip(".")
+                    if any(month.startswith(stem[:4].casefold()) for month in month_words):
+                        continue
+                    if len(stem) > 2:
+                        units.add(both_cases(re.escape(stem[:4])) + r"\w*")
+                    elif len(stem) == 2:
+                        units.add(both_cases(re.escape(stem)))
+                elif word not in _DATE_MARKS:
+                    # "30일", "30日" end a date as often as they count days.
+                    units.add(both_cases(re.escape(word)))
+    if not units:
+        return r"(?!x)x"
+    return rf"\d+\s*(?:{'|'.join(sorted(units, key=len, reverse=True))})"
 
 
 def alternation(
@@ -211,9 +260,11 @@ def _statement(
     negatable: bool,
     biller: str = "",
     after: str = "",
+    also_not: str = "",
 ) -> str:
     """What follows a sentence's start in :func:`statement_regex` (``after``: a check
-    right after the phrase, such as no "until" in the same clause).
+    right after the phrase, such as no "until" in the same clause; ``also_not``: what
+    else makes the sentence state nothing, besides the language's markers).
 
     The phrase is looked for first (most sentences hold none), and only then whether the
     sentence is a condition or a question.
@@ -236,6 +287,8 @@ def _statement(
             *words.sentence.goes_on,
         ),
     )
+    if also_not:
+        markers = f"(?:{markers}|{also_not})"
     return (
         f"{script_gate(words)}(?={body})(?!{_words_before(words)}{markers})"
         f"{body}{_not_a_question(words)}"
@@ -301,7 +354,14 @@ def success_patterns(words: LanguageWords) -> dict[str, str]:
         "stated": statement_regex(words, words.success.stated, negatable=True),
         "stopped": (
             f"(?m){sentence_start(sentence_ends(words))}"
-            f"{_statement(words, words.success.stopped, False, after=f'(?!{clause}*?{future})')}"
+            + _statement(
+                words,
+                words.success.stopped,
+                False,
+                after=f"(?!{clause}*?{future})",
+                # "No charge for 3 months" is an offer to stay, not a stop.
+                also_not=duration_regex(words.language, words.spaced),
+            )
         ),
         "continues": statement_regex(words, words.success.continues, negatable=True),
         "status": status_regex(words),
