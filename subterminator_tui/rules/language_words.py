@@ -188,6 +188,9 @@ class SentenceWords(BaseModel):
     pause: Phrases
     """A sentence with one of these tells of a pause or a hold ("paused", "pausiert",
     "一時停止"): what it says stops comes back, so it states no end."""
+    not_yet: Phrases
+    """A line with one of these is before the end or after a renewal ("you're about to
+    cancel", "payment received"): no sentence on that line states a cancellation."""
     goes_on: Phrases
     """A sentence with one of these says the plan goes on: it renews after the date it
     names ("then renews", "verlängert sich", "then charged"), only its trial ends ("trial

@@ -350,7 +350,7 @@ def success_patterns(words: LanguageWords) -> dict[str, str]:
     """
     clause = in_sentence(sentence_ends(words), also=",;、，")
     future = alternation(words, words.sentence.future)
-    return {
+    patterns = {
         "stated": statement_regex(words, words.success.stated, negatable=True),
         "stopped": (
             f"(?m){sentence_start(sentence_ends(words))}"
@@ -367,6 +367,12 @@ def success_patterns(words: LanguageWords) -> dict[str, str]:
         "status": status_regex(words),
         "heading": line_regex(words, words.success.heading),
     }
+    # A line that is still before the end ("You're about to cancel. Your plan ends on
+    # 3 May.") or that tells of a payment ("Payment received. Active until 3 May 2028.")
+    # confirms nothing: each pattern is read from the start of a line that has none.
+    not_yet = alternation(words, words.sentence.not_yet)
+    guard = f"(?m)^(?![^\\n]*?{not_yet})[^\\n]*?"
+    return {kind: guard + pattern.removeprefix("(?m)") for kind, pattern in patterns.items()}
 
 
 def control_regex(words: LanguageWords, phrases: Iterable[str], *, anchored: bool = False) -> str:
