@@ -95,6 +95,14 @@ def month_names(tag: str) -> frozenset[str]:
     return frozenset(names)
 
 
+#: Combining vowel signs and points (Devanagari, Hebrew, Arabic) are part of a word,
+#: though not word characters to ``re``: "जून" must not end a word at its last "न".
+#: (Written as escapes: the rules' text is normalised, and NFKC would join a mark to the
+#: letter before it.)
+_MARKS = (
+    r"\u0300-\u036f\u0591-\u05c7\u064b-\u065f\u0670"
+    r"\u0900-\u0903\u093a-\u094f\u0951-\u0957\u0962\u0963"
+)
 #: The stretches of time an offer counts in ("3 months free", "no charge for 2 weeks").
 _OFFER_UNITS = ("duration-day", "duration-week", "duration-month")
 #: Unit words that are also the parts of a written date.
@@ -158,7 +166,7 @@ def alternation(
     filled = [_fill(words, phrase, biller=biller, ends=ends, skip=skip) for phrase in phrases]
     group = "|".join(f"(?:{item})" for item in filled)
     if words.spaced:
-        return rf"(?<!\w)(?:{group})(?!\w)"
+        return rf"(?<![\w{_MARKS}])(?:{group})(?![\w{_MARKS}])"
     return f"(?:{group})"
 
 
