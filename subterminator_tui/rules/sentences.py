@@ -286,15 +286,7 @@ def _statement(
     else:
         body = f"{_words_before(words)}{alternation(words, phrases, biller=biller)}"
     body += after
-    markers = alternation(
-        words,
-        (
-            *words.sentence.condition,
-            *words.sentence.question,
-            *words.sentence.pause,
-            *words.sentence.goes_on,
-        ),
-    )
+    markers = alternation(words, (*words.sentence.condition, *words.sentence.question))
     if also_not:
         markers = f"(?:{markers}|{also_not})"
     return (
@@ -358,20 +350,22 @@ def success_patterns(words: LanguageWords) -> dict[str, str]:
     """
     clause = in_sentence(sentence_ends(words), also=",;、，")
     future = alternation(words, words.sentence.future)
+    # A pause, or a plan that goes on, states no end; only here (the renewal rules read
+    # "renews" as what it is).
+    goes_on = alternation(words, (*words.sentence.pause, *words.sentence.goes_on))
+    start = f"(?m){sentence_start(sentence_ends(words))}"
     patterns = {
-        "stated": statement_regex(words, words.success.stated, negatable=True),
-        "stopped": (
-            f"(?m){sentence_start(sentence_ends(words))}"
-            + _statement(
-                words,
-                words.success.stopped,
-                False,
-                after=f"(?!{clause}*?{future})",
-                # "No charge for 3 months" is an offer to stay, not a stop.
-                also_not=duration_regex(words.language, words.spaced),
-            )
+        "stated": start + _statement(words, words.success.stated, True, also_not=goes_on),
+        "stopped": start
+        + _statement(
+            words,
+            words.success.stopped,
+            False,
+            after=f"(?!{clause}*?{future})",
+            # "No charge for 3 months" is an offer to stay, not a stop.
+            also_not=f"(?:{goes_on}|{duration_regex(words.language, words.spaced)})",
         ),
-        "continues": statement_regex(words, words.success.continues, negatable=True),
+        "continues": start + _statement(words, words.success.continues, True, also_not=goes_on),
         "status": status_regex(words),
         "heading": line_regex(words, words.success.heading),
     }
