@@ -45,6 +45,24 @@ GAP = 60
 #: Placeholders a phrase may use, filled per language (a date) or per rule (a biller).
 PLACEHOLDERS = ("subject", "cancelled", "date", "biller")
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
+#: A full stop that does not end a sentence: between figures ("30.6.2027"), or after a
+#: day or a month written in one or two figures ("am 30. Juni", "do 30. června"), the
+#: way German, Czech, Polish, Finnish and the Nordic languages write dates.
+INNER_DOT = r"(?:(?<=\d)\.(?=\d)|(?<=(?<!\d)\d)\.(?=[^\S\n])|(?<=(?<!\d)\d\d)\.(?=[^\S\n]))"
+
+
+def in_sentence(ends: str = SENTENCE_ENDS, *, also: str = "") -> str:
+    """One character of a sentence: none of ``ends`` (nor ``also``, a regular expression
+    class body such as ``\\w``), or a full stop that does not end it (:data:`INNER_DOT`)."""
+    return f"(?:[^{re.escape(ends)}{also}]|{INNER_DOT})"
+
+
+def sentence_start(ends: str = SENTENCE_ENDS) -> str:
+    """Where a sentence starts: a line's start or just after one of ``ends`` (a full stop
+    only where it ends a sentence)."""
+    others = re.escape(ends.replace(".", ""))
+    dot = f"|(?!{INNER_DOT})\\." if "." in ends else ""
+    return f"(?:^|[{others}]{dot})"
 
 
 def phrase_regex(phrase: str, *, spaced: bool, ends: str = SENTENCE_ENDS, skip: str = "") -> str:
@@ -69,9 +87,9 @@ def gap_regex(*, spaced: bool, ends: str = SENTENCE_ENDS, skip: str = "") -> str
     """
     guard = f"(?!{skip})" if skip else ""
     if spaced:
-        other = f"[^\\w{re.escape(ends)}]"
+        other = in_sentence(ends, also=r"\w")
         return f"{other}+(?:{guard}\\w+{other}+){{0,{GAP // 6}}}?"
-    return f"(?:{guard}[^{re.escape(ends)}]){{0,{GAP // 2}}}?"
+    return f"(?:{guard}{in_sentence(ends)}){{0,{GAP // 2}}}?"
 
 
 def _join_words(words: list[str], space: str) -> str:
@@ -167,6 +185,17 @@ class SentenceWords(BaseModel):
     """A negation before a success cue turns it around ("has not been cancelled")."""
     future: Phrases
     """Words that put a stop off until later ("until", "bis"): no charge until a date is a pause."""
+    pause: Phrases
+    """A sentence with one of these tells of a pause or a hold ("paused", "pausiert",
+    "一時停止"): what it says stops comes back, so it states no end."""
+    not_yet: Phrases
+    """A line with one of these is before the end or after a renewal ("you're about to
+    cancel", "payment received"): no sentence on that line states a cancellation."""
+    goes_on: Phrases
+    """A sentence with one of these says the plan goes on: it renews after the date it
+    names ("then renews", "verlängert sich", "then charged"), only its trial ends ("trial
+    ends on"), or a change to it is what was cancelled ("plan change"). It states no end.
+    Written so the negated form ("will not renew") does not hold."""
 
 
 class SuccessWords(BaseModel):

@@ -7,7 +7,9 @@ is cut at . ! ? 。 ؟ । or a line break (each element of a page is its own li
 - a question ("Do you want your subscription cancelled?"), with a question mark or a
   question phrase, states nothing;
 - a negation before the cue turns it around ("has not been cancelled");
-- a stop "until" something ("You will not be charged again until 3 May") is a pause.
+- a stop "until" something ("You will not be charged again until 3 May") is a pause;
+- a sentence that tells of a pause or a hold ("paused until 3 May"), or that the plan
+  goes on after its date ("the trial ends on 3 May and then renews"), states no end.
 
 Dates are any date the language writes: day, month and year in figures, or with the
 month's name as CLDR (Babel's data) spells it in that language, in every width. The
@@ -23,12 +25,15 @@ import unicodedata
 from collections.abc import Iterable
 
 from babel import Locale, UnknownLocaleError
+from babel.units import format_unit
 
 from subterminator_tui.rules.language_words import (
     SENTENCE_ENDS,
     LanguageWords,
     all_language_words,
+    in_sentence,
     phrase_regex,
+    sentence_start,
 )
 from subterminator_tui.rules.text import normalise_text
 
@@ -40,14 +45,15 @@ def sentence_ends(words: LanguageWords) -> str:
 
 
 def _within(words: LanguageWords) -> str:
-    return f"[^{re.escape(sentence_ends(words))}]"
+    return in_sentence(sentence_ends(words))
 
 
 @functools.cache
 def date_regex(tag: str) -> str:
     """Any date in ``tag``'s language: figures, or a CLDR month name beside a day or year."""
+    # Czech and Slovak write "30. 6. 2027", with a space after each full stop.
     numeric = (
-        r"\d{1,4}[./-]\d{1,2}[./-]\d{2,4}"
+        r"\d{1,4}(?:[/-]|\.\s?)\d{1,2}(?:[/-]|\.\s?)\d{2,4}"
         r"|\d{2,4}\s*[年년]\s*\d{1,2}\s*[月월](?:\s*\d{1,2}\s*[日일号號])?"
         r"|\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일号號]"
     )
@@ -81,10 +87,68 @@ def month_names(tag: str) -> frozenset[str]:
             for name in locale.months[context][width].values():
                 raw = str(name).rstrip(".").strip()
                 # Figures ("1月") are read by the numeric forms; a one-letter name is noise.
-                # (Judged before normalising: Cyrillic "б" reads as the figure "6".)
-                if len(raw) > 2 and not any(char.isdigit() for char in raw):
+                # (Judged before normalising: Cyrillic "б" reads as the figure "6".) A
+                # word and a figure ("tháng 6") is a name.
+                worded = " " in raw and any(char.isalpha() for char in raw)
+                if len(raw) > 2 and (worded or not any(char.isdigit() for char in raw)):
                     names.add(normalise_text(raw))
     return frozenset(names)
+
+
+#: Combining vowel signs and points (Devanagari, Hebrew, Arabic) are part of a word,
+#: though not word characters to ``re``: "जून" must not end a word at its last "न".
+#: (Written as escapes: the rules' text is normalised, and NFKC would join a mark to the
+#: letter before it.)
+_MARKS = (
+    r"\u0300-\u036f\u0591-\u05c7\u064b-\u065f\u0670"
+    r"\u0900-\u0903\u093a-\u094f\u0951-\u0957\u0962\u0963"
+)
+#: The stretches of time an offer counts in ("3 months free", "no charge for 2 weeks").
+_OFFER_UNITS = ("duration-day", "duration-week", "duration-month")
+#: Unit words that are also the parts of a written date.
+_DATE_MARKS = frozenset("年년月월日일号號")
+
+
+@functools.cache
+def duration_regex(tag: str, spaced: bool) -> str:
+    """A counted stretch of days, weeks or months in ``tag``'s language ("3 months",
+    "3 Monate", "3 miesiące", "3개월"), from CLDR's unit patterns (Babel's data).
+
+    A spaced language's unit word is read from its first letters on, so that every case
+    ending counts ("3 kuukautta", "3 kuukauteen").
+    """
+    try:
+        locale = Locale.parse(tag.replace("-", "_"))
+    except (ValueError, UnknownLocaleError):
+        return r"(?!x)x"
+    units: set[str] = set()
+    # Vietnamese dates say "30 tháng 6": a unit word that starts a month's name is not one.
+    month_words = {word.casefold() for name in month_names(tag) for word in name.split()}
+    for unit in _OFFER_UNITS:
+        for length in ("long", "short"):
+            for count in (1, 2, 3, 5, 11, 21):
+                text = format_unit(count, unit, length=length, locale=locale)
+                if not re.search(r"\d", text):
+                    continue
+                word = normalise_text(re.sub(r"\d+", "", text).strip(" .\u00a0\u202f"))
+                if not word:
+                    continue
+                if spaced:
+                    # A short abbreviation ("m." for mois) is read whole, or not at all
+                    # when a month's name could start with it ("14 mars").
+                    stem = word.split()[0].rstrip(".")
+                    if any(month.startswith(stem[:4].casefold()) for month in month_words):
+                        continue
+                    if len(stem) > 2:
+                        units.add(both_cases(re.escape(stem[:4])) + r"\w*")
+                    elif len(stem) == 2:
+                        units.add(both_cases(re.escape(stem)))
+                elif word not in _DATE_MARKS:
+                    # "30일", "30日" end a date as often as they count days.
+                    units.add(both_cases(re.escape(word)))
+    if not units:
+        return r"(?!x)x"
+    return rf"\d+\s*(?:{'|'.join(sorted(units, key=len, reverse=True))})"
 
 
 def alternation(
@@ -102,7 +166,7 @@ def alternation(
     filled = [_fill(words, phrase, biller=biller, ends=ends, skip=skip) for phrase in phrases]
     group = "|".join(f"(?:{item})" for item in filled)
     if words.spaced:
-        return rf"(?<!\w)(?:{group})(?!\w)"
+        return rf"(?<![\w{_MARKS}])(?:{group})(?![\w{_MARKS}])"
     return f"(?:{group})"
 
 
@@ -158,10 +222,10 @@ def _words_before(words: LanguageWords, skip: str = "") -> str:
     fewer tries than a character at a time, on a page of many sentences.
     """
     guard = f"(?!{skip})" if skip else ""
-    ends = re.escape(sentence_ends(words))
     if words.spaced:
-        return rf"[^\w{ends}]*(?:{guard}\w+[^\w{ends}]+)*?"
-    return f"(?:{guard}[^{ends}])*?"
+        other = in_sentence(sentence_ends(words), also=r"\w")
+        return rf"{other}*(?:{guard}\w+{other}+)*?"
+    return f"(?:{guard}{_within(words)})*?"
 
 
 @functools.cache
@@ -182,8 +246,7 @@ def script_gate(words: LanguageWords) -> str:
     foreign = {char for char in letters if not unicodedata.name(char, "").startswith("LATIN")}
     if not foreign or len(foreign) < len(letters) // 2:
         return ""
-    ends = re.escape(sentence_ends(words))
-    return f"(?=[^{ends}]*?[{re.escape(''.join(sorted(foreign)))}])"
+    return f"(?={_within(words)}*?[{re.escape(''.join(sorted(foreign)))}])"
 
 
 def _not_a_question(words: LanguageWords) -> str:
@@ -196,7 +259,7 @@ def statement_regex(words: LanguageWords, phrases: Iterable[str], *, negatable: 
 
     ``negatable``: a negation anywhere before the end of the phrase turns it around.
     """
-    return f"(?m)(?:^|[{re.escape(sentence_ends(words))}]){_statement(words, phrases, negatable)}"
+    return f"(?m){sentence_start(sentence_ends(words))}{_statement(words, phrases, negatable)}"
 
 
 def _statement(
@@ -205,9 +268,11 @@ def _statement(
     negatable: bool,
     biller: str = "",
     after: str = "",
+    also_not: str = "",
 ) -> str:
     """What follows a sentence's start in :func:`statement_regex` (``after``: a check
-    right after the phrase, such as no "until" in the same clause).
+    right after the phrase, such as no "until" in the same clause; ``also_not``: what
+    else makes the sentence state nothing, besides the language's markers).
 
     The phrase is looked for first (most sentences hold none), and only then whether the
     sentence is a condition or a question.
@@ -222,6 +287,8 @@ def _statement(
         body = f"{_words_before(words)}{alternation(words, phrases, biller=biller)}"
     body += after
     markers = alternation(words, (*words.sentence.condition, *words.sentence.question))
+    if also_not:
+        markers = f"(?:{markers}|{also_not})"
     return (
         f"{script_gate(words)}(?={body})(?!{_words_before(words)}{markers})"
         f"{body}{_not_a_question(words)}"
@@ -235,12 +302,12 @@ def naming_statement_regex(tables: Iterable[LanguageWords], names: str) -> str:
     The name is looked for once per sentence, before any language's words.
     """
     tables = tuple(tables)
-    ends = re.escape("".join(sorted({char for t in tables for char in sentence_ends(t)})))
-    named = rf"(?=[^{ends}]*?(?:{both_cases(names)}))"
+    every_end = "".join(sorted({char for t in tables for char in sentence_ends(t)}))
+    named = rf"(?={in_sentence(every_end)}*?(?:{both_cases(names)}))"
     bodies = "|".join(
         f"(?:{_statement(words, words.endings.billed_elsewhere, False, names)})" for words in tables
     )
-    return f"(?m)(?:^|[{ends}]){named}(?:{bodies})"
+    return f"(?m){sentence_start(every_end)}{named}(?:{bodies})"
 
 
 def line_regex(words: LanguageWords, phrases: Iterable[str]) -> str:
@@ -249,10 +316,19 @@ def line_regex(words: LanguageWords, phrases: Iterable[str]) -> str:
 
 
 def status_regex(words: LanguageWords) -> str:
-    """A status label beside a cancelled value: "Status: Cancelled", "Abo: gekündigt"."""
+    """A status label beside a cancelled value: "Status: Cancelled", "Abo: gekündigt".
+
+    The line may follow another sentence ("No active subscriptions. Status: Canceled")
+    and the label may carry a word or two before it ("Premium membership: cancelled").
+    """
+    ends = re.escape(sentence_ends(words))
     label = alternation(words, (*words.success.status_label, *words.success.subject))
     value = alternation(words, words.success.cancelled)
-    return rf"(?m)^\s*{label}\s*(?:[:：]\s*|\n\s*){value}\s*(?:[.!。]|$|\s)"
+    named = r"(?:[^\W\d]+[^\S\n]+){0,2}" if words.spaced else rf"[^{ends}:：\s]{{0,6}}"
+    return (
+        rf"(?m){sentence_start(sentence_ends(words))}\s*{named}{label}\s*(?:[:：]\s*|\n\s*){value}"
+        rf"\s*(?:[.!。]|$|\s)"
+    )
 
 
 #: What each success pattern states, for the rule that reads it.
@@ -272,18 +348,33 @@ def success_patterns(words: LanguageWords) -> dict[str, str]:
     "your access continues until May 3" or "after that you will not be charged", and the
     page after it is evidence only through a rule that did not hold before.
     """
-    clause = f"[^{re.escape(sentence_ends(words))},;、，]"
+    clause = in_sentence(sentence_ends(words), also=",;、，")
     future = alternation(words, words.sentence.future)
-    return {
-        "stated": statement_regex(words, words.success.stated, negatable=True),
-        "stopped": (
-            f"(?m)(?:^|[{re.escape(sentence_ends(words))}])"
-            f"{_statement(words, words.success.stopped, False, after=f'(?!{clause}*?{future})')}"
+    # A pause, or a plan that goes on, states no end; only here (the renewal rules read
+    # "renews" as what it is).
+    goes_on = alternation(words, (*words.sentence.pause, *words.sentence.goes_on))
+    start = f"(?m){sentence_start(sentence_ends(words))}"
+    patterns = {
+        "stated": start + _statement(words, words.success.stated, True, also_not=goes_on),
+        "stopped": start
+        + _statement(
+            words,
+            words.success.stopped,
+            False,
+            after=f"(?!{clause}*?{future})",
+            # "No charge for 3 months" is an offer to stay, not a stop.
+            also_not=f"(?:{goes_on}|{duration_regex(words.language, words.spaced)})",
         ),
-        "continues": statement_regex(words, words.success.continues, negatable=True),
+        "continues": start + _statement(words, words.success.continues, True, also_not=goes_on),
         "status": status_regex(words),
         "heading": line_regex(words, words.success.heading),
     }
+    # A line that is still before the end ("You're about to cancel. Your plan ends on
+    # 3 May.") or that tells of a payment ("Payment received. Active until 3 May 2028.")
+    # confirms nothing: each pattern is read from the start of a line that has none.
+    not_yet = alternation(words, words.sentence.not_yet)
+    guard = f"(?m)^(?![^\\n]*?{not_yet})[^\\n]*?"
+    return {kind: guard + pattern.removeprefix("(?m)") for kind, pattern in patterns.items()}
 
 
 def control_regex(words: LanguageWords, phrases: Iterable[str], *, anchored: bool = False) -> str:
