@@ -1,0 +1,112 @@
+"""``serve --tools playwright`` without a browser: the listed tools are the pinned Playwright
+MCP's, and every refusal is a tool error in its words (in-process SDK client)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import mcp_types as types
+import pytest
+from mcp import Client
+
+from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve.config import ServeConfig
+from subterminator_tui.serve.oversight.approvals import ApprovalDesk
+from subterminator_tui.serve.sessions.registry import SessionRegistry
+from subterminator_tui.serve.tools.mcp_server import build_server
+from subterminator_tui.serve.tools.playwright_profile.catalog import (
+    ALLOWED_TOOLS,
+    REFUSED_TOOLS,
+    pinned_table,
+)
+from subterminator_tui.settings import load_settings
+
+ERAS = ("legacy", "2026-07-28")
+
+
+@asynccontextmanager
+async def connected(tmp_path: Path, era: str = "legacy") -> AsyncIterator[Client]:
+    """The SDK client on a playwright-profile server (entered in the test's own task)."""
+    settings = load_settings(journal=tmp_path / "journal.sqlite3")
+    config = ServeConfig(settings=settings, profile_root=tmp_path / "p")
+    with Journal(tmp_path / "journal.sqlite3") as journal:
+        registry = SessionRegistry(config, journal, ApprovalDesk())
+        server = build_server(registry, registry.desk, tools="playwright")
+        async with Client(server, mode=era) as client:
+            yield client
+
+
+def text(result: types.CallToolResult) -> str:
+    """The answer's first text block, as Playwright MCP's own parsers read it."""
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_listed_tools_are_the_pinned_playwright_tools_and_approval_wait(
+    tmp_path: Path, era: str
+) -> None:
+    """Names, input schemas and hints as the pinned table has them; nothing refused listed."""
+    pinned = {tool["name"]: tool for tool in pinned_table()["tools"]}
+    async with connected(tmp_path, era) as client:
+        listed = (await client.list_tools()).tools
+    names = [tool.name for tool in listed]
+    assert names == [*ALLOWED_TOOLS, "approval_wait"]
+    assert not set(names) & set(REFUSED_TOOLS)
+    for tool in listed[:-1]:
+        want = pinned[tool.name]
+        assert tool.input_schema == want["inputSchema"], tool.name
+        assert tool.description.startswith(want["description"].rstrip()), tool.name
+        hints = tool.annotations
+        assert hints is not None
+        assert hints.title == want["annotations"]["title"]
+        assert hints.read_only_hint == want["annotations"]["readOnlyHint"]
+        assert hints.destructive_hint == want["annotations"]["destructiveHint"]
+        assert hints.open_world_hint == want["annotations"]["openWorldHint"]
+
+
+async def test_a_tool_refused_on_purpose_is_a_tool_error_that_says_why(tmp_path: Path) -> None:
+    """browser_evaluate answers isError with '### Error' and the reason, not a protocol error."""
+    async with connected(tmp_path) as client:
+        result = await client.call_tool("browser_evaluate", {"function": "() => 1"})
+    assert result.is_error
+    assert text(result).startswith('### Error\nError: Tool "browser_evaluate" is not offered')
+    assert "JavaScript" in text(result)
+
+
+async def test_arguments_off_the_pinned_schema_are_refused_in_its_words(tmp_path: Path) -> None:
+    """An unknown argument and a missing one: tool errors naming the field; nothing opened."""
+    async with connected(tmp_path) as client:
+        extra = await client.call_tool("browser_navigate", {"url": "x", "headers": {}})
+        missing = await client.call_tool("browser_click", {})
+        bad_wait = await client.call_tool(
+            "approval_wait", {"approval_id": "a", "timeout_seconds": -1}
+        )
+    for result in (extra, missing, bad_wait):
+        assert result.is_error
+        assert text(result).startswith("### Error\nError: ")
+    assert "headers" in text(extra)
+    assert "target" in text(missing)
+
+
+async def test_a_call_before_any_page_says_to_navigate_first(tmp_path: Path) -> None:
+    """No session yet and no address: the error says which tool to call first."""
+    async with connected(tmp_path) as client:
+        result = await client.call_tool("browser_snapshot", {})
+        elsewhere = await client.call_tool("browser_navigate", {"url": "https://example.org/"})
+    assert result.is_error and "browser_navigate" in text(result)
+    assert elsewhere.is_error
+    assert re.search(r"belongs to no service this server offers", text(elsewhere))
+
+
+async def test_a_file_argument_is_refused_before_any_browser(tmp_path: Path) -> None:
+    """filename would write on the server: refused, nothing else happens."""
+    async with connected(tmp_path) as client:
+        result = await client.call_tool(
+            "browser_take_screenshot", {"scale": "css", "filename": "/tmp/x.png"}
+        )
+    assert result.is_error and "writes no files" in text(result)
