@@ -64,7 +64,8 @@ class SessionRegistry:
         else:
             try:
                 service = generic_service(service_id)
-            except SubTerminatorError as error:
+            except (SubTerminatorError, ValueError) as error:
+                # ValueError: the address makes no valid service (pydantic says why).
                 raise ServeInputError(
                     f"Unknown service or address {echoed(service_id)}: {error}"
                 ) from None

@@ -11,6 +11,8 @@ call held for the operator says so under ``Result`` with its approval id.
 
 from __future__ import annotations
 
+import re
+
 from subterminator_tui.browser.snapshot import split_sections
 from subterminator_tui.inert_text import inert_text
 from subterminator_tui.serve.agent_answer import Answer
@@ -19,6 +21,13 @@ from subterminator_tui.serve.agent_answer import Answer
 _TYPING_TOOLS = frozenset({"browser_type", "browser_fill_form"})
 #: What Playwright MCP's own answer contributes; the page sections are serve's.
 _PASSED_ON = ("Result", "Ran Playwright code")
+#: Sections the call's own answer fills; a page's notes never repeat them.
+_CALL_SECTIONS = frozenset({"Error", *_PASSED_ON})
+#: serve asks for element boxes (the guard reads them); Playwright MCP's answers carry
+#: them only when asked (``boxes``), so an agent never sees them here.
+_BOX = re.compile(r" \[box=[\d.,-]+\]")
+#: Its screenshot result links a file on the server; the picture is in the answer instead.
+_SCREENSHOT_RESULT = "- Screenshot of the viewport (attached below)"
 
 
 def held_result(approval_id: str, message: str) -> str:
@@ -38,7 +47,8 @@ def playwright_markdown(answer: Answer, tool: str) -> str:
     elif answer.status == "approval_pending" and answer.approval_id:
         sections.append(("Result", held_result(answer.approval_id, answer.message)))
     else:
-        result = "\n".join(part for part in (sent.get("Result"), answer.message) if part)
+        passed = _SCREENSHOT_RESULT if tool == "browser_take_screenshot" else sent.get("Result")
+        result = "\n".join(part for part in (passed, answer.message) if part)
         if result:
             sections.append(("Result", result))
     for name in _PASSED_ON[1:]:
@@ -46,7 +56,7 @@ def playwright_markdown(answer: Answer, tool: str) -> str:
             sections.append((name, sent[name]))
     page = answer.page
     if page is not None:
-        notes = dict(page.notes)
+        notes = {name: body for name, body in page.notes.items() if name not in _CALL_SECTIONS}
         if "Open tabs" in notes:
             sections.append(("Open tabs", notes.pop("Open tabs")))
         lines = [f"- Page URL: {page.url}"]
@@ -54,6 +64,6 @@ def playwright_markdown(answer: Answer, tool: str) -> str:
             lines.append(f"- Page Title: {page.title}")
         sections.append(("Page", "\n".join(lines)))
         sections.extend(notes.items())
-        sections.append(("Snapshot", f"```yaml\n{page.content}\n```"))
+        sections.append(("Snapshot", f"```yaml\n{_BOX.sub('', page.content)}\n```"))
     # Page text reaches the agent's client, which may well show it on a terminal.
     return inert_text("\n".join(f"### {name}\n{body.strip()}" for name, body in sections))
