@@ -12,7 +12,9 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.journal.store import Journal
+from subterminator_tui.serve.agent_answer import Answer
 from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.oversight.approvals import ApprovalDesk
 from subterminator_tui.serve.sessions.registry import SessionRegistry
@@ -22,6 +24,7 @@ from subterminator_tui.serve.tools.playwright_profile.catalog import (
     REFUSED_TOOLS,
     pinned_table,
 )
+from subterminator_tui.serve.tools.playwright_profile.page_markdown import playwright_markdown
 from subterminator_tui.settings import load_settings
 
 ERAS = ("legacy", "2026-07-28")
@@ -110,3 +113,47 @@ async def test_a_file_argument_is_refused_before_any_browser(tmp_path: Path) -> 
             "browser_take_screenshot", {"scale": "css", "filename": "/tmp/x.png"}
         )
     assert result.is_error and "writes no files" in text(result)
+
+
+def _page() -> NormalizedSnapshot:
+    content = '- button "Pay \x1b[31mnow" [ref=e2] [box=8,8,57,21]'
+    return NormalizedSnapshot(
+        "https://shop.example/pay",
+        "Pay",
+        content,
+        notes={"Modal state": '- ["confirm" dialog]', "Result": "repeated"},
+    )
+
+
+def _split(text: str) -> dict[str, str]:
+    parts = [part.removeprefix("### ") for part in text.split("\n### ")]
+    return {name: body for name, _, body in (part.partition("\n") for part in parts)}
+
+
+def test_a_held_answer_names_its_approval_and_the_tool_to_wait_with() -> None:
+    """Result says held, the id and approval_wait; the page follows in Playwright's sections."""
+    answer = Answer("approval_pending", "Held for the operator: Pay.", _page(), approval_id="A1")
+    sections = _split(playwright_markdown(answer, "browser_click"))
+    assert list(sections) == ["Result", "Page", "Modal state", "Snapshot"]
+    assert "- approval_id: A1" in sections["Result"]
+    assert 'approval_wait with {"approval_id": "A1"}' in sections["Result"]
+    assert sections["Page"] == "- Page URL: https://shop.example/pay\n- Page Title: Pay"
+
+
+def test_the_snapshot_is_inert_yaml_without_boxes() -> None:
+    """Escape sequences from the page and serve's element boxes never reach the agent."""
+    text = playwright_markdown(Answer("ok", "", _page()), "browser_snapshot")
+    assert _split(text)["Snapshot"] == '```yaml\n- button "Pay now" [ref=e2]\n```'
+    assert "\x1b" not in text
+
+
+def test_a_refusal_is_an_error_section_and_typed_code_is_never_repeated() -> None:
+    """Error: first; the code Playwright ran for a typing tool is left out."""
+    refused = playwright_markdown(
+        Answer("refused", "Outside the domains.", _page()), "browser_navigate"
+    )
+    assert refused.startswith("### Error\nError: Outside the domains.\n### Page")
+    sent = "### Ran Playwright code\n```js\nawait page.fill('secret');\n```"
+    typed = Answer("ok", "", _page(), browser_text=sent)
+    assert "secret" not in playwright_markdown(typed, "browser_type")
+    assert "Ran Playwright code" in playwright_markdown(typed, "browser_click")
