@@ -25,6 +25,7 @@ from subterminator_tui.serve.tools.playwright_profile.catalog import (
     pinned_table,
 )
 from subterminator_tui.serve.tools.playwright_profile.page_markdown import playwright_markdown
+from subterminator_tui.serve.tools.playwright_profile.refs import serve_ref, shown_content
 from subterminator_tui.settings import load_settings
 
 ERAS = ("legacy", "2026-07-28")
@@ -157,3 +158,16 @@ def test_a_refusal_is_an_error_section_and_typed_code_is_never_repeated() -> Non
     typed = Answer("ok", "", _page(), browser_text=sent)
     assert "secret" not in playwright_markdown(typed, "browser_type")
     assert "Ran Playwright code" in playwright_markdown(typed, "browser_click")
+
+
+def test_main_frame_refs_are_shown_and_taken_as_playwright_mcp_writes_them() -> None:
+    """serve's f1e2 is shown as e2 and e2 maps back to f1e2; an iframe's f2e3 stays itself."""
+    content = '- generic [ref=f1e1]:\n  - button "Go" [ref=f1e2]\n  - iframe [ref=f1e3]:\n'
+    content += '    - button "In" [ref=f2e1]'
+    page = NormalizedSnapshot("https://shop.example/", "Shop", content)
+    shown = shown_content(page)
+    assert '- button "Go" [ref=e2]' in shown and '"In" [ref=f2e1]' in shown
+    assert serve_ref("e2", page) == "f1e2"
+    assert serve_ref("f2e1", page) == "f2e1"
+    plain = NormalizedSnapshot("https://shop.example/", "Shop", '- button "Go" [ref=e2]')
+    assert shown_content(plain) == plain.content and serve_ref("e2", plain) == "e2"

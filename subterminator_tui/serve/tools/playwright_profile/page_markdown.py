@@ -16,6 +16,7 @@ import re
 from subterminator_tui.browser.snapshot import split_sections
 from subterminator_tui.inert_text import inert_text
 from subterminator_tui.serve.agent_answer import Answer
+from subterminator_tui.serve.tools.playwright_profile.refs import shown_content
 
 #: Tools whose code section would repeat what was typed (a secret, maybe): left out.
 _TYPING_TOOLS = frozenset({"browser_type", "browser_fill_form"})
@@ -64,6 +65,6 @@ def playwright_markdown(answer: Answer, tool: str) -> str:
             lines.append(f"- Page Title: {page.title}")
         sections.append(("Page", "\n".join(lines)))
         sections.extend(notes.items())
-        sections.append(("Snapshot", f"```yaml\n{_BOX.sub('', page.content)}\n```"))
+        sections.append(("Snapshot", f"```yaml\n{_BOX.sub('', shown_content(page))}\n```"))
     # Page text reaches the agent's client, which may well show it on a terminal.
     return inert_text("\n".join(f"### {name}\n{body.strip()}" for name, body in sections))

@@ -30,6 +30,7 @@ from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from pydantic import Field
 
+from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.browser.tools import REF_PATTERN
 from subterminator_tui.errors import SubTerminatorError
 from subterminator_tui.inert_text import inert_line, inert_text
@@ -46,6 +47,7 @@ from subterminator_tui.serve.tools.playwright_profile.catalog import (
     profile_tools,
 )
 from subterminator_tui.serve.tools.playwright_profile.page_markdown import playwright_markdown
+from subterminator_tui.serve.tools.playwright_profile.refs import serve_ref
 from subterminator_tui.serve.tools.tool_calls import Principal, with_progress
 
 #: The implicit session's name, per principal.
@@ -173,7 +175,7 @@ def add_playwright_tools(
             stale = _unchecked_target(session, arguments)
             if stale is not None:
                 return None, error_markdown(stale)
-            work = session.run(tool, arguments)
+            work = session.run(tool, _with_serve_refs(arguments, session.page))
             return await with_progress(ctx, tool.removeprefix("browser_"), work), None
         except SubTerminatorError as error:
             return None, error_markdown(str(error))
@@ -311,9 +313,25 @@ def _unchecked_target(session: BrowserSession, arguments: dict[str, Any]) -> str
                 f"target {shown} is not an element ref. This server takes refs from the "
                 "latest snapshot only (such as 'e12'), never selectors. Nothing was done."
             )
-        if page is not None and page.element_by_ref(target) is None:
+        if page is not None and page.element_by_ref(serve_ref(target, page)) is None:
             return (
                 f"Ref {target} not found in the current page snapshot. Try capturing new "
                 "snapshot. Nothing was done."
             )
     return None
+
+
+def _with_serve_refs(arguments: dict[str, Any], page: NormalizedSnapshot | None) -> dict[str, Any]:
+    """``arguments`` with every target as serve's id for it (checked refs only)."""
+    mapped = dict(arguments)
+    if isinstance(mapped.get("target"), str):
+        mapped["target"] = serve_ref(mapped["target"], page)
+    fields = mapped.get("fields")
+    if isinstance(fields, list):
+        mapped["fields"] = [
+            {**field, "target": serve_ref(field["target"], page)}
+            if isinstance(field, dict) and isinstance(field.get("target"), str)
+            else field
+            for field in fields
+        ]
+    return mapped
