@@ -64,8 +64,12 @@ def sections(result: types.CallToolResult) -> dict[str, str]:
 
 
 def snapshot_yaml(result: types.CallToolResult) -> str:
-    """The ```yaml block of the Snapshot section, as those fixtures read it."""
+    """The ```yaml block of the Snapshot section, as those fixtures read it (bare Playwright
+    MCP links a file instead after an action: read from its folder, as they do)."""
     body = sections(result)["Snapshot"]
+    linked = re.fullmatch(r"- \[Snapshot\]\(([^)]+)\)", body)
+    if linked is not None:
+        return (Path.cwd() / linked.group(1)).read_text(encoding="utf-8")
     assert body.startswith("```yaml\n") and body.endswith("```"), body[:200]
     return body.removeprefix("```yaml\n").removesuffix("```")
 
