@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--add-to",
         type=Path,
         metavar="JSON",
-        help="with --servers: keep the other servers' runs of this peers-results.json",
+        help="with --servers: keep the runs of this peers-results.json not measured again",
     )
     peers.add_argument("--page", metavar="PATH", help="with --servers: write the manual's page")
     return parser

@@ -3,8 +3,8 @@
 Every gauntlet scenario (or those named by ``--scenario``) runs once on each server, in
 the order given, through the official MCP client and the same scripted agent; writes
 ``peers-results.json`` and ``peers-chart.svg`` in ``--output`` and, with ``--page``, the
-manual's page. ``--add-to`` keeps another run's servers from an earlier JSON (a server
-measured again replaces its old runs). Exit codes: 0 when every honest scenario completed
+manual's page. ``--add-to`` keeps the runs of an earlier JSON that this one did not
+measure again (a scenario run again on a server replaces its old run there). Exit codes: 0 when every honest scenario completed
 on every server, 1 otherwise, 2 for bad options.
 """
 
@@ -92,9 +92,10 @@ def run_peers(args: argparse.Namespace, console: Console) -> int:
                         + (f", error {run.error}" if run.error else "")
                     )
         earlier = read_runs(args.add_to) if args.add_to else []
-        kept = [r for r in earlier if r.server not in servers]
+        measured = {(r.scenario, r.server) for r in runs}
+        kept = [r for r in earlier if (r.scenario, r.server) not in measured]
         all_runs = [*kept, *runs]
-        order = list(dict.fromkeys([*(r.server for r in kept), *servers]))
+        order = list(dict.fromkeys([*servers, *(r.server for r in kept)]))
         summaries = [summarize(all_runs, server) for server in order]
         console.print(summary_table(summaries))
         meta = {

@@ -226,7 +226,8 @@ def devtools_page(text: str) -> str:
         if match is None:
             continue
         indent, uid = match["indent"], match["uid"]
-        role, name = match["role"] or "text", match["name"]
+        # Chromium's own role names (DisclosureTriangle for a <summary>) in ARIA's case.
+        role, name = (match["role"] or "text").lower(), match["name"]
         rest = match["rest"] or ""
         link = _DT_ATTR_URL.search(rest) if role == "link" else None
         shown = f'{indent}- {role}' + (f' "{name}"' if name is not None else "")

@@ -23,6 +23,7 @@ from subterminator_bench.gauntlet import GauntletServer
 from subterminator_bench.ground_truth import GroundTruth, judged_success, read_ground_truth
 from subterminator_bench.peers.agent import SECRETS, ScriptedAgent, is_hostile
 from subterminator_bench.peers.operator import ScriptedOperator
+from subterminator_bench.peers.person_sign_in import sign_in_file
 from subterminator_bench.peers.servers import Launch, PeerServer
 from subterminator_bench.scenarios import Outcome
 from subterminator_bench.stats import median
@@ -106,7 +107,15 @@ async def run_scenario(
             if server.has_operator
             else None
         )
-        launch = Launch(site.base_url, service, workdir, operator.path if operator else "")
+        # Where the site asks for a sign-in, serve's person signs in (agents never do there).
+        sign_in = (
+            sign_in_file(site.base_url, workdir / "sign-in.json")
+            if server.has_operator and "remembered" not in service.practice_variants
+            else None
+        )
+        launch = Launch(
+            site.base_url, service, workdir, operator.path if operator else "", sign_in
+        )
         said_done, held, verified, seen, error = False, 0, None, 0, ""
         moves = tool_calls = answer_tokens = definition_tokens = 0
         click_seconds: list[float] = []

@@ -52,6 +52,8 @@ class Launch:
     service: ServiceConfig
     workdir: Path
     operator_tty: str = ""
+    #: A saved sign-in the person made, for a server that starts sessions from one.
+    sign_in: Path | None = None
 
     @property
     def origin(self) -> str:
@@ -109,6 +111,7 @@ def _serve(extra: tuple[str, ...]) -> Callable[[Launch], StdioServerParameters]:
                 f"main={launch.service.id}",
                 "--profile-root",
                 str(launch.workdir / "profiles"),
+                *(["--sign-in", f"main={launch.sign_in}"] if launch.sign_in else []),
             ],
             env=_child_environment(launch.workdir),
         )
