@@ -4,13 +4,14 @@ Every gauntlet scenario (or those named by ``--scenario``) runs once on each ser
 the order given, through the official MCP client and the same scripted agent; writes
 ``peers-results.json`` and ``peers-chart.svg`` in ``--output`` and, with ``--page``, the
 manual's page. ``--add-to`` keeps the runs of an earlier JSON that this one did not
-measure again (a scenario run again on a server replaces its old run there). Exit codes: 0 when every honest scenario completed
-on every server, 1 otherwise, 2 for bad options.
+measure again (a scenario run again on a server replaces its old run there). Exit codes:
+0 when every honest scenario completed on every server, 1 otherwise, 2 for bad options.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -68,7 +69,7 @@ def run_peers(args: argparse.Namespace, console: Console) -> int:
         ]
         if not scenarios:
             raise ConfigurationError("No gauntlet scenarios to run.")
-        output.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(output.mkdir, parents=True, exist_ok=True)
         console.print(
             f"[b]Peers bench[/b]: {len(scenarios)} scenarios on {', '.join(servers)}; {HOW}"
         )

@@ -214,7 +214,9 @@ _DT_LINE = re.compile(
     r'^(?P<indent>\s*)uid=(?P<uid>\S+)(?: (?P<role>[A-Za-z]+))?(?: "(?P<name>(?:[^"\\]|\\.)*)")?'
     r"(?P<rest>.*)$"
 )
-_DT_URL = re.compile(r'RootWebArea "[^\n]*?" url="(?P<url>[^"]+)"|RootWebArea url="(?P<bare>[^"]+)"')
+_DT_URL = re.compile(
+    r'RootWebArea "[^\n]*?" url="(?P<url>[^"]+)"|RootWebArea url="(?P<bare>[^"]+)"'
+)
 _DT_ATTR_URL = re.compile(r'url="(?P<url>[^"]+)"')
 
 
@@ -230,7 +232,7 @@ def devtools_page(text: str) -> str:
         role, name = (match["role"] or "text").lower(), match["name"]
         rest = match["rest"] or ""
         link = _DT_ATTR_URL.search(rest) if role == "link" else None
-        shown = f'{indent}- {role}' + (f' "{name}"' if name is not None else "")
+        shown = f"{indent}- {role}" + (f' "{name}"' if name is not None else "")
         shown += f" [ref={uid}]" + (f" [url={link['url']}]" if link else "")
         lines.append(shown)
     return "\n".join(lines)

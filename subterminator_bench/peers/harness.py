@@ -95,7 +95,7 @@ async def run_scenario(
     server: PeerServer, service: ServiceConfig, expected: Outcome, workdir: Path
 ) -> PeerRun:
     """Run ``service``'s scenario on ``server`` once; judged by the site's ground truth."""
-    workdir.mkdir(parents=True, exist_ok=True)
+    await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
     with GauntletServer(service.practice_variants) as site:
         start_url = urljoin(site.base_url, service.start_url or "/")
         agent = ScriptedAgent.for_service(service, start_url)
@@ -109,13 +109,11 @@ async def run_scenario(
         )
         # Where the site asks for a sign-in, serve's person signs in (agents never do there).
         sign_in = (
-            sign_in_file(site.base_url, workdir / "sign-in.json")
+            await asyncio.to_thread(sign_in_file, site.base_url, workdir / "sign-in.json")
             if server.has_operator and "remembered" not in service.practice_variants
             else None
         )
-        launch = Launch(
-            site.base_url, service, workdir, operator.path if operator else "", sign_in
-        )
+        launch = Launch(site.base_url, service, workdir, operator.path if operator else "", sign_in)
         said_done, held, verified, seen, error = False, 0, None, 0, ""
         moves = tool_calls = answer_tokens = definition_tokens = 0
         click_seconds: list[float] = []
@@ -148,7 +146,7 @@ async def run_scenario(
                 tool_calls = dialect.times.calls
                 answer_tokens = dialect.times.answer_tokens
                 click_seconds = dialect.click_seconds
-        except Exception as failure:  # noqa: BLE001 - a server's failure is a measured result
+        except Exception as failure:
             error = f"{type(failure).__name__}: {failure}"
         finally:
             if operator is not None:
@@ -191,5 +189,3 @@ async def run_scenario(
 def click_p50(runs: list[PeerRun]) -> float:
     """The median seconds of the clicks the server let through, over ``runs``."""
     return median([s for run in runs for s in run.click_seconds])
-
-

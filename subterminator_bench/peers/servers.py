@@ -31,14 +31,15 @@ from mcp import StdioServerParameters
 
 from subterminator_bench.gauntlet import SCENARIOS_FILE
 from subterminator_bench.peers.dialects import (
-    Dialect,
     DevToolsDialect,
+    Dialect,
     PlaywrightDialect,
     ServeDialect,
 )
 from subterminator_tui.browser.discovery import find_browser, running_as_root
-from subterminator_tui.browser.node import find_node, find_playwright_mcp, node_project_dir
+from subterminator_tui.browser.node import find_node, find_playwright_mcp
 from subterminator_tui.errors import ConfigurationError
+from subterminator_tui.resources import node_project_dir
 from subterminator_tui.rules import ServiceConfig
 
 DEVTOOLS_PACKAGE = "chrome-devtools-mcp"
@@ -148,7 +149,7 @@ def devtools_cli() -> Path:
         raise ConfigurationError(
             f"{DEVTOOLS_PACKAGE} is not installed: run make setup-tests."
         ) from None
-    return package / manifest["bin"][DEVTOOLS_PACKAGE]
+    return package / str(manifest["bin"][DEVTOOLS_PACKAGE])
 
 
 def _devtools_mcp(launch: Launch) -> StdioServerParameters:
