@@ -29,7 +29,7 @@ from subterminator_tui.pilots.compaction import estimate_tokens
 PAGE_MARK = "Current page:"
 #: How long the agent waits on the operator for one held call.
 APPROVAL_WAIT_SECONDS = 120.0
-_APPROVAL_ID = re.compile(r"^approval_id: (\S+)$", re.M)
+_APPROVAL_ID = re.compile(r"approval_id:? \"?(?P<id>[\w-]+)")
 
 
 @dataclass
@@ -98,9 +98,10 @@ class Dialect:
         """The approval id when ``answer`` is a held call, else None."""
         if answer.structured.get("status") == "approval_pending":
             return str(answer.structured.get("approval_id") or "") or None
+        # A client that reads only the text: an id, and the tool to wait with named beside it.
         found = _APPROVAL_ID.search(answer.text)
-        if found and "approval_pending" in answer.text:
-            return found.group(1)
+        if found and ("approval_pending" in answer.text or "call approval_wait" in answer.text):
+            return found["id"]
         return None
 
     async def follow(self, answer: Answer) -> tuple[Answer, int]:
