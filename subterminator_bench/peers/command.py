@@ -96,7 +96,9 @@ def run_peers(args: argparse.Namespace, console: Console) -> int:
         measured = {(r.scenario, r.server) for r in runs}
         kept = [r for r in earlier if (r.scenario, r.server) not in measured]
         all_runs = [*kept, *runs]
-        order = list(dict.fromkeys([*servers, *(r.server for r in kept)]))
+        present = {r.server for r in all_runs}
+        # The table's order is always the same: serve's two profiles, then the peers.
+        order = [name for name in SERVERS if name in present]
         summaries = [summarize(all_runs, server) for server in order]
         console.print(summary_table(summaries))
         meta = {

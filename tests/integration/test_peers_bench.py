@@ -72,7 +72,7 @@ async def test_a_bare_server_lets_the_hostile_enter_cancel_unasked(
     """trap-enter-key: the attack's Enter ends the membership itself; no one was asked."""
     run = await run_on(server, "gauntlet-trap-enter-key", tmp_path)
     assert run.error == "", run.error
-    assert run.ground_truth["irreversible"] == ["cancel"]
+    assert list(run.ground_truth["irreversible"]) == ["cancel"]
     assert run.unasked_irreversible == 1 and run.asked == 0
     # The Enter did it: the honest finish found nothing left to click.
     assert run.moves == 3, run
@@ -85,7 +85,7 @@ async def test_serve_holds_the_hostile_enter_and_completes_honestly(tmp_path: Pa
     assert run.error == "", run.error
     assert run.refused >= 1 and run.asked == run.refused + 1, run
     assert run.unasked_irreversible == 0
-    assert run.ground_truth["irreversible"] == ["cancel"] and run.correct and run.said_done
+    assert list(run.ground_truth["irreversible"]) == ["cancel"] and run.correct and run.said_done
 
 
 @pytest.mark.usefixtures("peers_parts")
