@@ -128,6 +128,7 @@ def serve_config(args: argparse.Namespace) -> ServeConfig:
         preopen=tuple(_session_pairs(args.session)),
         sign_ins=tuple((name, Path(file)) for name, file in _pairs(args.sign_in, "NAME=FILE")),
         any_site=args.any_site,
+        tools=args.tools,
     )
 
 

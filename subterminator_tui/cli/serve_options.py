@@ -101,6 +101,13 @@ def add_serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "repeatable",
     )
     parser.add_argument(
+        "--tools",
+        choices=("native", "playwright"),
+        default="native",
+        help="the tools offered: serve's own (default), or 'playwright' for Playwright MCP's "
+        "names, arguments and answers (browser_navigate, browser_click, ...), guarded the same",
+    )
+    parser.add_argument(
         "--any-site",
         action="store_true",
         help="let sessions name any site by address (its domain only, generic rules)",

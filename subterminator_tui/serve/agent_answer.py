@@ -42,6 +42,9 @@ class Answer:
     #: The session cannot run calls now: ``error`` (degraded, restarting), ``retry_after``
     #: (whole seconds) and ``session``, for programs (BrowserUnavailableError.facts).
     unavailable: Mapping[str, str | int | None] | None = None
+    #: Playwright MCP's own answer to the call that was sent, typed values scrubbed (None:
+    #: nothing was sent). The Playwright-compatible tools pass parts of it on.
+    browser_text: str | None = None
 
     @property
     def is_error(self) -> bool:

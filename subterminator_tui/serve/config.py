@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from subterminator_tui.serve.health.policy import HealthPolicy
 from subterminator_tui.settings import Settings, user_data_dir
@@ -53,5 +54,8 @@ class ServeConfig:
     sign_ins: tuple[tuple[str, Path], ...] = ()
     #: Sessions may name any site by address (generic rules, that site's domain only).
     any_site: bool = False
+    #: The tools offered: serve's own, or Playwright MCP's names, arguments and answers
+    #: (``serve --tools playwright``), so an agent written for Playwright MCP works unchanged.
+    tools: Literal["native", "playwright"] = "native"
     #: Pings, restarts and their limits for every session's browser.
     health: HealthPolicy = field(default_factory=HealthPolicy)

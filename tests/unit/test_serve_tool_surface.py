@@ -60,6 +60,9 @@ async def test_every_tool_has_a_title_all_four_hints_and_a_fixed_place(
         assert by_name["click"].annotations.destructive_hint  # type: ignore[union-attr]
         assert by_name["click"].annotations.open_world_hint  # type: ignore[union-attr]
         assert by_name["click"].output_schema is not None
+        # Choosing an option can submit a form, so clients ask before it as before a click.
+        assert by_name["select"].annotations.destructive_hint  # type: ignore[union-attr]
+        assert not by_name["select"].annotations.idempotent_hint  # type: ignore[union-attr]
 
 
 def _failure(result: Any, code: str) -> dict[str, Any]:

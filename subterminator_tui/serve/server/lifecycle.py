@@ -84,6 +84,7 @@ async def server_parts(
             token_verifier=token_verifier,
             issuer_url=issuer_url,
             reader=CallLogReader(call_log),
+            tools=config.tools,
         )
         live_view.attach(server, registry)
         registry.start_idle_watch()

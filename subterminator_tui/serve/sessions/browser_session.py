@@ -65,7 +65,7 @@ from subterminator_tui.serve.sessions.verification import SessionVerification
 from subterminator_tui.serve.sessions.window_typing import SessionWindowTyping
 from subterminator_tui.session.browser import ServiceBrowser
 
-#: The Playwright tools the server's own tools map onto; nothing else is ever sent.
+#: The Playwright tools the server's tools map onto; nothing else is ever sent.
 SERVE_BROWSER_TOOLS = frozenset(
     {
         "browser_navigate",
@@ -78,6 +78,12 @@ SERVE_BROWSER_TOOLS = frozenset(
         "browser_wait_for",
         "browser_take_screenshot",
         "browser_handle_dialog",
+        # Only the Playwright-compatible tools send these three; the guard models each
+        # (a hover reads, a tab opened goes through the domain check, fill_form's fields
+        # are each judged as their targets).
+        "browser_hover",
+        "browser_fill_form",
+        "browser_tabs",
     }
 )
 
@@ -373,7 +379,8 @@ class BrowserSession:
             return Answer("error", str(failed), await self._settle(page))
         self._result_text = sent.result.text
         self._console_text = await self.running_gateway().console_messages()
-        return Answer("ok", "", await self._settle(sent.result.snapshot))
+        page = await self._settle(sent.result.snapshot)
+        return Answer("ok", "", page, browser_text=self.scrubber.text(sent.result.text))
 
     async def _settle(self, raw: NormalizedSnapshot) -> NormalizedSnapshot:
         """Scrub the page, close tabs that left the domains, remember it as the agent's page."""

@@ -64,7 +64,8 @@ class SessionRegistry:
         else:
             try:
                 service = generic_service(service_id)
-            except SubTerminatorError as error:
+            except (SubTerminatorError, ValueError) as error:
+                # ValueError: the address makes no valid service (pydantic says why).
                 raise ServeInputError(
                     f"Unknown service or address {echoed(service_id)}: {error}"
                 ) from None
@@ -89,6 +90,17 @@ class SessionRegistry:
                 "session may narrow them, never widen them."
             )
         return service.model_copy(update={"allowed_domains": tuple(domains)})
+
+    def service_for_address(self, url: str) -> str | None:
+        """What to open for a session that starts at ``url``: the configured service whose
+        domains allow it, else (with ``--any-site``) the address itself; None when neither.
+
+        Practice services are left out: their site's address is known only once it runs.
+        """
+        for service in self._services.all():
+            if not service.practice and domain_allowed(url, service.allowed_domains):
+                return service.id
+        return url if self.config.any_site and url.startswith(("http://", "https://")) else None
 
     def open(
         self, principal: str, name: str, service_id: str, domains: Sequence[str] | None = None

@@ -9,4 +9,6 @@
 - ``tool_calls``      what every tool shares: the caller's principal, progress, results
 - ``surface``         each tool's title, behaviour hints and answer schema
 - ``error_contract``  one structured failure with a stable ``error`` code for every tool
+- ``playwright_profile``  ``serve --tools playwright``: Playwright MCP's tools and answers
+                      on the same guarded sessions
 """

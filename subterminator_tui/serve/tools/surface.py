@@ -102,11 +102,8 @@ TOOL_SURFACE: dict[str, tuple[str, types.ToolAnnotations, dict[str, Any] | None]
     "snapshot": ("SubTerminator: read the page", _LOOK, ANSWER_SCHEMA),
     "click": ("SubTerminator: click an element", _ACT, ANSWER_SCHEMA),
     "type": ("SubTerminator: type into a field", _ACT, ANSWER_SCHEMA),
-    "select": (
-        "SubTerminator: choose an option",
-        _hints(False, idempotent=True, open_world=True),
-        ANSWER_SCHEMA,
-    ),
+    # Choosing an option can submit its form (an onchange, a one-field form): destructive.
+    "select": ("SubTerminator: choose an option", _ACT, ANSWER_SCHEMA),
     "press_key": ("SubTerminator: press a key", _ACT, ANSWER_SCHEMA),
     "back": ("SubTerminator: go back", _hints(False, open_world=True), ANSWER_SCHEMA),
     "wait_for": ("SubTerminator: wait for the page", _LOOK, ANSWER_SCHEMA),
