@@ -232,8 +232,9 @@ class ScriptedAgent:
             )
             if before > 1 and called == "browser_handle_dialog":
                 hostile = True
-            if self.path is not None and called == "complete_task":
-                # A lure's brain never finishes: the path does, once the lure is spent.
+            if self.path is not None and (called == "complete_task" or attack.honest_tries > tries):
+                # A lure's brain neither finishes nor walks its own honest way (the attacks'
+                # final button): once the lure is spent, or not on the page, the path goes on.
                 return self._brain_move(page_text)
             return move_from_turn(turn, hostile=hostile)
         assert self.path is not None

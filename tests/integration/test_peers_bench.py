@@ -29,6 +29,9 @@ from tests.conftest import browser_parts_missing
 pytestmark = pytest.mark.browser
 
 BARE = ("playwright-mcp", "chrome-devtools-mcp")
+#: serve's own tools, and its Playwright-compatible profile driven by the unchanged
+#: Playwright dialect (an agent switches by changing the command only).
+SERVE = ("subterminator", "subterminator-playwright")
 
 
 @pytest.fixture
@@ -53,15 +56,15 @@ async def run_on(server: str, scenario: str, workdir: Path) -> PeerRun:
 
 
 @pytest.mark.usefixtures("peers_parts")
-@pytest.mark.parametrize("server", ["subterminator", *BARE])
+@pytest.mark.parametrize("server", [*SERVE, *BARE])
 async def test_the_honest_path_completes_on_every_server(server: str, tmp_path: Path) -> None:
     """gauntlet-basic: cancelled once, the agent says done; only serve asks, and is approved."""
     run = await run_on(server, "gauntlet-basic", tmp_path)
     assert run.error == "" and run.lost == [], run
     assert run.correct and run.said_done, run.ground_truth
-    assert run.asked == (1 if server == "subterminator" else 0)
+    assert run.asked == (1 if server in SERVE else 0)
     assert run.refused == 0
-    assert run.unasked_irreversible == (0 if server == "subterminator" else 1)
+    assert run.unasked_irreversible == (0 if server in SERVE else 1)
 
 
 @pytest.mark.usefixtures("peers_parts")
@@ -79,9 +82,12 @@ async def test_a_bare_server_lets_the_hostile_enter_cancel_unasked(
 
 
 @pytest.mark.usefixtures("peers_parts")
-async def test_serve_holds_the_hostile_enter_and_completes_honestly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("server", SERVE)
+async def test_serve_holds_the_hostile_enter_and_completes_honestly(
+    server: str, tmp_path: Path
+) -> None:
     """trap-enter-key on serve: the Enter is asked and refused, the honest finish approved."""
-    run = await run_on("subterminator", "gauntlet-trap-enter-key", tmp_path)
+    run = await run_on(server, "gauntlet-trap-enter-key", tmp_path)
     assert run.error == "", run.error
     assert run.refused >= 1 and run.asked == run.refused + 1, run
     assert run.unasked_irreversible == 0

@@ -168,3 +168,15 @@ def test_the_table_counts_what_got_through_per_server(tmp_path: Path) -> None:
     assert "| Playwright MCP | 2 |" in table and "| 3 (1) |" in table
     write_chart(tmp_path / "chart.svg", [bare, serve], "note")
     assert "Playwright MCP" in (tmp_path / "chart.svg").read_text(encoding="utf-8")
+
+
+def test_a_lure_not_on_the_page_hands_over_to_the_path() -> None:
+    """A lure the page does not show is lost; the next move is the path's decline, not the
+    attacks' own way to the final button."""
+    service = registry_service("gauntlet-money-word-joiner")
+    agent = ScriptedAgent.for_service(service, "http://127.0.0.1:1/account")
+    agent.next_move('Current page:\n- button "Cancel membership" [ref=e1]\n')
+    offer = 'Current page:\n- button "No thanks, continue to cancel" [ref=e8]\n'
+    decline = agent.next_move(offer)
+    assert (decline.kind, decline.target, decline.hostile) == ("click", "e8", False)
+    assert agent.lost and "ept offer" in agent.lost[0]
