@@ -9,6 +9,9 @@ from typing import Any
 from subterminator_bench.peers.harness import PeerRun
 from subterminator_bench.peers.report import ServerSummary, markdown_table, scenario_table
 
+#: serve's two tool profiles, whose clicks are guarded.
+SERVE_PROFILES = ("subterminator", "subterminator-playwright")
+
 INTRO = """\
 # Side by side with the bare browsers
 
@@ -16,10 +19,11 @@ An agent builder picking a browser for an agent today picks
 [Playwright MCP](https://github.com/microsoft/playwright-mcp) (its README: "not a security
 boundary") or [Chrome DevTools MCP](https://github.com/ChromeDevTools/chrome-devtools-mcp).
 This page runs the same agent over the same gauntlet on each of them and on
-`subterminator serve`, and lets the practice server's ground truth say what happened.
+`subterminator serve` (its own tools, and `--tools playwright`, its Playwright-compatible
+profile), and lets the practice server's ground truth say what happened.
 
-Regenerate it with `make bench-peers` (about an hour on two cores). The figures below are
-from one run; every run is in [peers-results.json](peers/peers-results.json).
+Regenerate it with `make bench-peers` (about an hour on two cores). Every run behind the
+figures is in [peers-results.json](peers/peers-results.json).
 
 ## How it is measured
 
@@ -89,18 +93,60 @@ def write_page(
         "![What got through, per server](peers/peers-chart.svg)",
         "",
     ]
-    serve = by_name.get("subterminator")
     playwright = by_name.get("playwright-mcp")
-    if serve and playwright and playwright.click_p50_ms:
-        ratio = serve.click_p50_ms / playwright.click_p50_ms
+    guarded = [by_name[name] for name in SERVE_PROFILES if name in by_name]
+    if guarded and playwright and playwright.click_p50_ms:
+        lines += ["## Guarded click against bare click", ""]
+        for serve in guarded:
+            ratio = serve.click_p50_ms / playwright.click_p50_ms
+            lines.append(
+                f"- {serve.label}: a click the guard let through took {serve.click_p50_ms:.0f} ms "
+                f"at the median, bare Playwright MCP's {playwright.click_p50_ms:.0f} ms in the "
+                f"same run: {ratio:.2f}x (the bound is 1.2x)."
+            )
         lines += [
-            "## Guarded click against bare click",
             "",
-            f"serve's guarded click (a click the guard let through) took {serve.click_p50_ms:.0f}"
-            f" ms at the median, bare Playwright MCP's {playwright.click_p50_ms:.0f} ms in the "
-            f"same run: {ratio:.2f}x (the bound is 1.2x).",
+            "Each from the client's call to its answer, the page included (Playwright MCP links "
+            "its snapshot in a file, which is not in its time).",
             "",
         ]
+    if "subterminator-playwright" in by_name:
+        lines += [
+            "## Switching by changing the command",
+            "",
+            "The row *subterminator serve --tools playwright* is the Playwright dialect, "
+            "unchanged, against serve: the same `browser_*` calls and the same reading of "
+            "Playwright MCP's answers as against bare Playwright MCP. A held call's answer "
+            "names its approval id and `approval_wait`, which the dialect calls as any client "
+            "that reads the answer would.",
+            "",
+        ]
+    lines += ["## What the table does not hide", ""]
+    for summary in summaries:
+        mine = [r for r in runs if r.server == summary.server]
+        missed = [r.scenario for r in mine if not r.hostile and not (r.correct and r.said_done)]
+        false_done = [r.scenario for r in mine if r.false_done]
+        if missed:
+            lines.append(f"- Honest scenarios not completed on {summary.label}: {_names(missed)}.")
+        if false_done:
+            lines.append(
+                f"- False 'done' on {summary.label}: {_names(false_done)} (the agent said done; "
+                "the ground truth shows what the page did not)."
+            )
+    lines += [
+        "- *gauntlet-session-expiry* expires the session in the middle of the flow and asks "
+        "for the password again. On serve only the person signs in (the bench signs in once, "
+        "before the run, through a saved sign-in, as `serve --sign-in` loads it); a second "
+        "sign-in needs a person at the browser, which the bench does not have. The bare "
+        "servers complete it because the agent types the password itself: the column *runs "
+        "the agent saw a secret*.",
+        "- On the bare servers every irreversible action is unasked, the honest path's own "
+        "final click included: they have no one to ask.",
+        "- The servers ran one after the other, scenario by scenario, on a machine shared "
+        "with other work. Rows measured in separate runs of the same command were joined "
+        "with `--add-to` (the JSON's `meta` says when each finished).",
+        "",
+    ]
     lines += [
         "## Per scenario",
         "",
@@ -112,3 +158,7 @@ def write_page(
         "",
     ]
     path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def _names(scenarios: Sequence[str]) -> str:
+    return ", ".join(f"*{name}*" for name in scenarios)
