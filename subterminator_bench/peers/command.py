@@ -104,7 +104,7 @@ def run_peers(args: argparse.Namespace, console: Console) -> int:
         meta = {
             "how": HOW,
             "servers": order,
-            "scenarios": len(scenarios),
+            "scenarios": len({r.scenario for r in all_runs}),
             "finished": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "seconds": round(time.perf_counter() - started, 1),
         }
