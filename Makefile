@@ -1,5 +1,5 @@
 # The entry points the README names. Each sets up whatever is missing first.
-.PHONY: demo bench test test-unit test-slow setup setup-tests lint
+.PHONY: demo bench bench-peers test test-unit test-slow setup setup-tests lint
 
 setup:
 	@scripts/setup.sh
@@ -14,6 +14,13 @@ demo: setup
 # options through BENCH_ARGS, e.g. make bench BENCH_ARGS="--scenario gauntlet-basic".
 bench: setup
 	.venv/bin/python -m subterminator_bench $(BENCH_ARGS)
+
+# The gauntlet on serve, Playwright MCP and Chrome DevTools MCP with the same scripted agent
+# (docs/peers.md): the table, its JSON and chart in docs/peers/, the page docs/peers.md.
+PEERS_SERVERS ?= subterminator,subterminator-playwright,playwright-mcp,chrome-devtools-mcp
+bench-peers: setup-tests
+	.venv/bin/python -m subterminator_bench --servers $(PEERS_SERVERS) --output docs/peers \
+		--page docs/peers.md $(BENCH_ARGS)
 
 lint: setup-tests
 	.venv/bin/ruff check .

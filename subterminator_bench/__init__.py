@@ -17,4 +17,6 @@ wire format. Run it with ``python -m subterminator_bench`` (or ``make bench``).
 - ``scripted_brain``     plays a scenario's intended path from the page text it is sent
 - ``adversarial_brain``  plays each adversarial scenario's attack on the guard
 - ``gauntlet/``          the gauntlet practice site and its ``scenarios.toml``
+- ``peers/``             the gauntlet on serve, Playwright MCP and Chrome DevTools MCP
+  (``--servers``), the same scripted agent on each
 """

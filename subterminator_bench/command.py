@@ -17,6 +17,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from subterminator_bench.peers.command import run_peers
+from subterminator_bench.peers.servers import SERVERS
 from subterminator_bench.prompt_cache import PromptCache
 from subterminator_bench.report import (
     naive_ratio,
@@ -63,13 +65,33 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="extra services.toml (repeatable; later files override earlier ones)",
     )
+    peers = parser.add_argument_group(
+        "peers",
+        "the gauntlet on several MCP servers with the same scripted agent (docs/peers.md)",
+    )
+    peers.add_argument(
+        "--servers",
+        metavar="A,B,...",
+        help=f"compare these servers instead of running the pilot: {', '.join(SERVERS)}",
+    )
+    peers.add_argument(
+        "--add-to",
+        type=Path,
+        metavar="JSON",
+        help="with --servers: keep the runs of this peers-results.json not measured again",
+    )
+    peers.add_argument("--page", metavar="PATH", help="with --servers: write the manual's page")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m subterminator_bench``; Ctrl+C exits 130 quietly."""
     try:
-        return run_bench(build_parser().parse_args(argv))
+        args = build_parser().parse_args(argv)
+        if args.servers:
+            console = Console(width=None if Console().is_terminal else 200)
+            return run_peers(args, console)
+        return run_bench(args)
     except KeyboardInterrupt:
         return INTERRUPTED
 
