@@ -27,12 +27,12 @@ lint-checks:
 	# The manual in docs/: strict, so a broken link fails the build (offline: bundled theme).
 	.venv/bin/mkdocs build --strict --quiet --site-dir build/site
 
-# Six workers on two cores: a browser test mostly waits on Chromium (one worker kept the
-# CPUs a third busy, four about half), so six overlap their waits. Work stealing: a worker
-# that runs out takes tests queued on another, so the run does not end on one worker's
-# long tail. The lint runs beside the tests (scripts/test.sh): they wait while it computes.
+# Four workers on two cores: a browser test mostly waits on Chromium (one worker kept
+# the CPUs a third busy), so four overlap their waits. Work stealing: a worker that runs
+# out takes tests queued on another, so the run does not end on one worker's long tail.
+# The lint runs beside the tests (scripts/test.sh): they wait while it computes.
 test: setup-tests
-	@scripts/test.sh -q -m "not slow" -n 6 --dist worksteal
+	@scripts/test.sh -q -m "not slow" -n 4 --dist worksteal
 
 # The fast inner loop: the unit tests only (no browser, no Playwright MCP, no lint).
 # Two workers: the machine's cores, since these tests are CPU-bound, not waiting.
