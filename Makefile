@@ -1,5 +1,5 @@
 # The entry points the README names. Each sets up whatever is missing first.
-.PHONY: demo bench bench-peers test test-unit test-slow setup setup-tests lint
+.PHONY: demo bench bench-peers test test-unit test-slow setup setup-tests lint lint-checks
 
 setup:
 	@scripts/setup.sh
@@ -23,6 +23,10 @@ bench-peers: setup-tests
 		--page docs/peers.md $(BENCH_ARGS)
 
 lint: setup-tests
+	@$(MAKE) --no-print-directory lint-checks
+
+# The checks themselves, on a set-up checkout (make test runs them beside the tests).
+lint-checks:
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
@@ -33,8 +37,9 @@ lint: setup-tests
 # Four workers on two cores: a browser test mostly waits on Chromium (one worker kept
 # the CPUs a third busy), so four overlap their waits. Work stealing: a worker that runs
 # out takes tests queued on another, so the run does not end on one worker's long tail.
-test: lint
-	.venv/bin/pytest -q -m "not slow" -n 4 --dist worksteal
+# The lint runs beside the tests (scripts/test.sh): they wait while it computes.
+test: setup-tests
+	@scripts/test.sh -q -m "not slow" -n 4 --dist worksteal
 
 # The fast inner loop: the unit tests only (no browser, no Playwright MCP, no lint).
 # Two workers: the machine's cores, since these tests are CPU-bound, not waiting.

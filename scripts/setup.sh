@@ -10,16 +10,29 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
     exit 2
 fi
 
-# 1. The virtual environment, reinstalled only when pyproject.toml changes.
+# 1. The virtual environment, reinstalled only when pyproject.toml changes. It installs
+#    in the background while npm installs the Node side (step 2): both mostly wait on
+#    downloads, so side by side they take about as long as the longer one.
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
+pip_pid=""
 if [ ! -f "$stamp" ]; then
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
-    rm -f .venv/.installed-* && touch "$stamp"
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]' &
+    pip_pid=$!
 fi
+finish_python() {
+    if [ -n "$pip_pid" ]; then
+        wait "$pip_pid"
+        rm -f .venv/.installed-* && touch "$stamp"
+        pip_pid=""
+    fi
+}
+# A failure elsewhere must not leave the install running behind the person's prompt.
+trap '[ -z "$pip_pid" ] || kill "$pip_pid" 2>/dev/null' EXIT
 
-# 2. Node and the pinned Playwright MCP from package-lock.json (never @latest).
-.venv/bin/python -m subterminator_tui.browser.node --check-only
+# 2. Node and the pinned Playwright MCP from package-lock.json (never @latest). The check
+#    needs only the standard library, so it runs from the source tree while pip installs.
+PYTHONPATH=. .venv/bin/python -m subterminator_tui.browser.node --check-only
 # The tests also need the dev packages (the MCP Inspector, the conformance suite and the
 # Node 22 it runs on); a plain set-up leaves them out.
 npm_mode=(--omit=dev); mode=app
@@ -29,6 +42,8 @@ if [ ! -f "$lock_stamp" ]; then
     npm ci --no-audit --no-fund --loglevel=error "${npm_mode[@]}"
     rm -f node_modules/.lock-* && touch "$lock_stamp"
 fi
+
+finish_python
 
 # 3. A Chrome or Chromium (Playwright's own browser download is never used), and for
 #    the tests (--for-tests) tmux, which runs the app in a real terminal. On

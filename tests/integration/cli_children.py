@@ -35,10 +35,14 @@ class Cli:
     profile: Path
     home: Path
     children: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    #: The environment the children start from; None: this process's at the time (the
+    #: test's isolated home). A runner that outlives one test keeps the home it began in.
+    environment: dict[str, str] | None = None
 
     def env(self, **extra: str) -> dict[str, str]:
         """The isolated environment without the developer's provider keys, plus ``extra``."""
-        env = {k: v for k, v in os.environ.items() if k not in PROVIDER_VARIABLES}
+        base = os.environ if self.environment is None else self.environment
+        env = {k: v for k, v in base.items() if k not in PROVIDER_VARIABLES}
         env.update(extra)
         return env
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,14 @@ from tests.support.serve_clients import TerminalOperator
 @pytest.fixture
 def cli(tmp_path: Path, isolated_home: Path) -> Iterator[Cli]:
     """Children with a private profile; killed if still running, profile checked after."""
-    runner = Cli(profile=tmp_path / "profile", home=isolated_home)
+    with reaped(Cli(profile=tmp_path / "profile", home=isolated_home)) as runner:
+        yield runner
+
+
+@contextmanager
+def reaped(runner: Cli) -> Iterator[Cli]:
+    """``runner``, its children killed on exit if still running; a child that ended by
+    itself must have left no process on its profile."""
     try:
         yield runner
     finally:

@@ -16,6 +16,8 @@ import os
 import re
 import secrets
 import signal
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -23,24 +25,51 @@ import pytest
 from subterminator_tui.browser.processes import processes_using_profile
 from subterminator_tui.resources import builtin_services_file
 from subterminator_tui.rules import load_services
-from tests.conftest import wait_until_no_profile_processes
+from tests.conftest import browser_parts_missing, isolate, wait_until_no_profile_processes
 from tests.fakes.demoflix_brain import DemoflixBrain
 from tests.fakes.fake_model import FakeModelServer
 from tests.integration.cli_children import (
     PROMPT,
     Cli,
+    Finished,
     assert_no_browser_started,
     read_until,
 )
+from tests.integration.conftest import reaped
 
 pytestmark = pytest.mark.browser
 
 # --- the demo -------------------------------------------------------------------------
 
 
-def test_demo_cancels_after_approval(browser_cli: Cli) -> None:
+@dataclass(frozen=True)
+class ApprovedDemo:
+    """One `cancel demoflix` child answered `y`, and the runner whose home keeps its journal."""
+
+    cli: Cli
+    run: Finished
+
+
+@pytest.fixture(scope="module")
+def approved_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApprovedDemo]:
+    """The approved demo run, once for the module: the tests below each read a different
+    part of the same run (its output, its screenshot, its journal), and a run of its own
+    for each would start five browsers to print the same thing."""
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    root = tmp_path_factory.mktemp("approved-demo")
+    with pytest.MonkeyPatch.context() as patch:
+        home = isolate(root / "home", patch)
+        environment = dict(os.environ)
+    with reaped(Cli(profile=root / "profile", home=home, environment=environment)) as runner:
+        run = runner.run(runner.cancel_args("demoflix"), stdin=b"y\n")
+        yield ApprovedDemo(runner, run)
+
+
+def test_demo_cancels_after_approval(approved_demo: ApprovedDemo) -> None:
     """`cancel demoflix` with `y`: the turns, the prompt and the verified result, exit 0."""
-    run = browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"y\n")
+    run = approved_demo.run
     assert run.code == 0, run.stderr
     assert "Starting Demoflix (practice) cancellation" in run.stdout
     assert '[Turn 1] browser_click "Cancel membership"' in run.stdout
@@ -50,9 +79,9 @@ def test_demo_cancels_after_approval(browser_cli: Cli) -> None:
     assert "this run's record: subterminator show" in run.stdout
 
 
-def test_the_held_steps_turn_line_does_not_read_as_done(browser_cli: Cli) -> None:
+def test_the_held_steps_turn_line_does_not_read_as_done(approved_demo: ApprovedDemo) -> None:
     """The checkpoint's turn line is followed by "not done yet"; after `y`, by "done"."""
-    run = browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"y\n")
+    run = approved_demo.run
     lines = run.stdout.splitlines()
     held = next(i for i, line in enumerate(lines) if "Finish cancellation" in line)
     assert lines[held].startswith("[Turn 5]")
@@ -61,15 +90,40 @@ def test_the_held_steps_turn_line_does_not_read_as_done(browser_cli: Cli) -> Non
     assert "-> done after your approval" in run.stdout
 
 
-def test_demo_screenshot_shown_at_the_checkpoint_exists(browser_cli: Cli) -> None:
+def test_demo_screenshot_shown_at_the_checkpoint_exists(approved_demo: ApprovedDemo) -> None:
     """The Screenshot: path printed with the approval request is a PNG on disk."""
-    run = browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"y\n")
+    run = approved_demo.run
     assert run.code == 0, run.stderr
     match = re.search(r"^    Screenshot: (.+)$", run.stdout, re.MULTILINE)
     assert match is not None, run.stdout
     screenshot = Path(match[1])
     assert screenshot.is_file()
     assert screenshot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_runs_lists_a_finished_run(approved_demo: ApprovedDemo) -> None:
+    """After a demo run, `runs` shows it as completed (verified) with the playbook pilot."""
+    assert approved_demo.run.code == 0
+    run = approved_demo.cli.run(["runs"])
+    assert run.code == 0, run.stderr
+    (line,) = [line for line in run.stdout.splitlines() if "demoflix" in line]
+    assert line.split()[0] == "1"
+    assert "playbook" in line
+    assert "completed (verified)" in line
+
+
+def test_show_prints_each_turn_with_its_tool_and_outcome(approved_demo: ApprovedDemo) -> None:
+    """`show 1` prints turn lines with the tool, its arguments and the outcome."""
+    assert approved_demo.run.code == 0
+    run = approved_demo.cli.run(["show", "1"])
+    assert run.code == 0, run.stderr
+    assert "Run 1: demoflix with the playbook pilot" in run.stdout
+    assert re.search(r"^\[Turn 1\] browser_click \{.*Cancel membership", run.stdout, re.M)
+    # The approved last step's page proves the cancellation, so it is the last turn.
+    assert re.search(r"^\[Turn 5\] browser_click \{.*Finish cancellation", run.stdout, re.M)
+    assert "complete_task" not in run.stdout
+    outcomes = re.findall(r"^  outcome: (\S+)", run.stdout, re.M)
+    assert outcomes == ["ok"] * 5
 
 
 def test_answering_no_rejects_and_exits_1(browser_cli: Cli) -> None:
@@ -232,31 +286,6 @@ def test_gpt_4o_through_the_openai_sdk_completes(browser_cli: Cli) -> None:
 
 
 # --- the journal views ----------------------------------------------------------------
-
-
-def test_runs_lists_a_finished_run(browser_cli: Cli) -> None:
-    """After a demo run, `runs` shows it as completed (verified) with the playbook pilot."""
-    assert browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"y\n").code == 0
-    run = browser_cli.run(["runs"])
-    assert run.code == 0, run.stderr
-    (line,) = [line for line in run.stdout.splitlines() if "demoflix" in line]
-    assert line.split()[0] == "1"
-    assert "playbook" in line
-    assert "completed (verified)" in line
-
-
-def test_show_prints_each_turn_with_its_tool_and_outcome(browser_cli: Cli) -> None:
-    """`show 1` prints turn lines with the tool, its arguments and the outcome."""
-    assert browser_cli.run(browser_cli.cancel_args("demoflix"), stdin=b"y\n").code == 0
-    run = browser_cli.run(["show", "1"])
-    assert run.code == 0, run.stderr
-    assert "Run 1: demoflix with the playbook pilot" in run.stdout
-    assert re.search(r"^\[Turn 1\] browser_click \{.*Cancel membership", run.stdout, re.M)
-    # The approved last step's page proves the cancellation, so it is the last turn.
-    assert re.search(r"^\[Turn 5\] browser_click \{.*Finish cancellation", run.stdout, re.M)
-    assert "complete_task" not in run.stdout
-    outcomes = re.findall(r"^  outcome: (\S+)", run.stdout, re.M)
-    assert outcomes == ["ok"] * 5
 
 
 def test_runs_with_an_empty_journal_says_so(cli: Cli) -> None:

@@ -5,13 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Notice, RunStarted, TurnStarted
 from subterminator_tui.session import RunRequest
+from tests.conftest import isolate
 from tests.fakes.human import ScriptedHuman
-from tests.integration.runs import run_service
+from tests.integration.runs import FinishedRun, run_service
 
 pytestmark = pytest.mark.browser
 
@@ -23,9 +25,20 @@ def is_png(path: Path) -> bool:
     return path.read_bytes().startswith(b"\x89PNG")
 
 
-async def test_demo_cancels_exactly_once_after_approval(tmp_path: Path) -> None:
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def approved_demo(tmp_path_factory: pytest.TempPathFactory) -> FinishedRun:
+    """The demo approved at its checkpoint, run once for the module: the tests below each
+    check a different part of the same run (its result, its question, its journal)."""
+    root = tmp_path_factory.mktemp("approved-demo")
+    with pytest.MonkeyPatch.context() as patch:
+        isolate(root / "home", patch)
+        human = ScriptedHuman([Decision("approve")])
+        return await run_service(RunRequest("demoflix"), human, root)
+
+
+def test_demo_cancels_exactly_once_after_approval(approved_demo: FinishedRun) -> None:
     """The demo: the playbook stops at the final checkpoint, `y` finishes, the rules verify it."""
-    run = await run_service(RunRequest("demoflix"), ScriptedHuman([Decision("approve")]), tmp_path)
+    run = approved_demo
     assert run.result.reason == "completed"
     assert run.result.success and run.result.verified
     assert run.result.exit_code == 0
@@ -35,9 +48,9 @@ async def test_demo_cancels_exactly_once_after_approval(tmp_path: Path) -> None:
     assert run.result.model_calls == 0
 
 
-async def test_checkpoint_is_asked_before_the_action_runs(tmp_path: Path) -> None:
+def test_checkpoint_is_asked_before_the_action_runs(approved_demo: FinishedRun) -> None:
     """The server had no cancel request yet, and the screenshot shown exists."""
-    run = await run_service(RunRequest("demoflix"), ScriptedHuman([Decision("approve")]), tmp_path)
+    run = approved_demo
     (request,) = run.human.approvals
     assert run.human.seen_at_approval == [0]
     assert request.action == "Click button 'Finish cancellation'"
@@ -149,9 +162,9 @@ async def test_max_turns_ends_the_run(tmp_path: Path) -> None:
     assert len(run.reporter.of(TurnStarted)) == 2
 
 
-async def test_journal_records_every_turn(tmp_path: Path) -> None:
+def test_journal_records_every_turn(approved_demo: FinishedRun) -> None:
     """Each turn's intent and outcome, and the run's result, are in the journal."""
-    run = await run_service(RunRequest("demoflix"), ScriptedHuman([Decision("approve")]), tmp_path)
+    run = approved_demo
     assert run.result.run_id is not None
     with Journal(run.journal_path) as journal:
         recorded = journal.run(run.result.run_id)
