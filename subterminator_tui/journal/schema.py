@@ -192,14 +192,14 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     # A run's events beside its turns and steps: a guard miss is kept as its own fact.
     10: (
-        """CREATE TABLE run_events (
+        """CREATE TABLE IF NOT EXISTS run_events (
             id INTEGER PRIMARY KEY,
             run_id INTEGER NOT NULL REFERENCES runs(id),
             at REAL NOT NULL,
             kind TEXT NOT NULL,
             detail TEXT NOT NULL
         )""",
-        "CREATE INDEX run_events_by_run ON run_events(run_id, id)",
+        "CREATE INDEX IF NOT EXISTS run_events_by_run ON run_events(run_id, id)",
     ),
 }
 
