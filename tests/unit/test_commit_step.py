@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from subterminator_tui.browser.interception import InterceptedRequest
-from subterminator_tui.rules.commit import commit_in_names, commit_in_path
+from subterminator_tui.rules.commit import commit_in_names, commit_in_path, says_finish
 from subterminator_tui.rules.defaults import DEFAULT_CHECKPOINTS
 from subterminator_tui.rules.language_words import languages
 from subterminator_tui.rules.requests import classify
@@ -143,3 +143,19 @@ def test_a_finishing_word_of_any_language_after_the_operation_is_the_commit(path
 def test_signing_out_or_a_survey_in_another_language_is_no_commit(path: str) -> None:
     """A German or Czech sign-out and a German survey's end are not the commit."""
     assert commit_in_path(path) is None
+
+
+@pytest.mark.parametrize(
+    ("label", "finishes"),
+    [
+        ("Kündigung bestätigen", True),
+        ("Confirmer la résiliation", True),
+        ("解約を確定する", True),
+        ("End membership", False),
+        ("Si cancelas, pierdes tus listas", False),
+        ("Abonnement kündigen", False),
+    ],
+)
+def test_a_label_says_it_finishes_in_its_own_language(label: str, finishes: bool) -> None:
+    """ "Kündigung bestätigen" finishes; "Abonnement kündigen" and a Spanish "if" do not."""
+    assert says_finish([label]) is finishes
