@@ -8,12 +8,13 @@ from pathlib import Path
 
 from subterminator_tui import exit_codes
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, parse_elements
+from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.guarded.request_evidence import LoggedAnswers
 from subterminator_tui.journal.request_log import RequestLog
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.endings import describe_ending
 from subterminator_tui.results import TaskResult
-from subterminator_tui.rules.evidence import RequestAnswer, verify_unasked
+from subterminator_tui.rules.evidence import ApprovedStep, RequestAnswer, verify_unasked
 from subterminator_tui.rules.generic import generic_service
 
 SITE = "http://127.0.0.1:8000"
@@ -111,3 +112,30 @@ def test_cancelled_unasked_has_its_own_exit_code_and_never_says_not_cancelled() 
     words = describe_ending("cancelled_unasked", service="Premium", success=True, run_id=4)
     assert "not cancelled" not in words.sentence and "without a question" in words.happened
     assert words.status.startswith("cancelled") and "subterminator show 4" in words.next_step
+
+
+class ShowsText:
+    """A browser whose page shows ``text``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    async def seen_text(self) -> str | None:
+        """The page's text."""
+        return self.text
+
+
+async def test_an_approved_cancellation_that_went_out_is_never_a_guard_miss() -> None:
+    """A survey posted unasked, then the approved commit: its confirmation is the commit's
+    (proved or not), never a miss."""
+    service = generic_service(SITE + "/account")
+    judge = OutcomeJudge(
+        service, ShowsText(CANCELLED[1]), lambda text: text, unasked=lambda: [_went("/survey")]
+    )
+    judge.first_page = [ACCOUNT]
+    assert await judge.guard_miss(CANCELLED[0]) is not None
+    finish = ApprovedStep(1, "Click 'Finish'", ("Finish",), False, *ACCOUNT, outcome="done")
+    judge.evidence.steps.append(finish)
+    judge.missed = None
+    assert await judge.guard_miss(CANCELLED[0]) is None
+    assert await judge.guard_miss_on_account_page(ACCOUNT[0]) is None
