@@ -210,18 +210,14 @@ class OutcomeJudge:
 
     def went_unasked(self) -> list[RequestAnswer]:
         """The requests that changed state with nobody asked and that the service accepted,
-        when no cancellation the person approved reached the service (that one, proved or
-        not, is what ended it: no miss)."""
+        when no cancellation step the person approved went out (that one, proved or not, is
+        what the person chose: no miss, whichever of the page's requests carried it)."""
         if self.unasked_requests is None or self._approved_cancellation_sent():
             return []
         return [answer for answer in self.unasked_requests() if answer.succeeded]
 
     def _approved_cancellation_sent(self) -> bool:
-        log = self.requests
-        return any(
-            step.is_cancellation and (log is None or log.reached_service(step.step_id) is not False)
-            for step in self.evidence.sent()
-        )
+        return any(step.is_cancellation for step in self.evidence.sent())
 
     async def guard_miss(self, page: NormalizedSnapshot) -> GuardMiss | None:
         """The guard miss ``page`` proves, if any: the service confirms a cancellation that
