@@ -7,7 +7,8 @@ the subscription's own operation is the commit, whatever its button says:
 
 * the operation is ending the subscription or the account: cancel, terminate,
   unsubscribe, end a subscription or membership, close, delete or deactivate the
-  account (in every language the rules know);
+  account, in the words of every language table (``words/<language>.toml``, its
+  ``[commit]`` lists);
 * it is named where a request says what it does: the last part of the path that is
   not an id (``/api/subscription/cancel``, ``/plans/42/cancel``), a path that names
   the operation and then finishes it (``/cancel/confirm``, ``/cancel/finish``), a
@@ -20,81 +21,47 @@ the subscription's own operation is the commit, whatever its button says:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
+from urllib.parse import unquote
 
 from subterminator_tui.rules.page_rules import CheckpointRule
+from subterminator_tui.rules.sentences import every_language, every_language_pattern
+from subterminator_tui.rules.text import normalise_text
 
-#: Words that name ending the subscription as a path part or an operation, by language.
-#: Multi-word operations are written as the words a path or an identifier splits into.
-_OPERATION = re.compile(
-    r"""(?xi)
-    ^(?:cancel|cancell?ation|cancel\ (?:subscription|membership|plan|account|service|trial)
-      |terminate|termination|terminate\ (?:subscription|membership|contract|account)
-      |unsubscribe|opt\ out
-      |end\ (?:subscription|membership|plan|contract)
-      |(?:close|delete|deactivate|remove)\ (?:my\ )?account
-      |kuendigen|kündigen|kuendigung|kündigung|abo\ kuendigen|abo\ kündigen
-      |resilier|résilier|resiliation|résiliation|annuler|annulation
-      |cancelar|cancelacion|cancelación|baja|dar\ de\ baja
-      |disdire|disdetta|annulla|annullare
-      |opzeggen|beeindigen
-      |anuluj|anulowanie|wypowiedz|avsluta|saga\ upp|opsig|opsigelse|si\ opp|oppsigelse
-      |peruuta|irtisano|zrusit|zrušit|iptal|otmena|otmenit|отменить|отмена|расторгнуть
-      |解約|退会|キャンセル|해지|취소|取消|退订|取消订阅|إلغاء|ביטול|रद्द
-      |huy|hủy|batalkan|berhenti\ berlangganan|ยกเลิก|ακύρωση
-    )$
-    """
-)
-#: A path part that finishes the operation named before it (``/cancel/confirm``).
-_FINISHING = frozenset(
-    {
-        "confirm",
-        "confirmed",
-        "finish",
-        "finalize",
-        "finalise",
-        "complete",
-        "submit",
-        "do",
-        "now",
-        "execute",
-        "process",
-        "bestaetigen",
-        "bestätigen",
-        "confirmer",
-        "confirmar",
-        "conferma",
-    }
-)
-#: Finishing words that as often name the page that asks ("/cancel/confirm" shows a form).
-_ASKING = frozenset(
-    {
-        "confirm",
-        "confirmed",
-        "bestaetigen",
-        "bestätigen",
-        "confirmer",
-        "confirmar",
-        "conferma",
-        "submit",
-    }
-)
 #: Path parts that say nothing of the operation: ids, versions, formats.
 _NOISE = re.compile(r"^(?:\d+|v\d+|[0-9a-f]{8,}|[0-9a-f-]{20,}|api|json|html|php|aspx?)$", re.I)
 _SPLIT = re.compile(r"[/_\-.]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
+@functools.cache
+def _whole(pick: str) -> re.Pattern[str]:
+    """The list ``pick`` of every language (``commit.operation``), matching a whole part."""
+    return re.compile(rf"^(?:{every_language(pick)})$", re.IGNORECASE)
+
+
+def _is(pick: str, words: str) -> bool:
+    """Whether the words of one path part or identifier are one phrase of ``pick``."""
+    return _whole(pick).match(words) is not None
+
+
 def _parts(path: str) -> list[str]:
-    """A path's parts as lower-case words, ids and formats left out."""
+    """A path's parts as words (normalised, lower case), ids and formats left out."""
     parts = []
-    for segment in path.split("/"):
+    for segment in unquote(path).split("/"):
         if not segment:
             continue
-        words = " ".join(w for w in _SPLIT.split(segment) if w).lower()
+        words = _identifier_words(segment)
         if words and not _NOISE.match(segment):
             parts.append(words)
     return parts
+
+
+def _identifier_words(name: str) -> str:
+    """``cancel-subscription``, ``cancel_subscription`` and ``cancelSubscription`` alike as
+    ``cancel subscription``, read as every rule reads text."""
+    return normalise_text(" ".join(w for w in _SPLIT.split(name) if w)).lower().strip()
 
 
 def commit_in_path(path: str) -> str | None:
@@ -103,31 +70,11 @@ def commit_in_path(path: str) -> str | None:
     if not parts:
         return None
     last = parts[-1]
-    if _OPERATION.match(last):
+    if _is("commit.operation", last):
         return last
-    if last in _FINISHING and len(parts) >= 2 and _OPERATION.match(parts[-2]):
+    if len(parts) >= 2 and _is("commit.finishing", last) and _is("commit.operation", parts[-2]):
         return f"{parts[-2]} {last}"
     return None
-
-
-#: What a subscription is called in a path (``/membership/finish``).
-_SUBJECT = frozenset(
-    {
-        "subscription",
-        "subscriptions",
-        "membership",
-        "memberships",
-        "plan",
-        "plans",
-        "account",
-        "abo",
-        "abonnement",
-        "contract",
-        "trial",
-        "premium",
-        "billing",
-    }
-)
 
 
 def finish_in_path(path: str) -> str | None:
@@ -138,9 +85,9 @@ def finish_in_path(path: str) -> str | None:
     """
     parts = _parts(path)
     # "confirm" is the name of the page that asks as often as of the step that does.
-    if len(parts) < 2 or parts[-1] not in _FINISHING - _ASKING:
+    if len(parts) < 2 or not _is("commit.finishing", parts[-1]) or _is("commit.asking", parts[-1]):
         return None
-    if any(_OPERATION.match(part) or part in _SUBJECT for part in parts[:-1]):
+    if any(_is("commit.operation", part) or _is("commit.subject", part) for part in parts[:-1]):
         return " ".join(parts[-2:])
     return None
 
@@ -148,13 +95,8 @@ def finish_in_path(path: str) -> str | None:
 def says_finish(labels: Sequence[str]) -> bool:
     """Whether a control's labels name a finishing step ("Finish cancellation", "Confirm"),
     not only the operation ("End membership" opens the flow that ends it)."""
-    return any(
-        word in _FINISHING or word in ("yes", "done") for label in labels for word in _words(label)
-    )
-
-
-def _words(label: str) -> list[str]:
-    return [word for word in re.split(r"[^\w]+", label.lower()) if word]
+    finishing = every_language_pattern("commit.finish_label")
+    return any(finishing.search(normalise_text(label)) for label in labels)
 
 
 def asks_before_opening(
@@ -175,8 +117,8 @@ def commit_in_names(names: Sequence[str]) -> str | None:
     never free text: a sentence that mentions cancelling is not an operation.
     """
     for name in names:
-        words = " ".join(w for w in _SPLIT.split(name) if w).lower().strip()
-        if _OPERATION.match(words):
+        words = _identifier_words(name)
+        if _is("commit.operation", words):
             return words
     return None
 
