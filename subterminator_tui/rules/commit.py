@@ -360,10 +360,14 @@ def _segments(path: str) -> list[str]:
 
 
 def deletes_subject(path: str) -> bool:
-    """Whether a DELETE of ``path`` deletes the subscription itself: its last part that is
-    not an id names it (``/v1/subscriptions/<id>``, ``/api/account``)."""
-    parts = _resource_parts(path)
-    return bool(parts) and _subject(parts[-1])
+    """Whether a DELETE of ``path`` deletes the subscription itself: its last segment names
+    it, or the one before names it and the last is its id or name (``/api/account``,
+    ``/v1/subscriptions/<id>``, ``/subscription/main``); ``/subscriptions/12/discount``
+    deletes something of it, not it."""
+    segments = [" ".join(w for w in _SPLIT.split(s) if w).lower() for s in path.split("/") if s]
+    if not segments:
+        return False
+    return _subject(segments[-1]) or (len(segments) >= 2 and _subject(segments[-2]))
 
 
 def ends_subject(path: str) -> str | None:
