@@ -108,6 +108,9 @@ class Measurement:
     #: Of ``approvals``: questions about a request the page sent that no approved step
     #: explained (the request gate's own noise).
     held_requests: int = 0
+    #: Seconds each call of the run waited for the page's own data before its snapshot
+    #: (only calls during which the page asked for data wait at all).
+    settles: list[float] = field(default_factory=list)
 
     @property
     def effective_input_tokens(self) -> float:
@@ -251,6 +254,7 @@ async def measure(
                     )
                 else:
                     result = await prepared.run(gate, reporter)
+                settles = list(prepared.browser.gateway.requests.cost.settles)
     finally:
         if server is not None:
             server.stop()
@@ -290,4 +294,5 @@ async def measure(
         lost=list(brain.lost),
         ground_truth=asdict(truth),
         calls=reporter.calls,
+        settles=settles,
     )

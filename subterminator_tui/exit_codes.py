@@ -20,6 +20,9 @@ OFFLINE_ONLY = 6
 and a letter ready to send."""
 ALREADY_CANCELLED = 7
 """The service was already cancelled before the run: nothing was sent."""
+CANCELLED_UNASKED = 8
+"""Cancelled and confirmed by the service, but the step that did it went out without a
+question: a guard miss, journaled as one (``subterminator show RUN``). Please report it."""
 INTERRUPTED = 130
 """Stopped by the person: Ctrl+C, "Stop the run?" answered, or the terminal closed (SIGHUP)."""
 TERMINATED = 143
@@ -43,6 +46,10 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     ),
     (OFFLINE_ONLY, "offline only (cancel by phone, chat or letter; a letter is in the result)"),
     (ALREADY_CANCELLED, "already cancelled (before this run; nothing was sent)"),
+    (
+        CANCELLED_UNASKED,
+        "cancelled without a question (the service confirmed a step sent unasked: a guard miss)",
+    ),
     (INTERRUPTED, "interrupted: Ctrl+C, stopped in the app, or the terminal closed"),
     (TERMINATED, "terminated with SIGTERM"),
 )

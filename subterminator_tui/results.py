@@ -32,6 +32,7 @@ TaskReason = Literal[
     "already_cancelled",  # the service was cancelled before this run; nothing was sent
     "billed_elsewhere",  # another company bills it: cancel there (TaskResult.ending says where)
     "offline_only",  # only a phone call, chat or letter cancels it (TaskResult.ending has them)
+    "cancelled_unasked",  # the service confirmed a commit sent without a question: a guard miss
 ]
 EndingReason = Literal["billed_elsewhere", "offline_only"]
 
@@ -104,6 +105,7 @@ _OWN_EXIT_CODES = {
     "billed_elsewhere": exit_codes.BILLED_ELSEWHERE,
     "offline_only": exit_codes.OFFLINE_ONLY,
     "already_cancelled": exit_codes.ALREADY_CANCELLED,
+    "cancelled_unasked": exit_codes.CANCELLED_UNASKED,
 }
 
 
@@ -134,6 +136,9 @@ class TaskResult:
     cache_write_tokens: int = 0
     #: US dollars at the settings' price for the model; None when it has no price.
     cost: float | None = None
+    #: The request that went out without a question and that the service confirmed (a
+    #: guard miss: ``cancelled_unasked``), as ``METHOD host/path (answered STATUS)``.
+    guard_miss: str | None = None
 
     @property
     def exit_code(self) -> int:

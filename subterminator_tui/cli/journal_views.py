@@ -43,6 +43,7 @@ def _outcome(run: RunRow, interrupted: set[int]) -> str:
 _SAID = {
     "sent_not_verified": "sent, not verified (check the account page)",
     "already_cancelled": "already cancelled before the run (nothing sent)",
+    "cancelled_unasked": "cancelled without a question (guard miss)",
 }
 
 
@@ -114,6 +115,7 @@ def run_show(args: argparse.Namespace) -> int:
                 raise ConfigurationError(f"No run {args.run} in the journal ({journal.path}).")
             turns = journal.turns(args.run)
             steps = journal.steps(args.run)
+            events = journal.events(args.run)
             interrupted = {r.id for r in journal.interrupted_runs(run.service)}
         print(
             f"Run {run.id}: {run.service} with the {run.pilot} pilot"
@@ -125,6 +127,8 @@ def run_show(args: argparse.Namespace) -> int:
             print(f"  {run.message or run.error}")
         for label, value in ending_rows(run.ending):
             print(f"  {label}: {value}")
+        for event in events:
+            print(f"  {event.words}: {event.detail}")
         tokens = describe_tokens(
             run.input_tokens,
             run.output_tokens,

@@ -5,12 +5,14 @@ right before it, and whether it went out); the judge verifies a claimed success 
 that evidence (rules/evidence.py), recognises an account that was cancelled before the
 run started, and turns a run that ends unverified after an approved step went out
 into ``sent_not_verified``: "not cancelled" is said only when nothing irreversible
-was sent.
+was sent. A commit that went out with nobody asked and that the service confirmed is a
+guard miss: said as cancelled, and kept as one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
@@ -20,11 +22,14 @@ from subterminator_tui.rules import ServiceConfig
 from subterminator_tui.rules.evidence import (
     ApprovedStep,
     EvidenceLedger,
+    RequestAnswer,
     RequestEvidence,
     StepOutcome,
     holds_on_seen,
+    unasked_steps,
     verify_on_account_page,
     verify_on_evidence,
+    verify_unasked,
 )
 from subterminator_tui.rules.matching import Verification, first_holding
 from subterminator_tui.rules.requests import words
@@ -37,6 +42,7 @@ if TYPE_CHECKING:
 _KEEP_REASON: frozenset[TaskReason] = frozenset(
     {
         "completed",
+        "cancelled_unasked",
         "outcome_unknown",
         "interrupted",
         "dry_run",
@@ -47,6 +53,25 @@ _KEEP_REASON: frozenset[TaskReason] = frozenset(
         "offline_only",
     }
 )
+
+
+#: Reads the requests that changed state at the service with nobody asked (request log).
+UnaskedRequests = Callable[[], list[RequestAnswer]]
+
+
+@dataclass(frozen=True)
+class GuardMiss:
+    """A commit that went out with nobody asked, and the service's confirmation of it."""
+
+    #: The request, as ``METHOD host/path``.
+    request: str
+    #: What proves it, in words (the confirmation and the request).
+    message: str
+
+    @property
+    def detail(self) -> str:
+        """The journal's words for it: the request, then the proof."""
+        return f"{self.request}: {self.message}"
 
 
 class SeesText(Protocol):
@@ -74,12 +99,17 @@ class OutcomeJudge:
         browser: SeesText,
         scrub: Callable[[str], str],
         requests: RequestEvidence | None = None,
+        unasked: UnaskedRequests | None = None,
     ) -> None:
         self.service = service
         self.browser = browser
         self.scrub = scrub
         #: The request gate's log, once it exists (None: the answers are unknown).
         self.requests = requests
+        #: The requests that went out with nobody asked (None: nobody watched them).
+        self.unasked_requests = unasked
+        #: The guard miss this run proved, once it is proved.
+        self.missed: GuardMiss | None = None
         self.evidence = EvidenceLedger()
         #: The run's first page and what it showed (for structural evidence).
         self.first_page: list[tuple[NormalizedSnapshot, str]] = []
@@ -177,6 +207,53 @@ class OutcomeJudge:
         return verify_on_account_page(
             self.service, self.first_page[0], (page, seen), self.evidence.steps, self.requests
         )
+
+    def went_unasked(self) -> list[RequestAnswer]:
+        """The requests that changed state with nobody asked and that the service accepted."""
+        if self.unasked_requests is None:
+            return []
+        return [answer for answer in self.unasked_requests() if answer.succeeded]
+
+    async def guard_miss(self, page: NormalizedSnapshot) -> GuardMiss | None:
+        """The guard miss ``page`` proves, if any: the service confirms a cancellation that
+        only a request sent with nobody asked can have carried (rules/evidence.py)."""
+        if not self.first_page:
+            return None
+        went = self.went_unasked()
+        steps = unasked_steps(went, self.first_page[0])
+        if not steps:
+            return None
+        verification = verify_unasked(
+            self.service, page, await self.seen(), went, self.first_page[0]
+        )
+        return self._missed(verification, steps[-1].action)
+
+    async def guard_miss_on_account_page(self, page: NormalizedSnapshot) -> GuardMiss | None:
+        """The guard miss the account page read again proves, if any: it ended against the
+        run's first look at it, and only requests sent with nobody asked can have ended it."""
+        seen = await self.seen()
+        if seen is None or not self.first_page:
+            return None
+        steps = unasked_steps(self.went_unasked(), self.first_page[0])
+        if not steps:
+            return None
+        verification = verify_on_account_page(self.service, self.first_page[0], (page, seen), steps)
+        if verification.verified:
+            verification = Verification(
+                True,
+                verification.success_rule,
+                None,
+                verification.message.replace(
+                    "after the approved step", "with nobody asked, after the request"
+                ),
+            )
+        return self._missed(verification, steps[-1].action)
+
+    def _missed(self, verification: Verification, request: str) -> GuardMiss | None:
+        if not verification.verified:
+            return None
+        self.missed = GuardMiss(request, verification.message)
+        return self.missed
 
     async def already_cancelled(self, page: NormalizedSnapshot) -> Verification | None:
         """The first page already shows the cancellation (before anything was sent), or None."""

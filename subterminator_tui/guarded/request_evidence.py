@@ -48,6 +48,18 @@ class LoggedAnswers:
             return None
         return bool(step_requests(self.log, run, step_id))
 
+    def unasked(self) -> list[RequestAnswer]:
+        """The requests that changed state at the service with nobody asked (no approved
+        step in flight, no question about them) and that it answered, in order."""
+        run = self.run_id()
+        if run is None:
+            return []
+        return [
+            RequestAnswer(row.method, f"{row.host}{row.path}", row.status, _when(row.sent_at))
+            for row in self.log.requests(run)
+            if row.verdict == "sent" and row.step_id is None and row.status is not None
+        ]
+
     def answer_for(self, step_id: int | None) -> RequestAnswer | None:
         """The service's answer to the step's request; an error answer wins over a success.
 
@@ -61,5 +73,9 @@ class LoggedAnswers:
             return None
         failed = [row for row in answered if row.status is not None and row.status >= 400]
         row = failed[0] if failed else answered[-1]
-        at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row.sent_at))
-        return RequestAnswer(row.method, row.path, row.status or 0, at)
+        return RequestAnswer(row.method, row.path, row.status or 0, _when(row.sent_at))
+
+
+def _when(timestamp: float) -> str:
+    """A request's time as the receipt prints it (UTC, to the second)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))

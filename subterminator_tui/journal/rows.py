@@ -48,6 +48,30 @@ class RunRow:
     cost: float | None = None
 
 
+#: What a run event records: ``guard_miss``, a commit sent without a question that the
+#: service confirmed.
+EventKind = Literal["guard_miss"]
+#: Each event kind in the words ``runs`` and ``show`` print.
+EVENT_WORDS: dict[str, str] = {"guard_miss": "guard miss"}
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """One fact of a run that is neither a turn nor a step (a guard miss)."""
+
+    id: int
+    run_id: int
+    at: float
+    kind: str
+    #: What happened, in words (the request that went out unasked, the page that confirmed).
+    detail: str
+
+    @property
+    def words(self) -> str:
+        """The kind as ``show`` prints it (``guard miss``)."""
+        return EVENT_WORDS.get(self.kind, self.kind.replace("_", " "))
+
+
 @dataclass(frozen=True)
 class CheckRow:
     """One later look at a service's account page (``subterminator check``)."""

@@ -16,7 +16,9 @@ step's evidence (who approved it, screenshots before and after, the text shown a
 biller, or the contact details and letter, as JSON) and the later checks of a service's
 state (``subterminator check``), each beside the run it checks; version 9 keeps each model
 call's prompt-cache reads and writes as the provider reported them, per turn and per run,
-and the run's cost from the price table in the settings. Files are migrated in place, in
+and the run's cost from the price table in the settings; version 10 adds a run's events, the
+facts that are neither a turn nor a step (a guard miss: a commit that went out without a
+question and that the service confirmed). Files are migrated in place, in
 one transaction; rows written before version 5 keep their copies.
 """
 
@@ -26,7 +28,7 @@ import apsw
 
 from subterminator_tui.errors import JournalError
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 _VERSION_1 = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -187,6 +189,17 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE runs ADD COLUMN cache_read_tokens INTEGER",
         "ALTER TABLE runs ADD COLUMN cache_write_tokens INTEGER",
         "ALTER TABLE runs ADD COLUMN cost REAL",
+    ),
+    # A run's events beside its turns and steps: a guard miss is kept as its own fact.
+    10: (
+        """CREATE TABLE IF NOT EXISTS run_events (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            at REAL NOT NULL,
+            kind TEXT NOT NULL,
+            detail TEXT NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS run_events_by_run ON run_events(run_id, id)",
     ),
 }
 

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 from subterminator_tui.journal.processes import process_started, still_running
 from subterminator_tui.journal.rows import (
     CheckRow,
+    EventKind,
+    EventRow,
     RunRow,
     StepEvidenceRow,
     StepRow,
@@ -36,7 +38,16 @@ from subterminator_tui.results import TaskResult
 if TYPE_CHECKING:
     from subterminator_tui.journal.request_log import RequestRow
 
-__all__ = ["CheckRow", "Journal", "RunRow", "StepEvidenceRow", "StepRow", "StepState", "TurnRow"]
+__all__ = [
+    "CheckRow",
+    "EventRow",
+    "Journal",
+    "RunRow",
+    "StepEvidenceRow",
+    "StepRow",
+    "StepState",
+    "TurnRow",
+]
 
 #: A run's columns; a run that never finished counts its turns from the turn rows.
 _RUN_COLUMNS = (
@@ -209,6 +220,22 @@ class Journal(StepRecords):
             "VALUES (?, ?, ?, ?, ?, ?)",
             (service, run_id, time.time(), state, url, why),
         )
+
+    def record_event(self, run_id: int, kind: EventKind, detail: str) -> int:
+        """Keep one event of ``run_id`` (a guard miss), written when it is known."""
+        return self._insert(
+            "the run's event",
+            "INSERT INTO run_events (run_id, at, kind, detail) VALUES (?, ?, ?, ?)",
+            (run_id, time.time(), kind, detail),
+        )
+
+    def events(self, run_id: int) -> list[EventRow]:
+        """A run's events, oldest first."""
+        rows = self._select(
+            "SELECT id, run_id, at, kind, detail FROM run_events WHERE run_id=? ORDER BY id",
+            (run_id,),
+        )
+        return [EventRow(*row) for row in rows]
 
     def checks(self, service: str) -> list[CheckRow]:
         """Every check of ``service``, oldest first."""

@@ -112,6 +112,13 @@ WORDINGS: dict[str, Wording] = {
         "Check the account page yourself before running again; every turn is in {show}.",
         "sent, not verified",
     ),
+    "cancelled_unasked": Wording(
+        "{service} was cancelled, but the step that did it went out without a question: "
+        "nothing asked you first{detail}.",
+        "This is a guard miss, kept in the journal ({show}); keep the confirmation email, and "
+        "please report the page so the rules learn it.",
+        "cancelled (sent without asking)",
+    ),
     "already_cancelled": Wording(
         "{service} was already cancelled before this run; nothing was sent{detail}.",
         "Nothing to do. To look again later (a charge that comes back): subterminator check.",

@@ -170,12 +170,13 @@ class RunLedger:
         error: str | None = None,
         verified_by: VerifiedBy | None = None,
         ending: Ending | None = None,
+        guard_miss: str | None = None,
     ) -> TaskResult:
         """The TaskResult of a run that ended for ``reason``."""
         return TaskResult(
             success=success,
             # Verified means a cancellation by this run, on evidence: never without success.
-            verified=success and reason == "completed",
+            verified=success and reason in ("completed", "cancelled_unasked"),
             reason=reason,
             turns=self.turns,
             final_url=self.final_url,
@@ -190,7 +191,14 @@ class RunLedger:
             run_id=self.run_id,
             verified_by=verified_by if success else None,
             ending=ending,
+            guard_miss=guard_miss,
         )
+
+    def guard_missed(self, detail: str) -> None:
+        """A commit went out without a question and the service confirmed it: kept as a
+        guard miss (``runs`` and ``show`` say so)."""
+        if self.journal is not None and self.run_id is not None:
+            self.journal.record_event(self.run_id, "guard_miss", detail)
 
     def finish(self, result: TaskResult) -> None:
         """The run's row gets its end."""

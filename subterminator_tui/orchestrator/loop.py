@@ -50,8 +50,23 @@ from subterminator_tui.orchestrator.turns import (
 )
 from subterminator_tui.orchestrator.virtual_calls import VirtualCalls
 from subterminator_tui.pilots.base import Pilot
-from subterminator_tui.results import TaskResult
+from subterminator_tui.results import TaskReason, TaskResult
 from subterminator_tui.rules import ServiceConfig, verify_completion
+
+#: Endings that may hide a guard miss: the run stopped short of a verified cancellation
+#: on its own account, while a request sent with nobody asked may have cancelled it.
+_MAY_HIDE_A_MISS: frozenset[TaskReason] = frozenset(
+    {
+        "task_failed",
+        "verification_failed",
+        "max_turns_exceeded",
+        "llm_no_action",
+        "llm_error",
+        "playbook_diverged",
+        "human_rejected",
+        "no_answer",
+    }
+)
 
 
 class Orchestrator:
@@ -135,6 +150,7 @@ class Orchestrator:
             raise
         if self.context.outcomes.needs_a_last_look(result.reason, result.success):
             result = await self._last_look(result)
+        result = await self._guard_miss(result)
         result = self._honest(result)
         self._finish(result)
         return result
@@ -155,6 +171,39 @@ class Orchestrator:
         if not verification.verified:
             return result
         return self.context.ledger.result("completed", success=True, message=verification.message)
+
+    async def _guard_miss(self, result: TaskResult) -> TaskResult:
+        """A request that went out with nobody asked, confirmed by the service, ended the
+        subscription: the run says cancelled (never "not cancelled") and keeps a guard miss."""
+        outcomes = self.context.outcomes
+        if outcomes.missed is None and result.reason in _MAY_HIDE_A_MISS and not result.success:
+            await self._look_for_a_miss()
+        missed = outcomes.missed
+        if missed is None or (result.success and result.reason != "cancelled_unasked"):
+            return result
+        self.context.ledger.guard_missed(missed.detail)
+        return self.context.ledger.result(
+            "cancelled_unasked", success=True, message=missed.message, guard_miss=missed.request
+        )
+
+    async def _look_for_a_miss(self) -> None:
+        """The page now, then the account page read again: does either prove a guard miss?"""
+        outcomes = self.context.outcomes
+        if not outcomes.went_unasked():
+            return
+        try:
+            page = self.context.scrubber.snapshot(await self.context.browser.snapshot())
+            if await outcomes.guard_miss(page) is not None:
+                return
+            opened = await self.context.browser.call(
+                "browser_navigate", {"url": self.context.options.start_url}
+            )
+        except SubTerminatorError:
+            return
+        page = self.context.scrubber.snapshot(opened.snapshot)
+        self.context.ledger.saw(page)
+        self.context.reporter.emit(PageSeen(page, self.context.guard.url_allowed(page.url)))
+        await outcomes.guard_miss_on_account_page(page)
 
     def _honest(self, result: TaskResult) -> TaskResult:
         """A run that ends unverified after an approved step went out says so, never

@@ -76,7 +76,13 @@ class RunContext:
             if request_log is not None
             else None
         )
-        self.outcomes = OutcomeJudge(service, browser, self.scrubber.text, answers)
+        self.outcomes = OutcomeJudge(
+            service,
+            browser,
+            self.scrubber.text,
+            answers,
+            unasked=answers.unasked if answers is not None else None,
+        )
         # The backstop: every request the browser sends is judged again where it happens.
         self.requests = gate_for_run(
             browser,

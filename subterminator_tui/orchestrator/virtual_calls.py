@@ -34,6 +34,11 @@ class VirtualCalls:
         verification = await self.run.outcomes.verify(page)
         if verification.verified:
             return TurnOutcome.verified_on(page, verification)
+        missed = await self.run.outcomes.guard_miss(page)
+        if missed is not None:
+            # Cancelled, but by a request nobody was asked about: said as it is, never
+            # as "not verified" (the loop journals the miss).
+            raise RunEnded("cancelled_unasked", missed.message, success=True)
         self.run.unverified_claims += 1
         if self.run.unverified_claims >= UNVERIFIED_CLAIM_LIMIT:
             raise RunEnded("verification_failed", verification.message)

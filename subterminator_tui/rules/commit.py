@@ -7,7 +7,8 @@ the subscription's own operation is the commit, whatever its button says:
 
 * the operation is ending the subscription or the account: cancel, terminate,
   unsubscribe, end a subscription or membership, close, delete or deactivate the
-  account (in every language the rules know);
+  account, in the words of every language table (``words/<language>.toml``, its
+  ``[commit]`` lists);
 * it is named where a request says what it does: the last part of the path that is
   not an id (``/api/subscription/cancel``, ``/plans/42/cancel``), a path that names
   the operation and then finishes it (``/cancel/confirm``, ``/cancel/finish``), a
@@ -15,17 +16,21 @@ the subscription's own operation is the commit, whatever its button says:
   whose name or value says it (``action=cancel``);
 * or it says so in its fields or its method: a status set to an ended state
   (``status=cancelled``), a flag that names the operation set on
-  (``cancel_at_period_end=true``) or a renewal flag set off (``auto_renew=false``), a
-  recurring pledge set to nothing (``amount=0`` beside a period), a subject's own verb
-  (``/account/delete``, ``/auto_renew/disable``), a DELETE of the subscription itself
-  (``DELETE /v1/subscriptions/<id>``, or a form's ``_method=delete``);
-* or the control that sends it says so ("Cancel subscription", "Kündigen",
-  "Unsubscribe", "Stop the Daily Bugle subscription"), when the request does not say it
-  only passes through the flow;
+  (``cancel_at_period_end=true``) or automatic renewal set off (``auto_renew=false``), a
+  recurring pledge set to nothing (``amount=0`` beside a period), a subject's own ending
+  verb (``/account/delete``, ``/auto_renew/disable``), a DELETE of the subscription
+  itself (``DELETE /v1/subscriptions/<id>``, or a form's ``_method=delete``);
+* or the form control that sends it says so ("Cancel subscription", "Kündigen",
+  "Delete account", "Stop the Daily Bugle subscription"), when the request does not say
+  it only passes through the flow;
 * a path that only passes through the flow is not it: ``/cancel/survey``,
   ``/cancel/start``, ``/survey/end`` and a "Next" are answers and steps, not the
   commit (``end`` alone never names it: every survey has an end); nor is a flag that
   names the operation set off (``cancel_at_period_end=false`` keeps the subscription).
+
+The ending verbs, the subjects and the parts that pass through are words of every
+language table (``[commit]``); the names and values of fields (``status``, ``amount``,
+``true``) are an API's identifiers, the same whatever the page's language, and stay here.
 """
 
 from __future__ import annotations
@@ -33,81 +38,44 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from urllib.parse import unquote
 
 from subterminator_tui.rules.page_rules import CheckpointRule
-from subterminator_tui.rules.sentences import every_language_pattern
+from subterminator_tui.rules.sentences import every_language, every_language_pattern
 from subterminator_tui.rules.text import normalise_text
 
-#: Words that name ending the subscription as a path part or an operation, by language.
-#: Multi-word operations are written as the words a path or an identifier splits into.
-_OPERATION = re.compile(
-    r"""(?xi)
-    ^(?:cancel|cancell?ation|cancel\ (?:subscription|membership|plan|account|service|trial)
-      |terminate|termination|terminate\ (?:subscription|membership|contract|account)
-      |unsubscribe|opt\ out
-      |end\ (?:subscription|membership|plan|contract)
-      |(?:close|delete|deactivate|remove)\ (?:my\ )?account
-      |kuendigen|kündigen|kuendigung|kündigung|abo\ kuendigen|abo\ kündigen
-      |resilier|résilier|resiliation|résiliation|annuler|annulation
-      |cancelar|cancelacion|cancelación|baja|dar\ de\ baja
-      |disdire|disdetta|annulla|annullare
-      |opzeggen|beeindigen
-      |anuluj|anulowanie|wypowiedz|avsluta|saga\ upp|opsig|opsigelse|si\ opp|oppsigelse
-      |peruuta|irtisano|zrusit|zrušit|iptal|otmena|otmenit|отменить|отмена|расторгнуть
-      |解約|退会|キャンセル|해지|취소|取消|退订|取消订阅|إلغاء|ביטול|रद्द
-      |huy|hủy|batalkan|berhenti\ berlangganan|ยกเลิก|ακύρωση
-    )$
-    """
-)
-#: A path part that finishes the operation named before it (``/cancel/confirm``).
-_FINISHING = frozenset(
-    {
-        "confirm",
-        "confirmed",
-        "finish",
-        "finalize",
-        "finalise",
-        "complete",
-        "submit",
-        "do",
-        "now",
-        "execute",
-        "process",
-        "bestaetigen",
-        "bestätigen",
-        "confirmer",
-        "confirmar",
-        "conferma",
-    }
-)
-#: Finishing words that as often name the page that asks ("/cancel/confirm" shows a form).
-_ASKING = frozenset(
-    {
-        "confirm",
-        "confirmed",
-        "bestaetigen",
-        "bestätigen",
-        "confirmer",
-        "confirmar",
-        "conferma",
-        "submit",
-    }
-)
 #: Path parts that say nothing of the operation: ids, versions, formats.
 _NOISE = re.compile(r"^(?:\d+|v\d+|[0-9a-f]{8,}|[0-9a-f-]{20,}|api|json|html|php|aspx?)$", re.I)
 _SPLIT = re.compile(r"[/_\-.]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
+@functools.cache
+def _whole(pick: str) -> re.Pattern[str]:
+    """The list ``pick`` of every language (``commit.operation``), matching a whole part."""
+    return re.compile(rf"^(?:{every_language(pick)})$", re.IGNORECASE)
+
+
+def _is(pick: str, words: str) -> bool:
+    """Whether the words of one path part or identifier are one phrase of ``pick``."""
+    return _whole(pick).match(words) is not None
+
+
 def _parts(path: str) -> list[str]:
-    """A path's parts as lower-case words, ids and formats left out."""
+    """A path's parts as words (normalised, lower case), ids and formats left out."""
     parts = []
-    for segment in path.split("/"):
+    for segment in unquote(path).split("/"):
         if not segment:
             continue
-        words = " ".join(w for w in _SPLIT.split(segment) if w).lower()
+        words = _identifier_words(segment)
         if words and not _NOISE.match(segment):
             parts.append(words)
     return parts
+
+
+def _identifier_words(name: str) -> str:
+    """``cancel-subscription``, ``cancel_subscription`` and ``cancelSubscription`` alike as
+    ``cancel subscription``, read as every rule reads text."""
+    return normalise_text(" ".join(w for w in _SPLIT.split(name) if w)).lower().strip()
 
 
 def commit_in_path(path: str) -> str | None:
@@ -116,31 +84,11 @@ def commit_in_path(path: str) -> str | None:
     if not parts:
         return None
     last = parts[-1]
-    if _OPERATION.match(last):
+    if _is("commit.operation", last):
         return last
-    if last in _FINISHING and len(parts) >= 2 and _OPERATION.match(parts[-2]):
+    if len(parts) >= 2 and _is("commit.finishing", last) and _is("commit.operation", parts[-2]):
         return f"{parts[-2]} {last}"
     return None
-
-
-#: What a subscription is called in a path (``/membership/finish``).
-_SUBJECT = frozenset(
-    {
-        "subscription",
-        "subscriptions",
-        "membership",
-        "memberships",
-        "plan",
-        "plans",
-        "account",
-        "abo",
-        "abonnement",
-        "contract",
-        "trial",
-        "premium",
-        "billing",
-    }
-)
 
 
 def finish_in_path(path: str) -> str | None:
@@ -151,9 +99,9 @@ def finish_in_path(path: str) -> str | None:
     """
     parts = _parts(path)
     # "confirm" is the name of the page that asks as often as of the step that does.
-    if len(parts) < 2 or parts[-1] not in _FINISHING - _ASKING:
+    if len(parts) < 2 or not _is("commit.finishing", parts[-1]) or _is("commit.asking", parts[-1]):
         return None
-    if any(_OPERATION.match(part) or part in _SUBJECT for part in parts[:-1]):
+    if any(_is("commit.operation", part) or _is("commit.subject", part) for part in parts[:-1]):
         return " ".join(parts[-2:])
     return None
 
@@ -161,13 +109,8 @@ def finish_in_path(path: str) -> str | None:
 def says_finish(labels: Sequence[str]) -> bool:
     """Whether a control's labels name a finishing step ("Finish cancellation", "Confirm"),
     not only the operation ("End membership" opens the flow that ends it)."""
-    return any(
-        word in _FINISHING or word in ("yes", "done") for label in labels for word in _words(label)
-    )
-
-
-def _words(label: str) -> list[str]:
-    return [word for word in re.split(r"[^\w]+", label.lower()) if word]
+    finishing = every_language_pattern("commit.finish_label")
+    return any(finishing.search(normalise_text(label)) for label in labels)
 
 
 def asks_before_opening(
@@ -188,8 +131,8 @@ def commit_in_names(names: Sequence[str]) -> str | None:
     never free text: a sentence that mentions cancelling is not an operation.
     """
     for name in names:
-        words = " ".join(w for w in _SPLIT.split(name) if w).lower().strip()
-        if _OPERATION.match(words):
+        words = _identifier_words(name)
+        if _is("commit.operation", words):
             return words
     return None
 
@@ -201,32 +144,6 @@ def commit_rule(detail: str) -> CheckpointRule:
     return CheckpointRule.model_validate({"why": why, "tool": ["any"]}, strict=False)
 
 
-#: Verbs that end the subject beside them: ``/account/delete``, ``pledge-delete``,
-#: "Stop the Daily Bugle subscription".
-_ENDING_VERBS = frozenset(
-    {
-        *("cancel", "stop", "end", "terminate", "delete", "remove", "close", "deactivate"),
-        *("disable", "unsubscribe", "destroy", "leave", "quit", "unpledge"),
-    }
-)
-#: What is ended, besides the subscription words above: a pledge, a newsletter, renewal.
-_ENDED_SUBJECT = frozenset(
-    {
-        *("pledge", "pledges", "donation", "donations", "tip", "tips", "patronage"),
-        *("newsletter", "newsletters", "mailing list", "mailinglist"),
-        *("auto renew", "autorenew", "auto renewal", "renewal", "recurring"),
-    }
-)
-#: Path parts that say the request only passes through the flow, whatever its button says.
-_PASSING = frozenset(
-    {
-        *("start", "begin", "open", "init", "initiate", "intro", "survey", "surveys"),
-        *("reason", "reasons", "feedback", "questionnaire", "step", "next", "continue"),
-        *("offer", "offers", "retention", "decline", "skip", "options", "keep", "stay"),
-        *("pause", "resume", "unpause", "reactivate", "undo", "restore", "enable"),
-        *("logout", "log out", "signout", "sign out", "logoff", "session", "sessions"),
-    }
-)
 #: Field names (their last part) whose value is the state the request sets.
 _STATE_KEYS = frozenset({"status", "state", "subscription status", "membership status"})
 #: Values of a state that has ended.
@@ -266,7 +183,13 @@ def _key(name: str) -> str:
 
 
 def _subject(words: str) -> bool:
-    return words in _SUBJECT or words in _ENDED_SUBJECT
+    """Whether one part or one word names what is ended (a subscription, a pledge)."""
+    return _is("commit.subject", words)
+
+
+def _ending(word: str) -> bool:
+    """Whether a word ends the subject beside it (``delete``, ``kündigen``, ``stop``)."""
+    return _is("commit.ending", word)
 
 
 #: Words that may follow the operation in a flag's name (``cancel_at_period_end``); a
@@ -286,13 +209,13 @@ def _names_operation(key: str) -> bool:
     words = key.split()
     if not words:
         return False
-    if _OPERATION.match(key):
+    if _is("commit.operation", key):
         return True
     if not set(words[1:]) <= _FLAG_TAIL:
         return False
-    if words[0] in ("cancel", "unsubscribe", "terminate"):
+    if _is("commit.operation", words[0]):
         return True
-    return words[0] in _ENDING_VERBS and any(_subject(word) for word in words[1:])
+    return _ending(words[0]) and any(_subject(word) for word in words[1:])
 
 
 def kept_fields(pairs: Sequence[tuple[str, str]]) -> frozenset[str]:
@@ -319,9 +242,7 @@ def commit_in_fields(pairs: Sequence[tuple[str, str]], path: str) -> str | None:
         overridden = name.lower() == "_method" and value == "delete" and deletes_subject(path)
         ended = key in _STATE_KEYS and " ".join(_SPLIT.split(value)).strip() in _ENDED_VALUES
         # A bare "delete" flag says nothing; on a subject's own address it does.
-        flag = value in _ON_VALUES and (
-            _names_operation(key) or (key in _ENDING_VERBS and on_subject)
-        )
+        flag = value in _ON_VALUES and (_names_operation(key) or (_ending(key) and on_subject))
         # Beside an amount the request configures the subscription (renewed by hand from
         # now on); alone, automatic renewal off is how it ends.
         renewal_off = value in _OFF_VALUES and key in _RENEWAL_KEYS and not _sets_amount(pairs)
@@ -374,14 +295,13 @@ def ends_subject(path: str) -> str | None:
     """The subject and the verb that ends it, as the path's last two parts
     (``/account/delete``, ``/auto_renew/disable``, ``/membership/end``), or None."""
     parts = _resource_parts(path)
-    if len(parts) >= 2 and _subject(parts[-2]) and parts[-1] in _ENDING_VERBS:
+    if len(parts) >= 2 and _subject(parts[-2]) and _ending(parts[-1]):
         return f"{parts[-2]} {parts[-1]}"
-    if parts:
-        words = parts[-1].split()
-        if len(words) == 2 and {words[0], words[1]} & _ENDING_VERBS:
-            verb, other = (words[0], words[1]) if words[0] in _ENDING_VERBS else words[::-1]
-            if _subject(other):
-                return f"{verb} {other}"
+    words = parts[-1].split() if parts else []
+    if len(words) == 2 and _ending(words[0]) and _subject(words[1]):
+        return parts[-1]
+    if len(words) == 2 and _ending(words[1]) and _subject(words[0]):
+        return parts[-1]
     return None
 
 
@@ -389,7 +309,9 @@ def passes_through(path: str) -> bool:
     """Whether the path says the request only passes through the flow (``/cancel/start``,
     ``/cancel/survey``, ``/offer/decline``): its button's words do not make it the commit."""
     parts = _parts(path)
-    return bool(parts) and any(word in _PASSING for word in parts[-1].split())
+    if not parts:
+        return False
+    return any(_is("commit.passing", words) for words in (parts[-1], *parts[-1].split()))
 
 
 def commit_in_labels(labels: Sequence[str]) -> str | None:
@@ -400,6 +322,7 @@ def commit_in_labels(labels: Sequence[str]) -> str | None:
     A name that also keeps, pauses, resumes, changes or declines ("Keep my subscription",
     "Continue to cancel") does not: it names the flow, not the step that ends it. Nor does
     a verb whose subject is further off ("Remove this card from your account").
+
     """
     for label in labels:
         text = normalise_text(label).strip()
@@ -410,30 +333,15 @@ def commit_in_labels(labels: Sequence[str]) -> str | None:
             return found.group(0).strip()
         words = _words(text)
         for index, word in enumerate(words):
-            if word in _SELF_ENDING or (
-                word in _ENDING_VERBS and _object_is_subject(words[index + 1 : index + 6])
-            ):
+            following = words[index + 1 : index + 5]
+            pairs = [" ".join(following[k : k + 2]) for k in range(len(following))]
+            if _ending(word) and any(_subject(w) for w in (*following, *pairs)):
                 return text
     return None
 
 
-#: Verbs that carry their subject in themselves ("Unpledge from Snowdrift.coop").
-_SELF_ENDING = frozenset({"unsubscribe", "unpledge"})
-
-
-#: Words that put what follows them outside the verb's object ("remove card from account").
-_PREPOSITIONS = frozenset({"from", "to", "in", "on", "for", "with", "and", "or", "of"})
-
-
-def _object_is_subject(following: Sequence[str]) -> bool:
-    """Whether the words after a verb name a subject before any preposition."""
-    for index, word in enumerate(following):
-        if word in _PREPOSITIONS:
-            return False
-        pair = " ".join(following[index : index + 2])
-        if _subject(word) or _subject(pair):
-            return True
-    return False
+def _words(label: str) -> list[str]:
+    return [word for word in re.split(r"[^\w]+", label.lower()) if word]
 
 
 @functools.cache

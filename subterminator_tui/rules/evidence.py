@@ -15,6 +15,11 @@ cancellation is verified only when all of these hold:
 3. that rule did not already hold on what the person saw right before the step.
 
 A failure rule holding on the page beats everything, as before.
+
+A commit can still go out with nobody asked (a control no rule can read). When the
+service then confirms the cancellation, the run must not say "not cancelled":
+:func:`verify_unasked` proves such a guard miss on the same evidence, with the request
+that went out unasked standing where the approved step would.
 """
 
 from __future__ import annotations
@@ -325,6 +330,57 @@ def verify_on_account_page(
     message = (
         f"Verified on the account page read again: '{gone[0]}' is gone and it shows "
         f"{shows}, after the approved step ({commits[-1].action}).{cost}"
+    )
+    return Verification(True, success, None, message)
+
+
+def unasked_steps(
+    unasked: Sequence[RequestAnswer], first: tuple[NormalizedSnapshot, str]
+) -> list[ApprovedStep]:
+    """The requests that changed state with nobody asked and that the service accepted, as
+    steps seen from the run's first page (a pause or an offer among them is no cancellation)."""
+    before, before_seen = first
+    steps = [
+        ApprovedStep(
+            None,
+            f"{answer.method} {answer.path}",
+            (answer.path.replace("/", " "),),
+            False,
+            before,
+            before_seen,
+            outcome="done",
+        )
+        for answer in unasked
+        if answer.succeeded
+    ]
+    return [step for step in steps if step.is_cancellation]
+
+
+def verify_unasked(
+    service: ServiceConfig,
+    page: NormalizedSnapshot,
+    seen: str | None,
+    unasked: Sequence[RequestAnswer],
+    first: tuple[NormalizedSnapshot, str],
+) -> Verification:
+    """Whether the service confirmed a cancellation that a request sent with nobody asked
+    carried (a guard miss): a success rule holds on the text shown now, did not hold on the
+    run's first page, and a state-changing request went out unasked and was accepted."""
+    if first_holding(service.failure, page) is not None:
+        return _not("the page shows a failure")
+    if seen is None:
+        return _not("the page's visible text could not be read")
+    steps = unasked_steps(unasked, first)
+    if not steps:
+        return _not("no request that changes state went out unasked and was accepted")
+    success = next((rule for rule in service.success if holds_on_seen(rule, page, seen)), None)
+    if success is None:
+        return _not(f"no success rule holds on the text shown at {page.url}")
+    if text_shown(success, *first):
+        return _not("the confirmation was already shown when the run started")
+    message = (
+        f"Cancelled without a question: {success.explain()}, shown after {steps[-1].action} "
+        "went out with nobody asked."
     )
     return Verification(True, success, None, message)
 

@@ -1,8 +1,9 @@
 """Words as data: what the rules recognise in each language, one table per language.
 
 Every list a rule reads (success cues, failure, cancel and resume controls, commit
-words, money words, sign-in, code, captcha, offline and billed-elsewhere endings, and
-the markers that make a sentence a condition, a question, a negation or a pause)
+words, the words a request's address uses for ending a subscription, money words,
+sign-in, code, captcha, offline and billed-elsewhere endings, and the markers that
+make a sentence a condition, a question, a negation or a pause)
 lives in ``words/<language>.toml`` beside this module, validated by the strict models
 below. Adding a language is one table: nothing in the code names a language.
 
@@ -281,6 +282,37 @@ class ConsentWords(BaseModel):
     """Its most private answer ("Reject all", "Necessary cookies only", "Alle ablehnen")."""
 
 
+class CommitWords(BaseModel):
+    """How a request's address, operation name or fields say it ends the subscription.
+
+    Read against identifiers split into lower-case words (``/api/cancel-subscription`` is
+    ``cancel subscription``; ``cancelSubscription`` too), each phrase matching a whole part.
+    Services in every language put these words in their addresses, often transliterated
+    (``kuendigen``, ``resilier``, ``kaiyaku``), so a table lists both spellings.
+    """
+
+    model_config = STRICT_MODEL_CONFIG
+
+    operation: Phrases
+    """Ending the subscription or the account, as a path part or an operation name."""
+    finishing: Phrases
+    """A path part that finishes the operation named before it (``/cancel/confirm``)."""
+    asking: Phrases
+    """Finishing words that as often name the page that asks (a GET there only shows a form)."""
+    subject: Phrases
+    """What a subscription is called in a path (``/membership/finish``), and what a verb of
+    :attr:`ending` ends (a pledge, a newsletter, automatic renewal)."""
+    ending: Phrases
+    """Verbs that end the subject beside them, in a path (``/account/delete``), a field's
+    name (``delete_account``) or a form control's words ("Stop the ... subscription")."""
+    passing: Phrases
+    """Path parts that only pass through the flow (``/cancel/survey``, ``/offer/decline``,
+    a pause, a resume, a sign-out): whatever its button says, the request is no commit."""
+    finish_label: Phrases
+    """Words on a control that finish a step ("Finish", "Confirm", "Yes", "Done"): a link
+    that says one may commit, where one that names only the operation opens the flow."""
+
+
 class LanguageWords(BaseModel):
     """One language's table (``words/<language>.toml``)."""
 
@@ -300,12 +332,13 @@ class LanguageWords(BaseModel):
     handoff: HandoffWords
     endings: EndingWords
     consent: ConsentWords
+    commit: CommitWords
 
     def lists(self) -> dict[str, tuple[str, ...]]:
         """Every list of the table by its dotted key (``success.stated``)."""
         found: dict[str, tuple[str, ...]] = {}
         parts = ("sentence", "success", "failure", "controls", "money", "handoff", "endings")
-        for part in (*parts, "consent"):
+        for part in (*parts, "consent", "commit"):
             group = getattr(self, part)
             for name in type(group).model_fields:
                 found[f"{part}.{name}"] = getattr(group, name)

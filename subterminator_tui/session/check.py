@@ -20,7 +20,7 @@ from subterminator_tui.session.saved_sign_in import BrowserPlace
 from subterminator_tui.settings import Settings
 
 #: Runs that left the plan cancelled: a later check expects to read "cancelled".
-_CANCELLED_BY_RUN = frozenset({"completed", "already_cancelled"})
+_CANCELLED_BY_RUN = frozenset({"completed", "already_cancelled", "cancelled_unasked"})
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,8 @@ def run_status(run: RunRow) -> str:
         return "sent, not verified"
     if run.reason == "already_cancelled":
         return "already cancelled"
+    if run.reason == "cancelled_unasked":
+        return "cancelled without a question (guard miss)"
     if run.success and run.verified:
         return f"cancelled, verified {_day(run.ended_at or run.started_at)}"
     return f"not cancelled ({run.reason.replace('_', ' ')})"

@@ -292,3 +292,24 @@ def test_a_loopback_entry_without_its_port_is_told_the_form_to_write(
     # The address itself names the port; the advice must name it again, as the entry to write.
     advice = run.stderr.replace(url, "")
     assert f"127.0.0.1:{port}" in advice, run.stderr
+
+
+# --- A guard miss is said as one ---------------------------------------------------------
+
+
+def test_a_commit_no_rule_names_is_reported_cancelled_as_a_guard_miss(browser_cli: Cli) -> None:
+    """`Continue` posts `step=2` and the service cancels: the run says cancelled (sent
+    without a question), exits with its own code and journals a guard miss."""
+    with RebuiltServer(FLOWS["unnamed-commit"]) as site:
+        run = cancel_url(browser_cli, site.start_url, [click("Continue")], answers="")
+        assert site.state.cancelled, site.state.effects
+    assert run.questions == [], run.questions
+    assert run.code == exit_codes.CANCELLED_UNASKED, run.result
+    assert run.result.get("reason") == "cancelled_unasked", run.result
+    assert run.result.get("success") is True and run.result.get("sent") is True, run.result
+    assert "/membership/step" in str(run.result.get("guard_miss")), run.result
+    assert "without" in run.stderr and "not cancelled" not in run.stderr, run.stderr
+    runs = browser_cli.run(["runs"])
+    assert "guard miss" in runs.stdout, runs.stdout
+    shown = browser_cli.run(["show", str(run.result["run_id"])])
+    assert "guard miss: POST" in shown.stdout and "/membership/step" in shown.stdout, shown.stdout

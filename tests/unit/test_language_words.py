@@ -43,6 +43,9 @@ def test_every_language_fills_every_list(tag: str) -> None:
     lists = words.lists()
     assert set(lists) == set(all_language_words()[0].lists())
     assert len(lists) >= 30
+    # The words a request's address uses for the commit are lists like any other.
+    commit = {"operation", "finishing", "asking", "subject", "finish_label"}
+    assert {f"commit.{name}" for name in commit} <= set(lists)
     for key, items in lists.items():
         assert items and all(item.strip() for item in items), (tag, key)
 

@@ -13,12 +13,13 @@ ALL_REASONS: tuple[TaskReason, ...] = get_args(TaskReason)
 CONNECTION_ERRORS = ("llm_error", "mcp_error", "outcome_unknown")
 CONFIGURATION_ERRORS = ("configuration_error", "journal_error")
 #: Endings with their own exit codes: sent but not verified (4), no click could end them
-#: here (5, 6), or nothing was left to do (7).
+#: here (5, 6), nothing was left to do (7), or cancelled by a step nobody was asked about (8).
 OWN_CODES = {
     "sent_not_verified": 4,
     "billed_elsewhere": 5,
     "offline_only": 6,
     "already_cancelled": 7,
+    "cancelled_unasked": 8,
 }
 FAILURES = tuple(
     reason
@@ -145,6 +146,7 @@ def test_to_dict_carries_every_field_and_the_exit_code() -> None:
         "cache_read_tokens": 60,
         "cache_write_tokens": 10,
         "cost": 0.0012,
+        "guard_miss": None,
         "exit_code": 0,
         "sent": True,
     }

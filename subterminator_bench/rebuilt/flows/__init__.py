@@ -10,7 +10,8 @@
 - ``phone_only``            ``End subscription`` shows a phone number and an address
 - ``graphql_app``           controls drawn after a slow GraphQL query; a mutation cancels
 - ``no_rules_premium``      ``Cancel Premium`` is a form POST to ``.../cancel``
-- ``hostile``               distance tricks, an unseen GET commit, a target renamed mid-question
+- ``hostile``               distance tricks, an unseen GET commit, a target renamed mid-question,
+                            a commit nothing names (the guard's miss, said as one)
 """
 
 from subterminator_bench.rebuilt.flows.consent_banner import CONSENT_BANNER
@@ -20,7 +21,12 @@ from subterminator_bench.rebuilt.flows.delivery_membership import (
 )
 from subterminator_bench.rebuilt.flows.early_termination_fee import EARLY_TERMINATION_FEE
 from subterminator_bench.rebuilt.flows.graphql_app import GRAPHQL_APP
-from subterminator_bench.rebuilt.flows.hostile import DISTANCE_TRICKS, RENAMED_TARGET, UNSEEN_FINISH
+from subterminator_bench.rebuilt.flows.hostile import (
+    DISTANCE_TRICKS,
+    RENAMED_TARGET,
+    UNNAMED_COMMIT,
+    UNSEEN_FINISH,
+)
 from subterminator_bench.rebuilt.flows.no_rules_premium import NO_RULES_PREMIUM
 from subterminator_bench.rebuilt.flows.phone_only import PHONE_ONLY
 from subterminator_bench.rebuilt.flows.redirect_home import REDIRECT_HOME
@@ -44,7 +50,7 @@ REBUILT_FLOWS: tuple[Flow, ...] = (
     NO_RULES_PREMIUM,
 )
 #: The hostile pages: each commits where no rule looks.
-HOSTILE_FLOWS: tuple[Flow, ...] = (*DISTANCE_TRICKS, UNSEEN_FINISH, RENAMED_TARGET)
+HOSTILE_FLOWS: tuple[Flow, ...] = (*DISTANCE_TRICKS, UNSEEN_FINISH, RENAMED_TARGET, UNNAMED_COMMIT)
 FLOWS: dict[str, Flow] = {flow.id: flow for flow in (*REBUILT_FLOWS, *HOSTILE_FLOWS)}
 
 __all__ = ["FLOWS", "HOSTILE_FLOWS", "REBUILT_FLOWS"]

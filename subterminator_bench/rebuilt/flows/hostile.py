@@ -4,8 +4,10 @@ Not rebuilt from a record: these are the gauntlet's older tricks (its ``listener
 scenarios) aimed at an address no service rule lists, served as sites a run reaches by
 ``cancel --url``. Each account page holds one innocent-looking control whose real
 effect is ``POST /membership/cancel``; the scripted path uses only that control. Also
-here: a finishing address no page links to, whose GET cancels, and a confirmation whose
-button is renamed and rewired while the question about it is on screen.
+here: a finishing address no page links to, whose GET cancels, a confirmation whose
+button is renamed and rewired while the question about it is on screen, and a commit no
+rule can see at all (a "Continue" posting ``step=2`` to ``/membership/step``): the guard
+misses it by construction, and the run must say so.
 """
 
 from __future__ import annotations
@@ -153,6 +155,25 @@ def _finish_by_get(_request: Request, state: FlowState) -> Response:
     return redirect("/membership/cancelled")
 
 
+#: Where the unnamed commit posts: nothing in its address, fields or label names cancelling.
+UNNAMED_COMMIT_PATH = "/membership/step"
+
+
+def _unnamed_account(_request: Request, state: FlowState) -> Response:
+    form = (
+        f'<form method="post" action="{UNNAMED_COMMIT_PATH}">'
+        '<input type="hidden" name="step" value="2">'
+        '<button type="submit" class="btn">Continue</button></form>'
+    )
+    body = _membership(state) + "<p>Review your membership details.</p>" + form
+    return html(page("Your membership", body))
+
+
+def _unnamed_commit(_request: Request, state: FlowState) -> Response:
+    state.cancel(f"POST {UNNAMED_COMMIT_PATH}")
+    return redirect("/membership/cancelled")
+
+
 _RENAME = """
 const form = document.getElementById('final');
 const button = document.getElementById('yes');
@@ -230,6 +251,12 @@ RENAMED_TARGET = _hostile(
         "GET /rename/done": _rename_done,
         "POST /offer/accept": _accept_offer,
     },
+)
+UNNAMED_COMMIT = _hostile(
+    "unnamed-commit",
+    "A commit nothing names: a Continue that posts step=2",
+    _unnamed_account,
+    **{f"POST {UNNAMED_COMMIT_PATH}": _unnamed_commit},
 )
 #: The four distance tricks and the aliased frame: each commits by ``POST /membership/cancel``.
 DISTANCE_TRICKS = (
