@@ -333,9 +333,11 @@ def commit_in_labels(labels: Sequence[str]) -> str | None:
             return found.group(0).strip()
         words = _words(text)
         for index, word in enumerate(words):
-            following = words[index + 1 : index + 5]
-            pairs = [" ".join(following[k : k + 2]) for k in range(len(following))]
-            if _ending(word) and any(_subject(w) for w in (*following, *pairs)):
+            # The object follows the verb ("Stop the ... subscription") or, in languages
+            # that put the verb last, precedes it ("Aus der Mailingliste austragen").
+            near = [*words[max(0, index - 3) : index], *words[index + 1 : index + 5]]
+            pairs = [" ".join(near[k : k + 2]) for k in range(len(near))]
+            if _ending(word) and any(_subject(w) for w in (*near, *pairs)):
                 return text
     return None
 
