@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -54,6 +55,12 @@ class Summary:
     median_overhead_ms_per_turn: float
     median_cold_start_seconds: float
     lost: int
+    #: The wait for a page's own data before a snapshot (calls that waited at all), in ms:
+    #: the median, the 95th percentile and the longest; and the most one run waited in all.
+    settle_ms_p50: float = 0.0
+    settle_ms_p95: float = 0.0
+    settle_ms_max: float = 0.0
+    settle_ms_max_per_run: float = 0.0
 
 
 def summarize(measurements: Sequence[Measurement], config: str) -> Summary:
@@ -82,7 +89,19 @@ def summarize(measurements: Sequence[Measurement], config: str) -> Summary:
         median_overhead_ms_per_turn=median([m.overhead_ms_per_turn for m in rows]),
         median_cold_start_seconds=median([m.cold_start_seconds for m in rows]),
         lost=sum(len(m.lost) for m in rows),
+        settle_ms_p50=percentile([s for m in rows for s in m.settles], 0.5) * 1000,
+        settle_ms_p95=percentile([s for m in rows for s in m.settles], 0.95) * 1000,
+        settle_ms_max=max((s for m in rows for s in m.settles), default=0.0) * 1000,
+        settle_ms_max_per_run=max((sum(m.settles) for m in rows), default=0.0) * 1000,
     )
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """The value below which ``share`` of ``values`` lie (nearest rank); 0.0 for none."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
 
 
 def cache_share_after_first_call(rows: Sequence[Measurement]) -> float:
@@ -199,6 +218,15 @@ def summary_table(summaries: Sequence[Summary], ratio: float | None) -> Table:
             [f"{s.median_cold_start_seconds:.2f}" for s in summaries],
         ),
         ("path elements lost", "0", [str(s.lost) for s in summaries]),
+        (
+            "wait for the page's data ms: p50 / p95 / max (most in one run)",
+            "",
+            [
+                f"{s.settle_ms_p50:.0f} / {s.settle_ms_p95:.0f} / {s.settle_ms_max:.0f} "
+                f"({s.settle_ms_max_per_run:.0f})"
+                for s in summaries
+            ],
+        ),
     ]
     for name, goal, values in rows:
         table.add_row(name, *values, goal)

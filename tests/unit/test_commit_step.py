@@ -11,6 +11,7 @@ from subterminator_tui.rules.commit import (
     commit_in_names,
     commit_in_path,
     kept_fields,
+    says_finish,
 )
 from subterminator_tui.rules.defaults import DEFAULT_CHECKPOINTS
 from subterminator_tui.rules.language_words import languages
@@ -280,3 +281,19 @@ def test_a_form_post_whose_button_names_the_operation_is_the_commit() -> None:
     assert committing.kind == "gated" and committing.commit, committing
     opening = classify(_posted("/cancel/start", "x=1"), DEFAULT_CHECKPOINTS, {}.get, named.get)
     assert opening.kind == "state_changing", opening
+
+
+@pytest.mark.parametrize(
+    ("label", "finishes"),
+    [
+        ("Kündigung bestätigen", True),
+        ("Confirmer la résiliation", True),
+        ("解約を確定する", True),
+        ("End membership", False),
+        ("Si cancelas, pierdes tus listas", False),
+        ("Abonnement kündigen", False),
+    ],
+)
+def test_a_label_says_it_finishes_in_its_own_language(label: str, finishes: bool) -> None:
+    """ "Kündigung bestätigen" finishes; "Abonnement kündigen" and a Spanish "if" do not."""
+    assert says_finish([label]) is finishes
