@@ -19,8 +19,12 @@ builds them with ``checkpoints_for``):
   address gated when the control's own words name a rule: ``rule_naming`` on its labels,
   and for a plain link only what ``rules.commit.asks_before_opening`` keeps (a built-in
   word asks at a link only when the link says it finishes something). Inside ``classify``
-  the commit itself is ``rules.commit.commit_in_path`` / ``commit_in_names`` on the
-  address and body, as in the app.
+  the commit itself is ``rules.commit.commit_in_path`` / ``commit_in_names`` /
+  ``commit_in_fields`` on the address, method and body, as in the app, and for a button
+  ``rules.commit.commit_in_labels`` on its own words (the gate reads a form's submit
+  control that way; a plain link's words never make a commit). As with the gated
+  address, a button's words are taken to reach the request it sends, which the app
+  knows for a form and a snapshot's target, not for every script's fetch.
 * A control that sends nothing (``method = "NONE"``: it only shows a dialog or the next
   step in the page) is judged as the guard judges a click on it: its labels against the
   rules (``rule_naming``), through ``asks_before_opening`` for a link. The guard also
@@ -56,7 +60,7 @@ sys.path.insert(0, str(ROOT))
 
 from subterminator_tui.browser.interception import InterceptedRequest  # noqa: E402
 from subterminator_tui.rules import CheckpointRule  # noqa: E402
-from subterminator_tui.rules.commit import asks_before_opening  # noqa: E402
+from subterminator_tui.rules.commit import asks_before_opening, commit_in_labels  # noqa: E402
 from subterminator_tui.rules.defaults import checkpoints_for  # noqa: E402
 from subterminator_tui.rules.generic import generic_service  # noqa: E402
 from subterminator_tui.rules.matching import rule_naming  # noqa: E402
@@ -179,7 +183,13 @@ def judge(case: dict[str, Any]) -> Verdict:
             return None
         return f"the address of '{labels_of(case)[0]}': {control_rule.explain()}"
 
-    judgement = classify(request_of(case), rules, gated_address)
+    def commit_named(address: str) -> str | None:
+        # As the gate reads a form's submit control: a plain link's name opens a page.
+        if address != key or case["role"] == "link":
+            return None
+        return commit_in_labels(labels_of(case))
+
+    judgement = classify(request_of(case), rules, gated_address, commit_named)
     asked = judgement.kind == "gated"
     return Verdict(asked=asked, money_only=asked and judgement.spends_money)
 

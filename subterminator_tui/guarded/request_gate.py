@@ -35,7 +35,7 @@ from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.guarded.step_log import StepLog
 from subterminator_tui.journal.request_log import RequestKind, RequestLog, RequestVerdict
-from subterminator_tui.rules.commit import asks_before_opening
+from subterminator_tui.rules.commit import asks_before_opening, commit_in_labels
 from subterminator_tui.rules.matching import rule_naming
 from subterminator_tui.rules.requests import (
     RequestJudgement,
@@ -130,6 +130,9 @@ class RequestGate:
         self.keep_domains = False
         #: Gated addresses read from the page's DOM (every frame, shadow roots pierced).
         self.dom_gated: dict[str, str] = {}
+        #: Addresses a form's submit control sends to whose own name says it ends the
+        #: subscription ("Cancel subscription"), read from the DOM like the gated ones.
+        self.dom_commits: dict[str, str] = {}
         #: What the pilot must hear: requests failed since it last heard.
         self.notes: list[str] = []
         #: How often a held request was asked about (the noise of the gate itself).
@@ -188,7 +191,11 @@ class RequestGate:
         if self.links is None:
             return
         gated: dict[str, str] = {}
+        commits: dict[str, str] = {}
         for link in await self.links():
+            named = None if link.plain else commit_in_labels(link.labels)
+            if named is not None:
+                commits.setdefault(address_key(link.url), named)
             rule = rule_naming(self.guard.rules, link.labels)
             if link.plain:
                 rule = asks_before_opening(rule, link.labels)
@@ -198,6 +205,7 @@ class RequestGate:
                     address_key(link.url), f"the address of '{label}': {rule.explain()}"
                 )
         self.dom_gated = gated
+        self.dom_commits = commits
 
     def take_notes(self) -> list[str]:
         """What the pilot has not heard yet (failed requests), once."""
@@ -227,12 +235,12 @@ class RequestGate:
         if is_speculative(request):
             # Loaded the moment a page names it, before anyone chose to open it.
             return "fail"
-        judgement = classify(request, self.guard.rules, self._gated_address)
+        judgement = classify(request, self.guard.rules, self._gated_address, self._commit_named)
         if judgement.kind == "state_changing" and request.resource_type != "Document":
             # A form the page built since the call began: read the page again, then judge.
             # (Not during a navigation: the DOM does not answer while one is paused.)
             await self.read_page()
-            judgement = classify(request, self.guard.rules, self._gated_address)
+            judgement = classify(request, self.guard.rules, self._gated_address, self._commit_named)
         if judgement.kind == "safe":
             return "send"
         if judgement.kind == "state_changing":
@@ -348,6 +356,21 @@ class RequestGate:
                     rule = asks_before_opening(rule, target.labels)
                 if rule is not None:
                     return f"the address of {target.describe()}: {rule.explain()}"
+        return None
+
+    def _commit_named(self, key: str) -> str | None:
+        """What a control (not a plain link) that sends to the address ``key`` says it ends,
+        as the DOM or a snapshot named it, or None."""
+        found = self.dom_commits.get(key)
+        if found is not None:
+            return found
+        for url, targets in self.guard.memory.destinations.items():
+            if address_key(url) != key:
+                continue
+            for target in targets:
+                named = None if target.role == "link" else commit_in_labels(target.labels)
+                if named is not None:
+                    return named
         return None
 
     @staticmethod

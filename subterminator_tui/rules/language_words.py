@@ -329,7 +329,14 @@ class CommitWords(BaseModel):
     asking: Phrases
     """Finishing words that as often name the page that asks (a GET there only shows a form)."""
     subject: Phrases
-    """What a subscription is called in a path (``/membership/finish``)."""
+    """What a subscription is called in a path (``/membership/finish``), and what a verb of
+    :attr:`ending` ends (a pledge, a newsletter, automatic renewal)."""
+    ending: Phrases
+    """Verbs that end the subject beside them, in a path (``/account/delete``), a field's
+    name (``delete_account``) or a form control's words ("Stop the ... subscription")."""
+    passing: Phrases
+    """Path parts that only pass through the flow (``/cancel/survey``, ``/offer/decline``,
+    a pause, a resume, a sign-out): whatever its button says, the request is no commit."""
     finish_label: Phrases
     """Words on a control that finish a step ("Finish", "Confirm", "Yes", "Done"): a link
     that says one may commit, where one that names only the operation opens the flow."""

@@ -26,7 +26,16 @@ from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 from subterminator_tui.browser.interception import InterceptedRequest
-from subterminator_tui.rules.commit import commit_in_names, commit_in_path, commit_rule
+from subterminator_tui.rules.commit import (
+    commit_in_fields,
+    commit_in_names,
+    commit_in_path,
+    commit_rule,
+    deletes_subject,
+    ends_subject,
+    kept_fields,
+    passes_through,
+)
 from subterminator_tui.rules.effects import normalise_url
 from subterminator_tui.rules.matching import address_matches, rule_naming
 from subterminator_tui.rules.money import money_in_fields
@@ -83,9 +92,15 @@ def classify(
     request: InterceptedRequest,
     rules: Iterable[CheckpointRule],
     gated_address: Callable[[str], str | None],
+    commit_named: Callable[[str], str | None] | None = None,
 ) -> RequestJudgement:
-    """Gated, state-changing or safe; ``gated_address`` says why an address is gated (or None)."""
+    """Gated, state-changing or safe; ``gated_address`` says why an address is gated (or None),
+    ``commit_named`` what the control that sends to an address says it ends (or None)."""
     pairs, said = _decoded(request)
+    # A flag that names the operation but is set off keeps the subscription: its name is
+    # no word of what the request does (``cancel_at_period_end=false`` resumes).
+    kept = kept_fields(pairs)
+    said = [text for text in said if text not in kept]
     fields, shown = _names_and_shown(pairs)
     state_changing = request.method not in SAFE_METHODS
     key = address_key(request.url)
@@ -116,12 +131,37 @@ def classify(
             return RequestJudgement("gated", rule.explain(), fields, shown, rule, True)
         # The commit: whatever its button said, a request that finishes the subscription's
         # own operation is asked before it leaves.
-        operation = commit_in_path(urlsplit(request.url).path) or commit_in_names(said)
+        operation = _commit_of(request, query, pairs, said, commit_named)
         if operation is not None:
-            rule = commit_rule(f"a {request.method} whose address or fields say '{operation}'")
+            rule = commit_rule(f"a {request.method} whose {operation}")
             return RequestJudgement("gated", rule.explain(), fields, shown, rule, commit=True)
         return RequestJudgement("state_changing", "", fields, shown)
     return RequestJudgement("safe")
+
+
+def _commit_of(
+    request: InterceptedRequest,
+    query: list[tuple[str, str]],
+    pairs: list[tuple[str, str]],
+    said: list[str],
+    commit_named: Callable[[str], str | None] | None,
+) -> str | None:
+    """What says a state-changing request ends the subscription (its address, its method,
+    its fields, or the control that sends it), in words for the question, or None."""
+    path = urlsplit(request.url).path
+    operation = commit_in_path(path) or ends_subject(path) or commit_in_names(said)
+    if operation is not None:
+        return f"address or fields say '{operation}'"
+    if request.method == "DELETE" and deletes_subject(path):
+        return f"address is the subscription itself ({path})"
+    field = commit_in_fields([*query, *pairs], path)
+    if field is not None:
+        return f"fields set {field}"
+    if commit_named is not None and not passes_through(path):
+        named = commit_named(address_key(request.url))
+        if named is not None:
+            return f"control says '{named}'"
+    return None
 
 
 #: Tools whose effect the guard traces to a control or a form (judged as if clicked): a

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from subterminator_tui.browser.interception import InterceptedRequest
-from subterminator_tui.browser.page_links import links_of
+from subterminator_tui.browser.page_links import PageLink, links_of
 from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.guarded.request_gate import HeldRequest, RequestGate
 from subterminator_tui.journal.request_log import RequestLog
@@ -302,3 +302,29 @@ async def test_a_top_level_navigation_off_the_domains_fails_before_it_is_sent(
     assert any("outside" in note for note in gate.take_notes())
     image = request("GET", "https://elsewhere.example/a.png", resource_type="Image")
     assert await gate.judge(image) == "send"
+
+
+async def test_a_form_whose_button_names_the_operation_is_held_as_the_commit(
+    tmp_path: Path,
+) -> None:
+    """A form posting to /contract/42 (no word of the operation) under a button that says
+    "Kündigen" is held as the commit; the same address behind a plain link, or a form
+    posting to the flow's first step, is not."""
+    answers = Answers(False)
+    gate, _journal, _run_id = gate_on(tmp_path, answers)
+
+    async def links() -> list[PageLink]:
+        return [
+            PageLink(f"{SITE}/contract/42", ("Kündigen",)),
+            PageLink(f"{SITE}/cancel/start", ("Cancel subscription",)),
+            PageLink(f"{SITE}/help/7", ("Cancel subscription",), plain=True),
+        ]
+
+    gate.links = links
+    await gate.read_page()
+    assert await gate.judge(request("POST", "/contract/42", "token=x")) == "fail"
+    (held,) = answers.asked
+    assert held.judgement.commit and "Kündigen" in held.judgement.why
+    assert await gate.judge(request("POST", "/cancel/start", "token=x")) == "observe"
+    assert await gate.judge(request("POST", "/help/7", "token=x")) == "observe"
+    assert len(answers.asked) == 1
