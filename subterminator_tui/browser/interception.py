@@ -29,6 +29,7 @@ from cdp_use.client import CDPClient
 from subterminator_tui.browser.egress.responses import refusal_page
 from subterminator_tui.browser.page_links import PageLink, links_of
 from subterminator_tui.browser.playwright_worlds import PlaywrightWorlds
+from subterminator_tui.browser.private_devtools import devtools_client
 from subterminator_tui.browser.typed_values import TypingWatch
 
 logger = logging.getLogger(__name__)
@@ -173,7 +174,8 @@ class RequestWatch:
 
     async def attach(self, endpoint: str) -> None:
         """Connect to ``endpoint`` and pause every request of every target from now on."""
-        client = CDPClient(endpoint)
+        # A ws:// endpoint over TCP, or ws+unix:// over the browser's private socket.
+        client = devtools_client(endpoint)
         await client.start()  # type: ignore[no-untyped-call]
         self._client = client
         # Handlers run inside the client's reader: they only start tasks, never await it.
