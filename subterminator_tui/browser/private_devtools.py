@@ -60,6 +60,21 @@ def namespaces_available() -> bool:
     return check.returncode == 0
 
 
+def devtools_report() -> tuple[bool, str]:
+    """For ``subterminator doctor``: whether the browser's DevTools are private here, and how."""
+    if namespaces_available():
+        return True, (
+            "private: the browser runs in a network namespace of its own; only this user "
+            "can open its DevTools socket"
+        )
+    return False, (
+        "on 127.0.0.1: this system allows no network namespace (neither as root nor an "
+        "unprivileged user namespace), so any local process that finds the browser's port "
+        "can drive it; allow user namespaces (sysctl user.max_user_namespaces, "
+        "kernel.unprivileged_userns_clone) to close it"
+    )
+
+
 def private_devtools_possible(proxy_server: str | None) -> bool:
     """Whether a browser with this proxy can run in its own network namespace.
 

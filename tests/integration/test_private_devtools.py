@@ -119,10 +119,10 @@ def namespaces() -> None:
 
 @asynccontextmanager
 async def run_browser(
-    tmp_path: Path, *, private: bool
+    tmp_path: Path, site: str, *, private: bool
 ) -> AsyncIterator[tuple[BrowserGateway, EgressProxy]]:
     """A run's browser behind its egress filter (the site only), private or today's launch."""
-    async with egress_filter(EgressPolicy.for_domains(["127.0.0.1"])) as egress:
+    async with egress_filter(EgressPolicy.for_domains([site])) as egress:
         plan = plan_launch(
             load_settings(),
             headless=True,
@@ -157,7 +157,7 @@ async def test_no_local_port_reaches_the_run_browsers_devtools(tmp_path: Path, s
     """The probe reads none of our pages; our own session still pauses the page's POST;
     the filter still refuses a host outside the policy."""
     page = marked_page(site)
-    async with run_browser(tmp_path, private=True) as (gateway, egress):
+    async with run_browser(tmp_path, site, private=True) as (gateway, egress):
         policy = FailPosts()
         gateway.requests.policy = policy
         await gateway.call("browser_navigate", {"url": page})
@@ -176,7 +176,7 @@ async def test_with_todays_port_the_same_probe_drives_the_browser(
 ) -> None:
     """The proof: the port on 127.0.0.1 (today's launch) gives our page away to the probe."""
     page = marked_page(site)
-    async with run_browser(tmp_path, private=False) as (gateway, _):
+    async with run_browser(tmp_path, site, private=False) as (gateway, _):
         await gateway.call("browser_navigate", {"url": page})
         found = await asyncio.to_thread(hunt)
     assert page in found["pages"], found
@@ -187,7 +187,7 @@ async def test_another_user_cannot_open_the_browsers_socket(tmp_path: Path, site
     """uid 65534 is refused the socket by its directory; the person's own process is let in."""
     if os.geteuid() != 0:
         pytest.skip("becoming another user needs root")
-    async with run_browser(tmp_path, private=True) as (gateway, _):
+    async with run_browser(tmp_path, site, private=True) as (gateway, _):
         await gateway.call("browser_navigate", {"url": marked_page(site)})
         assert gateway.process.private is not None
         socket_path = str(gateway.process.private.socket_path)
@@ -215,7 +215,7 @@ def forwarders(profile: Path) -> list[int]:
 async def test_the_forwarder_dies_with_the_browser(tmp_path: Path, site: str) -> None:
     """Chromium SIGKILLed under a running session: its forwarder goes at once, by itself."""
     profile = tmp_path / "profile"
-    async with run_browser(tmp_path, private=True) as (gateway, _):
+    async with run_browser(tmp_path, site, private=True) as (gateway, _):
         await gateway.call("browser_navigate", {"url": marked_page(site)})
         (forwarder,) = forwarders(profile.resolve())
         # The launcher forked the forwarder, then became Chromium: its parent is the browser.
