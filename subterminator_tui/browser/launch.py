@@ -184,5 +184,6 @@ def plan_launch(
         proxy_server=proxy_server,
         remote=remote,
         settle_ms=settings.settle_ms,
-        private_devtools=remote is None and private_devtools_possible(proxy_server),
+        private_devtools=remote is None
+        and private_devtools_possible(proxy_server, headless=chosen_headless),
     )

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import os
 import shlex
 import shutil
 import subprocess
@@ -75,13 +76,20 @@ def devtools_report() -> tuple[bool, str]:
     )
 
 
-def private_devtools_possible(proxy_server: str | None) -> bool:
+def display_over_tcp() -> bool:
+    """Whether ``DISPLAY`` names an X server over TCP (``ssh -X``), out of a namespace's reach."""
+    host = os.environ.get("DISPLAY", "").rpartition(":")[0]
+    return host not in ("", "unix") and not host.startswith("/")
+
+
+def private_devtools_possible(proxy_server: str | None, *, headless: bool = True) -> bool:
     """Whether a browser with this proxy can run in its own network namespace.
 
     The namespace has no way out but the proxy, so a browser without a loopback
-    proxy (nothing filters it) keeps the machine's network and today's port.
+    proxy (nothing filters it) keeps the machine's network and today's port; so
+    does a window on an X server reached over TCP.
     """
-    if proxy_server is None:
+    if proxy_server is None or (not headless and display_over_tcp()):
         return False
     parts = urlsplit(proxy_server)
     return parts.hostname in ("127.0.0.1", "localhost") and namespaces_available()

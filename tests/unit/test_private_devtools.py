@@ -80,3 +80,13 @@ def test_doctor_warns_when_devtools_stay_on_a_port(
     doctor.run_doctor(argparse.Namespace())
     (line,) = [line for line in capsys.readouterr().out.splitlines() if "DevTools" in line]
     assert line.startswith("[warn]")
+
+
+def test_a_window_on_a_tcp_x_server_keeps_the_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ssh -X`` (DISPLAY=localhost:10.0) is not reachable from a namespace; a local one is."""
+    monkeypatch.setattr(private_devtools, "namespaces_available", lambda: True)
+    monkeypatch.setenv("DISPLAY", "localhost:10.0")
+    assert not private_devtools_possible("http://127.0.0.1:4321", headless=False)
+    assert private_devtools_possible("http://127.0.0.1:4321", headless=True)
+    monkeypatch.setenv("DISPLAY", ":0")
+    assert private_devtools_possible("http://127.0.0.1:4321", headless=False)
