@@ -31,7 +31,9 @@ Starting the browser, and no orphans:
 
 What the browser may reach:
 
-- ``devtools.py``: our own DevTools endpoint; ``interception.py``: every request
+- ``devtools.py``: our own DevTools endpoint; ``private_devtools.py``: that endpoint
+  behind a Unix socket only the person may open, the browser in a network namespace
+  started by ``namespace_launcher.py`` (a stdlib-only script); ``interception.py``: every request
   paused, judged, sent or failed; ``typed_values.py``: what is typed into the page's
   fields, learned from an isolated world of ours; ``page_links.py``: every link and
   form, all frames;
