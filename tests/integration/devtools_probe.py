@@ -42,12 +42,18 @@ def listening() -> list[tuple[str, int]]:
 
 
 def _read_all(connection: socket.socket) -> bytes:
+    # Chromium's DevTools server keeps the connection open: read up to Content-Length.
     answer = b""
     while len(answer) < 1 << 16:
         chunk = connection.recv(4096)
         if not chunk:
             break
         answer += chunk
+        head, found, body = answer.partition(b"\r\n\r\n")
+        for line in head.split(b"\r\n") if found else []:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length" and len(body) >= int(value):
+                return answer
     return answer
 
 
