@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 _LOOPBACK_V4 = {"0100007F", "00000000"}
 _LOOPBACK_V6 = {"00000000000000000000000001000000", "00000000000000000000000000000000"}
-_ASK = b"GET /json/version HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+_ASK = "GET /json/version HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
 
 
 def listening() -> list[tuple[str, int]]:
@@ -61,7 +61,9 @@ def version_at(host: str, port: int) -> dict[str, str] | None:
     """The DevTools ``/json/version`` a port answers, or None."""
     try:
         with socket.create_connection((host, port), timeout=2) as connection:
-            connection.sendall(_ASK)
+            # Chromium names its WebSocket after the Host asked for: the port must be in it.
+            name = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            connection.sendall(_ASK.format(host=name).encode())
             answer = _read_all(connection)
     except OSError:
         return None
@@ -109,7 +111,7 @@ def ask_socket(path: str) -> int:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
             connection.settimeout(5)
             connection.connect(path)
-            connection.sendall(_ASK)
+            connection.sendall(_ASK.format(host="localhost").encode())
             answer = _read_all(connection)
     except PermissionError:
         return 3
