@@ -33,6 +33,9 @@ What the browser may reach:
 
 - ``hardening.py``: the browser's launch switches, the socket-refusing extension and
   the profile's preferences (no way out but the proxy);
+- ``private_devtools.py``: the DevTools endpoint behind a Unix socket only the person
+  may open, the browser in a network namespace started by ``namespace_launcher.py`` (a
+  stdlib-only script);
 - ``devtools_session.py``: our own DevTools session (its endpoint, every target set up
   before it runs, one deadline-bounded read of a frame), and its clients:
   ``interception.py``: every request paused, judged, sent or failed;

@@ -30,6 +30,8 @@ from cdp_use.cdp.target.commands import SetAutoAttachParameters
 from cdp_use.cdp.target.events import AttachedToTargetEvent, DetachedFromTargetEvent
 from cdp_use.client import CDPClient
 
+from subterminator_tui.browser.private_devtools import SOCKET_FILE, devtools_client, unix_endpoint
+
 logger = logging.getLogger(__name__)
 # A frame read given up on (a frame navigating) is answered late; cdp-use warns of each.
 logging.getLogger("cdp_use").setLevel(logging.ERROR)
@@ -83,9 +85,22 @@ async def wait_for_endpoint(profile_dir: Path, within: float = 10.0) -> str | No
 
 async def connect(endpoint: str) -> CDPClient:
     """Our cdp-use client, connected to the browser's DevTools ``endpoint``."""
-    client = CDPClient(endpoint)
+    # A ws:// endpoint over TCP, or ws+unix:// over the browser's private socket.
+    client = devtools_client(endpoint)
     await client.start()  # type: ignore[no-untyped-call]
     return client
+
+
+async def wait_for_devtools(profile_dir: Path, within: float = 10.0) -> str | None:
+    """The endpoint of the browser running on ``profile_dir``, by socket where it has one."""
+    endpoint = await wait_for_endpoint(profile_dir, within)
+    if endpoint is None:
+        return None
+    try:
+        socket_path = (profile_dir / SOCKET_FILE).read_text(encoding="utf-8").strip()
+    except OSError:
+        return endpoint
+    return unix_endpoint(Path(socket_path), endpoint)
 
 
 #: How long a target may take to answer one read before it is skipped. A live frame

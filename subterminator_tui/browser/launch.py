@@ -16,6 +16,7 @@ from subterminator_tui.browser.node import (
     find_node,
     find_playwright_mcp,
 )
+from subterminator_tui.browser.private_devtools import private_devtools_possible
 from subterminator_tui.browser.remote import RemoteBrowser, remote_browser
 from subterminator_tui.settings import DEFAULT_SETTLE_MS, Settings, user_state_dir
 
@@ -54,6 +55,11 @@ class LaunchPlan:
     #: No UDP around the proxy, no speculative loads (hardening.py). Off only for a proof
     #: that an attack works when nothing protects the browser.
     hardened: bool = True
+    # --- private DevTools (private_devtools.py) ---
+    #: The browser runs in a network namespace of its own, its DevTools port reached only
+    #: through a Unix socket in a private directory; False: the port on 127.0.0.1.
+    private_devtools: bool = False
+    # --- end private DevTools ---
 
     @property
     def browser_description(self) -> str:
@@ -71,6 +77,11 @@ class LaunchPlan:
         return self.run_dir / "playwright-mcp-config.json"
 
     @property
+    def browser_launcher(self) -> Path:
+        """The script Playwright starts instead of the browser when DevTools are private."""
+        return self.run_dir / "browser-in-namespace"
+
+    @property
     def server_log(self) -> Path:
         """Playwright MCP's stderr, kept for diagnostics instead of cluttering the terminal."""
         return self.run_dir / "playwright-mcp.log"
@@ -82,7 +93,9 @@ class LaunchPlan:
             args = [str(self.package.cli), *self.remote.arguments()]
         else:
             args = [str(self.package.cli), "--user-data-dir", str(self.profile_dir)]
-            args += ["--executable-path", str(self.browser)]
+            # Private DevTools: the launcher execs the browser inside its own network.
+            launcher = self.browser_launcher if self.private_devtools else self.browser
+            args += ["--executable-path", str(launcher)]
             # Our DevTools port, no UDP around the proxy, no speculative loads.
             args += ["--config", str(self.browser_config)]
         args += [
@@ -171,4 +184,6 @@ def plan_launch(
         proxy_server=proxy_server,
         remote=remote,
         settle_ms=settings.settle_ms,
+        private_devtools=remote is None
+        and private_devtools_possible(proxy_server, headless=chosen_headless),
     )

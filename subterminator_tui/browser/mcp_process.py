@@ -42,6 +42,7 @@ from subterminator_tui.browser.hardening import keep_preferences, write_browser_
 from subterminator_tui.browser.interception import RequestWatch
 from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.browser.playwright_worlds import PlaywrightWorlds
+from subterminator_tui.browser.private_devtools import PrivateDevTools, forget_socket
 from subterminator_tui.browser.processes import kill_browser_processes, pid_alive, process_table
 from subterminator_tui.browser.tools import REQUIRED_TOOLS
 from subterminator_tui.browser.typed_values import TypingWatch
@@ -102,6 +103,14 @@ class PlaywrightMCPProcess:
         self._server_died = False
         self._closing = False
         self._errlog: TextIO | None = None
+        # --- private DevTools: the browser's port behind a socket only we may open ---
+        self.private: PrivateDevTools | None = None
+        if plan.private_devtools and plan.browser is not None and plan.proxy_server:
+            launcher = plan.browser_launcher
+            self.private = PrivateDevTools(
+                plan.profile_dir, launcher, plan.browser, plan.proxy_server
+            )
+        # --- end private DevTools ---
 
     async def start_server(self) -> None:
         """Start the server and handshake; MCPConnectionError, with diagnostics, when it cannot."""
@@ -112,6 +121,9 @@ class PlaywrightMCPProcess:
             if self.plan.hardened:
                 keep_preferences(self.plan.profile_dir)
             forget_endpoint(self.plan.profile_dir)
+            forget_socket(self.plan.profile_dir)
+            if self.private is not None:
+                await self.private.start()
         self._errlog = self.plan.server_log.open("a", encoding="utf-8")
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[types.ListToolsResult] = loop.create_future()
@@ -159,7 +171,10 @@ class PlaywrightMCPProcess:
                 "The browser started without its DevTools endpoint, so its requests cannot be "
                 "watched. " + self.diagnostics()
             )
-        self.devtools_ports.add(endpoint_port(endpoint))
+        if self.private is not None:
+            endpoint = self.private.unix_endpoint(endpoint)
+        else:
+            self.devtools_ports.add(endpoint_port(endpoint))
         try:
             await self.devtools.attach(endpoint)
         except Exception as error:
@@ -261,6 +276,8 @@ class PlaywrightMCPProcess:
         await asyncio.to_thread(
             kill_browser_processes, self.plan.profile_dir, patience=1.0, grace=1.5
         )
+        if self.private is not None:
+            await self.private.stop()
         if self._errlog is not None:
             self._errlog.close()
             self._errlog = None
@@ -276,6 +293,9 @@ class PlaywrightMCPProcess:
         except asyncio.CancelledError:
             await task
             raise
+        finally:
+            if self.private is not None:
+                self.private.remove()
 
     @property
     def alive(self) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from subterminator_tui.browser.discovery import find_browser, install_command, running_as_root
 from subterminator_tui.browser.launch import display_available
 from subterminator_tui.browser.node import find_node, find_playwright_mcp, pinned_version
+from subterminator_tui.browser.private_devtools import devtools_report
 from subterminator_tui.browser.profile_lock import read_lock
 from subterminator_tui.errors import ConfigurationError, SubTerminatorError
 from subterminator_tui.rules import load_services, user_services_file
@@ -80,6 +81,8 @@ def gather_checks() -> list[Check]:
         else "on (Chromium's own sandbox)"
     )
     checks.append(Check("Sandbox", True, sandbox, essential=False))
+    private, devtools = devtools_report()
+    checks.append(Check("DevTools", private, devtools, essential=False))
     egress = "a per-run proxy; private and loopback addresses only when allowed_domains names them"
     checks.append(Check("Egress filter", True, egress, essential=False))
     headless = settings.headless if settings.headless is not None else not display_available()
@@ -112,6 +115,7 @@ def run_doctor(_args: argparse.Namespace) -> int:
         return error.exit_code
     width = max(len(check.name) for check in checks)
     for check in checks:
-        mark = "ok " if check.ok else "FAIL"
+        # A missing non-essential part is a warning: runs still work, less safely.
+        mark = "ok " if check.ok else ("FAIL" if check.essential else "warn")
         print(f"[{mark}] {check.name:<{width}}  {check.detail}")
     return 0 if all(check.ok for check in checks if check.essential) else 2
