@@ -22,7 +22,7 @@ what it is, so every request is judged again here, paused in the browser
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -36,6 +36,7 @@ from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.guarded.step_log import StepLog
 from subterminator_tui.journal.request_log import RequestKind, RequestLog, RequestVerdict
 from subterminator_tui.rules.commit import asks_before_opening, commit_in_labels
+from subterminator_tui.rules.effects import EffectTarget
 from subterminator_tui.rules.matching import rule_naming
 from subterminator_tui.rules.requests import (
     RequestJudgement,
@@ -347,15 +348,12 @@ class RequestGate:
         found = self.dom_gated.get(key)
         if found is not None:
             return found
-        for url, targets in self.guard.memory.destinations.items():
-            if address_key(url) != key:
-                continue
-            for target in targets:
-                rule = rule_naming(self.guard.rules, target.labels)
-                if target.role == "link":
-                    rule = asks_before_opening(rule, target.labels)
-                if rule is not None:
-                    return f"the address of {target.describe()}: {rule.explain()}"
+        for target in self._targets_sending_to(key):
+            rule = rule_naming(self.guard.rules, target.labels)
+            if target.role == "link":
+                rule = asks_before_opening(rule, target.labels)
+            if rule is not None:
+                return f"the address of {target.describe()}: {rule.explain()}"
         return None
 
     def _commit_named(self, key: str) -> str | None:
@@ -364,14 +362,17 @@ class RequestGate:
         found = self.dom_commits.get(key)
         if found is not None:
             return found
-        for url, targets in self.guard.memory.destinations.items():
-            if address_key(url) != key:
-                continue
-            for target in targets:
-                named = None if target.role == "link" else commit_in_labels(target.labels)
-                if named is not None:
-                    return named
+        for target in self._targets_sending_to(key):
+            named = None if target.role == "link" else commit_in_labels(target.labels)
+            if named is not None:
+                return named
         return None
+
+    def _targets_sending_to(self, key: str) -> Iterator[EffectTarget]:
+        """The controls the run has seen whose address (scheme, host, path) is ``key``."""
+        for url, targets in self.guard.memory.destinations.items():
+            if address_key(url) == key:
+                yield from targets
 
     @staticmethod
     def _address(request: InterceptedRequest) -> str:
