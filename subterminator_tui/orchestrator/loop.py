@@ -63,10 +63,11 @@ _MAY_HIDE_A_MISS: frozenset[TaskReason] = frozenset(
         "llm_no_action",
         "llm_error",
         "playbook_diverged",
-        "human_rejected",
-        "no_answer",
     }
 )
+# Not after the person said no or left: the run then stops touching the browser (it
+# may already be closing, and a call would start it again). A miss before that point
+# still shows on the page the last verification read.
 
 
 class Orchestrator:

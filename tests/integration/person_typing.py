@@ -18,7 +18,7 @@ from typing import Any
 
 from cdp_use.client import CDPClient
 
-from subterminator_tui.browser.devtools_session import wait_for_endpoint
+from subterminator_tui.browser.devtools_session import connect, wait_for_devtools
 
 _ENTER = {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13}
 
@@ -78,10 +78,10 @@ class PersonAtTheBrowser:
 @contextlib.asynccontextmanager
 async def person_at(profile_dir: Path) -> AsyncIterator[PersonAtTheBrowser]:
     """A person at the window of the browser running on ``profile_dir``."""
-    endpoint = await wait_for_endpoint(profile_dir)
+    # The browser's private socket where it has one (a run's browser), else its port.
+    endpoint = await wait_for_devtools(profile_dir)
     assert endpoint is not None, f"no browser runs on {profile_dir}"
-    client = CDPClient(endpoint)
-    await client.start()  # type: ignore[no-untyped-call]
+    client = await connect(endpoint)
     try:
         yield PersonAtTheBrowser(client)
     finally:

@@ -58,9 +58,12 @@ async def test_uncounted_the_released_cancellation_is_reported_not_cancelled(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The attack on the truth, with released requests left out of the evidence: the
-    service cancelled, and the run reports it did not."""
+    service cancelled after the person released its request, and the run misreports
+    it: as not cancelled, or as a cancellation that went out with nobody asked."""
     monkeypatch.setattr(OutcomeJudge, "released", lambda _judge, _step, _held, _page: None)
     result, person = await released_run("trap-listener-click", tmp_path)
     assert person.state is not None
     assert read_ground_truth(person.state).cancelled
-    assert not result.success and result.reason != "completed"
+    assert [asked.kind for asked in person.asked] == ["held_request"]
+    assert result.reason != "completed"
+    assert not result.success or result.reason == "cancelled_unasked"
