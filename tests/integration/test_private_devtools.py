@@ -21,10 +21,9 @@ import secrets
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import ClassVar
 
@@ -40,6 +39,7 @@ from subterminator_tui.browser.processes import process_table
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing
 from tests.integration.serve_parts import local_service, serve_registry
+from tests.support.pages import serving
 from tests.support.polling import last_polled
 
 pytestmark = pytest.mark.browser
@@ -99,15 +99,8 @@ def site() -> Iterator[str]:
     if missing:
         pytest.skip(missing)
     _Site.hits = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving(_Site) as origin:
+        yield origin
 
 
 @pytest.fixture

@@ -30,7 +30,14 @@ def serving_pages(page_for: Callable[[str], Page]) -> Iterator[str]:
         def log_message(self, *_args: object) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Pages)
+    with serving(Pages) as base_url:
+        yield base_url
+
+
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve ``handler`` on 127.0.0.1 in a thread; yields the base URL (no trailing slash)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
