@@ -373,7 +373,8 @@ def success_patterns(words: LanguageWords) -> dict[str, str]:
     # 3 May.") or that tells of a payment ("Payment received. Active until 3 May 2028.")
     # confirms nothing: each pattern is read from the start of a line that has none.
     not_yet = alternation(words, words.sentence.not_yet)
-    guard = f"(?m)^(?![^\\n]*?{not_yet})[^\\n]*?"
+    # The start must stay on the guarded line: a line's end also starts a sentence.
+    guard = f"(?m)^(?![^\\n]*?{not_yet})[^\\n]*?(?!\\n)"
     return {kind: guard + pattern.removeprefix("(?m)") for kind, pattern in patterns.items()}
 
 
