@@ -193,16 +193,26 @@ def both_cases(regex: str) -> str:
             in_class = False
         forms = {normalise_text(char.lower()), normalise_text(char.upper()), normalise_text(char)}
         single = sorted(form for form in forms if len(form) == 1)
-        if char.isascii() or not char.isalpha() or len(single) < 2:
+        # A capital can read as two Latin letters (Cyrillic "Ю" as "lO"): outside a
+        # class, that spelling is one more way to write the letter.
+        several = sorted(form for form in forms if len(form) > 1) if not in_class else []
+        uncased = char.lower() == char.upper()
+        if char.isascii() or uncased or not char.isalpha() or (len(single) < 2 and not several):
             out.append(char)
             continue
         letters = "".join(single)
-        out.append(letters if in_class else f"[{letters}]")
+        if several:
+            spelled = "|".join(re.escape(form) for form in several)
+            out.append(f"(?:[{letters}]|{spelled})")
+        else:
+            out.append(letters if in_class else f"[{letters}]")
     return "".join(out)
 
 
 def _fill(words: LanguageWords, phrase: str, *, biller: str, ends: str, skip: str) -> str:
-    plain = both_cases(normalise_text(phrase))
+    # Each letter's cases are read before normalising: Greek "σ" reads as Latin "o",
+    # its capital "Σ" does not.
+    plain = normalise_text(both_cases(phrase))
     regex = phrase_regex(plain, spaced=words.spaced, ends=ends, skip=skip)
 
     def value(name: str) -> str:
