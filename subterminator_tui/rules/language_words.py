@@ -48,8 +48,12 @@ PLACEHOLDERS = ("subject", "cancelled", "date", "biller")
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 #: A full stop that does not end a sentence: between figures ("30.6.2027"), or after a
 #: day or a month written in one or two figures ("am 30. Juni", "do 30. června"), the
-#: way German, Czech, Polish, Finnish and the Nordic languages write dates.
-INNER_DOT = r"(?:(?<=\d)\.(?=\d)|(?<=(?<!\d)\d)\.(?=[^\S\n])|(?<=(?<!\d)\d\d)\.(?=[^\S\n]))"
+#: way German, Czech, Polish, Finnish and the Nordic languages write dates; after a year
+#: before a figure, or after a figure before Hangul ("2025. 5. 3.까지"), as Korean does.
+INNER_DOT = (
+    r"(?:(?<=\d)\.(?=\d)|(?<=(?<!\d)\d{4})\.(?=[^\S\n]\d)|(?<=\d)\.(?=[\uac00-\ud7a3])"
+    r"|(?<=(?<!\d)\d)\.(?=[^\S\n])|(?<=(?<!\d)\d\d)\.(?=[^\S\n]))"
+)
 
 
 def in_sentence(ends: str = SENTENCE_ENDS, *, also: str = "") -> str:

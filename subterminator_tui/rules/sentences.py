@@ -54,6 +54,8 @@ def date_regex(tag: str) -> str:
     # Czech and Slovak write "30. 6. 2027", with a space after each full stop.
     numeric = (
         r"\d{1,4}(?:[/-]|\.\s?)\d{1,2}(?:[/-]|\.\s?)\d{2,4}"
+        # Korean writes "2025. 5. 3.": a year first, then a one-figure day.
+        r"|\d{4}\.\s?\d{1,2}\.\s?\d{1,2}\.?"
         r"|\d{2,4}\s*[年년]\s*\d{1,2}\s*[月월](?:\s*\d{1,2}\s*[日일号號])?"
         r"|\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일号號]"
     )
@@ -191,16 +193,26 @@ def both_cases(regex: str) -> str:
             in_class = False
         forms = {normalise_text(char.lower()), normalise_text(char.upper()), normalise_text(char)}
         single = sorted(form for form in forms if len(form) == 1)
-        if char.isascii() or not char.isalpha() or len(single) < 2:
+        # A capital can read as two Latin letters (Cyrillic "Ю" as "lO"): outside a
+        # class, that spelling is one more way to write the letter.
+        several = sorted(form for form in forms if len(form) > 1) if not in_class else []
+        uncased = char.lower() == char.upper()
+        if char.isascii() or uncased or not char.isalpha() or (len(single) < 2 and not several):
             out.append(char)
             continue
         letters = "".join(single)
-        out.append(letters if in_class else f"[{letters}]")
+        if several:
+            spelled = "|".join(re.escape(form) for form in several)
+            out.append(f"(?:[{letters}]|{spelled})")
+        else:
+            out.append(letters if in_class else f"[{letters}]")
     return "".join(out)
 
 
 def _fill(words: LanguageWords, phrase: str, *, biller: str, ends: str, skip: str) -> str:
-    plain = both_cases(normalise_text(phrase))
+    # Each letter's cases are read before normalising: Greek "σ" reads as Latin "o",
+    # its capital "Σ" does not.
+    plain = normalise_text(both_cases(phrase))
     regex = phrase_regex(plain, spaced=words.spaced, ends=ends, skip=skip)
 
     def value(name: str) -> str:
@@ -373,7 +385,8 @@ def success_patterns(words: LanguageWords) -> dict[str, str]:
     # 3 May.") or that tells of a payment ("Payment received. Active until 3 May 2028.")
     # confirms nothing: each pattern is read from the start of a line that has none.
     not_yet = alternation(words, words.sentence.not_yet)
-    guard = f"(?m)^(?![^\\n]*?{not_yet})[^\\n]*?"
+    # The start must stay on the guarded line: a line's end also starts a sentence.
+    guard = f"(?m)^(?![^\\n]*?{not_yet})[^\\n]*?(?!\\n)"
     return {kind: guard + pattern.removeprefix("(?m)") for kind, pattern in patterns.items()}
 
 
