@@ -39,7 +39,7 @@ This page runs the same agent over the same gauntlet on each of them and on
 `subterminator serve` (its own tools, and `--tools playwright`, its Playwright-compatible
 profile), and lets the practice server's ground truth say what happened.
 
-Regenerate it with `make bench-peers` (about an hour on two cores). Every run behind the
+Regenerate it with `make bench-peers` (one to two hours on two shared cores). Every run behind the
 figures is in [peers-results.json](peers/peers-results.json).
 
 ## How it is measured
