@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from subterminator_bench.peers.harness import PeerRun
+from subterminator_bench.peers.harness import PeerRun, click_p50
 from subterminator_bench.peers.report import (
     ServerSummary,
     markdown_table,
@@ -125,6 +125,7 @@ def write_page(
                 f"at the median, bare Playwright MCP's {playwright.click_p50_ms:.0f} ms: "
                 f"{ratio:.2f}x (the bound is 1.2x)."
             )
+        lines += same_run_clicks(runs, meta, guarded)
         lines += [
             "",
             "Each from the client's call to its answer, the page included (Playwright MCP links "
@@ -185,6 +186,30 @@ def write_page(
         "",
     ]
     path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def same_run_clicks(
+    runs: Sequence[PeerRun], meta: dict[str, Any], guarded: Sequence[ServerSummary]
+) -> list[str]:
+    """Where rows were joined from several runs, the ratios over the scenarios the meta
+    names as run on every server in one invocation (``same_run_scenarios``)."""
+    same = set(meta.get("same_run_scenarios", []))
+    bare = click_p50([r for r in runs if r.server == "playwright-mcp" and r.scenario in same])
+    if not same or not bare:
+        return []
+    lines = [
+        "",
+        f"Over the {len(same)} scenarios whose four servers ran in the same invocation (the "
+        "joined rows came from other runs):",
+        "",
+    ]
+    for serve in guarded:
+        mine = click_p50([r for r in runs if r.server == serve.server and r.scenario in same])
+        lines.append(
+            f"- {serve.label}: {mine * 1000:.0f} ms against bare Playwright MCP's "
+            f"{bare * 1000:.0f} ms: {mine / bare:.2f}x (the bound is 1.2x)."
+        )
+    return lines
 
 
 def suite_section(suite: dict[str, Any]) -> list[str]:

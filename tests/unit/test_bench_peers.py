@@ -23,7 +23,7 @@ from subterminator_bench.peers.agent import (
 from subterminator_bench.peers.command import chosen_servers
 from subterminator_bench.peers.dialects import Answer, PlaywrightDialect, devtools_page
 from subterminator_bench.peers.harness import PeerRun, unasked_actions
-from subterminator_bench.peers.page import suite_section
+from subterminator_bench.peers.page import same_run_clicks, suite_section
 from subterminator_bench.peers.peer_suite import only_missing, suite_counts, summarize_suite
 from subterminator_bench.peers.report import markdown_table, summarize, write_chart
 from subterminator_bench.scripted_brain import page_elements
@@ -289,3 +289,18 @@ def test_an_unexplained_peer_failure_counts_as_an_incompatibility(tmp_path: Path
     )
     assert "2 apply to the compatible profile: 0 pass, 1 fail" in section
     assert "1 fail for another reason" in section
+
+
+def test_joined_rows_get_their_click_ratio_over_the_same_run_too() -> None:
+    """With ``same_run_scenarios`` in the meta, the ratios are given again over those
+    scenarios alone: a slow old run joined in does not set the figure."""
+    runs = [
+        a_run("playwright-mcp", click_seconds=[1.0]),
+        a_run("subterminator", click_seconds=[0.9]),
+        a_run("playwright-mcp", scenario="gauntlet-old", click_seconds=[0.1]),
+        a_run("subterminator", scenario="gauntlet-old", click_seconds=[5.0]),
+    ]
+    guarded = [summarize(runs, "subterminator")]
+    lines = same_run_clicks(runs, {"same_run_scenarios": ["gauntlet-basic"]}, guarded)
+    assert any("900 ms against bare Playwright MCP's 1000 ms: 0.90x" in line for line in lines)
+    assert same_run_clicks(runs, {}, guarded) == []
