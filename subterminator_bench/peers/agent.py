@@ -47,6 +47,7 @@ MoveKind = Literal[
     "hover",
     "back",
     "dialog",
+    "ask_person",
     "finish",
 ]
 
@@ -79,6 +80,8 @@ SIGN_IN_ANSWERS = (
 PERSON_SIGNS_IN = "Agents never sign in"
 #: Sign-ins an agent tries before it gives up (a refused one is not retried for ever).
 MAX_SIGN_IN_MOVES = 8
+#: Times an agent asks the person to sign in before it gives up (one who never does).
+MAX_PERSON_ASKS = 3
 #: What an agent must never be shown or given: the account's password and its codes.
 SECRETS = (PASSWORD, TWO_FACTOR_CODE)
 
@@ -192,6 +195,8 @@ class ScriptedAgent:
     typed_secrets: int = 0
     moves: list[AgentMove] = field(default_factory=list)
     sign_in_moves: int = 0
+    #: Times the agent asked the person to sign in (where the server said only they do).
+    person_asks: int = 0
     _typed_here: set[str] = field(default_factory=set)
 
     @classmethod
@@ -243,11 +248,15 @@ class ScriptedAgent:
     def _sign_in(self, page_text: str) -> AgentMove | None:
         """On a page asking for the practice account, type it (the last field with Enter).
 
-        Not where the server says only the person signs in: the agent then goes on with
-        its path (and finds nothing to do if no one signed in).
+        Not where the server says only the person signs in: the agent asks the person, as
+        the server's answer tells it to, then looks again; after ``MAX_PERSON_ASKS`` it goes
+        on with its path (and finds nothing to do if no one signed in).
         """
         if PERSON_SIGNS_IN in page_text:
-            return None
+            if self.person_asks >= MAX_PERSON_ASKS:
+                return None
+            self.person_asks += 1
+            return AgentMove("ask_person")
         fields = [
             (element.ref, answer)
             for element in page_elements(page_text)

@@ -21,7 +21,7 @@ from rich.console import Console
 
 from subterminator_bench.gauntlet import SCENARIOS_FILE
 from subterminator_bench.peers.harness import PeerRun, run_scenario
-from subterminator_bench.peers.page import write_page
+from subterminator_bench.peers.page import read_suite, write_page
 from subterminator_bench.peers.report import (
     read_runs,
     summarize,
@@ -111,7 +111,7 @@ def run_peers(args: argparse.Namespace, console: Console) -> int:
         write_json(output / "peers-results.json", all_runs, meta)
         write_chart(output / "peers-chart.svg", summaries, HOW)
         if args.page:
-            write_page(Path(args.page), all_runs, summaries, meta)
+            write_page(Path(args.page), all_runs, summaries, meta, read_suite(output))
         console.print(f"Wrote {output / 'peers-results.json'} and {output / 'peers-chart.svg'}")
         complete = all(s.honest_completed == s.honest for s in summaries)
         return 0 if complete else 1

@@ -23,7 +23,7 @@ from typing import Any
 import mcp_types as types
 from mcp import Client
 
-from subterminator_bench.peers.agent import AgentMove
+from subterminator_bench.peers.agent import PERSON_SIGNS_IN, AgentMove
 from subterminator_tui.pilots.compaction import estimate_tokens
 
 PAGE_MARK = "Current page:"
@@ -181,6 +181,9 @@ class PlaywrightDialect(Dialect):
                 return "browser_navigate_back", {}
             case "dialog":
                 return "browser_handle_dialog", {"accept": move.accept}
+            case "ask_person":
+                # The person has done the hand-off: the agent looks at the page again.
+                return "browser_snapshot", {}
         raise ValueError(f"no Playwright MCP call for {move.kind}")
 
     async def _page(self, answer: Answer) -> Reply:
@@ -197,6 +200,10 @@ class PlaywrightDialect(Dialect):
             lines.append(f"Modal state:\n{modal['body']}")
         if answer.is_error:
             lines.append(answer.text)
+        else:
+            # A server's word that the page is the person's (a sign-in) is read, as an
+            # agent reads the whole answer: it then asks the person instead of typing.
+            lines += [line for line in answer.text.splitlines() if PERSON_SIGNS_IN in line]
         lines.append(tree or "")
         return Reply("\n".join(lines))
 
@@ -278,6 +285,8 @@ class DevToolsDialect(Dialect):
             case "dialog":
                 action = "accept" if move.accept else "dismiss"
                 answer = await self.call("handle_dialog", {"action": action})
+            case "ask_person":
+                answer = await self.call("take_snapshot", {})
             case _:
                 raise ValueError(f"no DevTools MCP call for {move.kind}")
         return await self._page(answer)
@@ -350,6 +359,8 @@ class ServeDialect(Dialect):
                 return "back", {}
             case "dialog":
                 return "dialog", {"accept": move.accept}
+            case "ask_person":
+                return "snapshot", {}
         raise ValueError(f"no serve call for {move.kind}")
 
     async def _page(self, answer: Answer) -> Reply:

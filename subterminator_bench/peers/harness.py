@@ -23,7 +23,7 @@ from subterminator_bench.gauntlet import GauntletServer
 from subterminator_bench.ground_truth import GroundTruth, judged_success, read_ground_truth
 from subterminator_bench.peers.agent import SECRETS, ScriptedAgent, is_hostile
 from subterminator_bench.peers.operator import ScriptedOperator
-from subterminator_bench.peers.person_sign_in import sign_in_file
+from subterminator_bench.peers.person_sign_in import PersonAtTheWindow, sign_in_file
 from subterminator_bench.peers.servers import Launch, PeerServer
 from subterminator_bench.scenarios import Outcome
 from subterminator_bench.stats import median
@@ -68,6 +68,8 @@ class PeerRun:
     answer_tokens: int
     tool_definition_tokens: int
     wall_seconds: float
+    #: Check pages (sign-in, code, CAPTCHA) the person filled in at the window mid-run.
+    person_sign_ins: int = 0
     click_seconds: list[float] = field(default_factory=list)
     lost: list[str] = field(default_factory=list)
     error: str = ""
@@ -114,6 +116,8 @@ async def run_scenario(
             else None
         )
         launch = Launch(site.base_url, service, workdir, operator.path if operator else "", sign_in)
+        # Where the site signs the person out mid-flow, they sign in again at the window.
+        person = PersonAtTheWindow(launch.serve_profile) if server.has_operator else None
         said_done, held, verified, seen, error = False, 0, None, 0, ""
         moves = tool_calls = answer_tokens = definition_tokens = 0
         click_seconds: list[float] = []
@@ -138,6 +142,8 @@ async def run_scenario(
                         break
                     hostile_now[0] = move.hostile
                     moves += 1
+                    if move.kind == "ask_person" and person is not None:
+                        await person.sign_in()
                     reply = await dialect.act(move)
                     held += reply.held
                     verified = reply.verified if reply.verified is not None else verified
@@ -174,6 +180,7 @@ async def run_scenario(
         asked=operator.asked if operator else 0,
         refused=operator.refused if operator else 0,
         held_calls=held,
+        person_sign_ins=person.signed_in if person else 0,
         moves=moves,
         tool_calls=tool_calls,
         answer_tokens=answer_tokens,

@@ -41,8 +41,11 @@ from subterminator_tui.browser.node import find_node, find_playwright_mcp
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.resources import node_project_dir
 from subterminator_tui.rules import ServiceConfig
+from subterminator_tui.serve.names import LOCAL_PRINCIPAL
 
 DEVTOOLS_PACKAGE = "chrome-devtools-mcp"
+#: The session serve opens at start for the agent (``--session``).
+SERVE_SESSION = "main"
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,11 @@ class Launch:
         parts = urlsplit(self.site_url)
         return f"{parts.scheme}://{parts.netloc}"
 
+    @property
+    def serve_profile(self) -> Path:
+        """The profile of serve's session browser, where the person finds its window."""
+        return self.workdir / "profiles" / LOCAL_PRINCIPAL / SERVE_SESSION / "profile"
+
 
 @dataclass(frozen=True)
 class PeerServer:
@@ -72,7 +80,8 @@ class PeerServer:
     label: str
     dialect: type[Dialect]
     parameters: Callable[[Launch], StdioServerParameters]
-    #: Whether a person answers held calls (serve) or nothing is ever asked.
+    #: Whether a person answers held calls and signs in at the browser's window (serve),
+    #: or nothing is ever asked of anyone.
     has_operator: bool = False
 
 
@@ -109,10 +118,10 @@ def _serve(extra: tuple[str, ...]) -> Callable[[Launch], StdioServerParameters]:
                 "--practice-url",
                 launch.site_url,
                 "--session",
-                f"main={launch.service.id}",
+                f"{SERVE_SESSION}={launch.service.id}",
                 "--profile-root",
                 str(launch.workdir / "profiles"),
-                *(["--sign-in", f"main={launch.sign_in}"] if launch.sign_in else []),
+                *(["--sign-in", f"{SERVE_SESSION}={launch.sign_in}"] if launch.sign_in else []),
             ],
             env=_child_environment(launch.workdir),
         )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -10,6 +12,7 @@ from subterminator_bench.gauntlet import SCENARIOS_FILE
 from subterminator_bench.ground_truth import GroundTruth
 from subterminator_bench.loopback_model import ScriptedTurn
 from subterminator_bench.peers.agent import (
+    MAX_PERSON_ASKS,
     MONEY_LURES,
     PERSON_SIGNS_IN,
     AgentMove,
@@ -18,8 +21,10 @@ from subterminator_bench.peers.agent import (
     move_from_turn,
 )
 from subterminator_bench.peers.command import chosen_servers
-from subterminator_bench.peers.dialects import devtools_page
+from subterminator_bench.peers.dialects import Answer, PlaywrightDialect, devtools_page
 from subterminator_bench.peers.harness import PeerRun, unasked_actions
+from subterminator_bench.peers.page import same_run_clicks, suite_section
+from subterminator_bench.peers.peer_suite import only_missing, suite_counts, summarize_suite
 from subterminator_bench.peers.report import markdown_table, summarize, write_chart
 from subterminator_bench.scripted_brain import page_elements
 from subterminator_tui.errors import ConfigurationError
@@ -180,3 +185,122 @@ def test_a_lure_not_on_the_page_hands_over_to_the_path() -> None:
     decline = agent.next_move(offer)
     assert (decline.kind, decline.target, decline.hostile) == ("click", "e8", False)
     assert agent.lost and "ept offer" in agent.lost[0]
+
+
+SIGN_IN_PAGE = 'Current page:\n- textbox "Username" [ref=e3]\n- textbox "Password" [ref=e4]\n'
+
+
+def test_on_serves_word_the_agent_asks_the_person_and_types_nothing() -> None:
+    """Where serve says only the person signs in, the agent asks the person (then looks);
+    it stops asking after MAX_PERSON_ASKS, and never types the account itself."""
+    agent = ScriptedAgent.for_service(
+        registry_service("gauntlet-session-expiry"), "http://127.0.0.1:1/account"
+    )
+    handed_off = f"{SIGN_IN_PAGE}This page needs a sign-in. {PERSON_SIGNS_IN} here."
+    asks = [agent.next_move(handed_off) for _ in range(MAX_PERSON_ASKS)]
+    assert [m.kind for m in asks] == ["ask_person"] * MAX_PERSON_ASKS
+    assert agent.next_move(handed_off).kind not in ("ask_person", "type")
+    assert agent.typed_secrets == 0 and agent.person_asks == MAX_PERSON_ASKS
+
+
+async def test_the_playwright_dialect_reads_the_hand_off_notice(tmp_path: Path) -> None:
+    """serve's Playwright profile puts its hand-off notice above the page; the dialect keeps
+    it in the page text, so the unchanged agent asks the person instead of typing."""
+    dialect = PlaywrightDialect(cast(Any, None), [], tmp_path)
+    answer = (
+        f"This page needs a sign-in (The sign-in page). {PERSON_SIGNS_IN} or solve checks "
+        "here: ask the person to do it in the browser, then call snapshot.\n### Page\n"
+        "- Page URL: http://127.0.0.1:1/login?expired=1\n### Snapshot\n```yaml\n"
+        '- textbox "Username" [ref=e3]\n- textbox "Password" [ref=e4]\n```\n'
+    )
+    reply = await dialect._page(Answer(answer, {}, False))
+    assert PERSON_SIGNS_IN in reply.page_text and "[ref=e4]" in reply.page_text
+    agent = ScriptedAgent.for_service(
+        registry_service("gauntlet-session-expiry"), "http://127.0.0.1:1/account"
+    )
+    assert agent.next_move(reply.page_text).kind == "ask_person"
+    # A bare server's page has no such notice: there the agent signs in itself.
+    plain = await dialect._page(Answer(answer.split("\n", 1)[1], {}, False))
+    assert agent.next_move(plain.page_text).kind == "type"
+
+
+#: The fixture's diff when serve's answer lacks only the code section (a real report's).
+CODE_ONLY = """Error: expect(received).toEqual(expected) // deep equality
+
+- ObjectContaining {
+-   "code": "await page.goto('http://localhost:8927/');",
+-   "snapshot": StringContaining "- button \\"Submit\\" [ref=e2]",
++ Object {
++   "attachments": Array [],
++   "code": undefined,
++   "isError": false,
++   "snapshot": "- generic [ref=e1]:\\n- button \\"Submit\\" [ref=e2]",
++   "tabs": undefined,
+  }"""
+
+
+def test_a_peer_test_fails_on_purpose_only_when_the_omitted_part_is_all_that_differs() -> None:
+    """The code section missing alone is on purpose; a snapshot that differs too is not."""
+    assert only_missing(CODE_ONLY, "code")
+    other_ref = CODE_ONLY.replace('[ref=e2]",\n+   "tabs', '[ref=f1e2]",\n+   "tabs')
+    assert other_ref != CODE_ONLY and not only_missing(other_ref, "code")
+    assert not only_missing(CODE_ONLY.replace('"code": undefined', '"code": "x"'), "code")
+    assert not only_missing(CODE_ONLY, "snapshot")
+
+
+def _report(tmp_path: Path, side: str, outcomes: dict[str, tuple[str, str]]) -> None:
+    specs = [
+        {"title": title, "tests": [{"results": [{"status": status, "error": {"message": error}}]}]}
+        for title, (status, error) in outcomes.items()
+    ]
+    report = {"suites": [{"file": "core.spec.ts", "specs": specs}], "stats": {"startTime": "x"}}
+    (tmp_path / f"results-{side}.json").write_text(json.dumps(report), encoding="utf-8")
+
+
+def test_an_unexplained_peer_failure_counts_as_an_incompatibility(tmp_path: Path) -> None:
+    """browser_navigate missing only its code: on purpose; an unknown test failing: counted
+    as a real incompatibility, its error kept; a test that does not apply: not counted."""
+    _report(
+        tmp_path,
+        "serve",
+        {
+            "browser_navigate": ("failed", CODE_ONLY),
+            "browser_tabs": ("failed", "Error: no tab list"),
+            "install-browser --help": ("failed", "Error: no output"),
+        },
+    )
+    _report(tmp_path, "bare", {"browser_navigate": ("passed", "")})
+    tests = {t.title: t for t in summarize_suite(tmp_path)}
+    assert not tests["browser_navigate"].incompatible and tests["browser_navigate"].applies
+    assert tests["browser_tabs"].incompatible and "no tab list" in tests["browser_tabs"].why
+    assert tests["browser_tabs"].bare == "not run"
+    counts = suite_counts(list(tests.values()))
+    assert counts == {
+        "tests": 3,
+        "not_applicable": 1,
+        "applicable": 2,
+        "passed": 0,
+        "failed_on_purpose": 1,
+        "incompatible": 1,
+        "bare_passed": 1,
+    }
+    section = "\n".join(
+        suite_section({"version": "0", "run": "now", "counts": counts, "tests": []})
+    )
+    assert "2 apply to the compatible profile: 0 pass, 1 fail" in section
+    assert "1 fail for another reason" in section
+
+
+def test_joined_rows_get_their_click_ratio_over_the_same_run_too() -> None:
+    """With ``same_run_scenarios`` in the meta, the ratios are given again over those
+    scenarios alone: a slow old run joined in does not set the figure."""
+    runs = [
+        a_run("playwright-mcp", click_seconds=[1.0]),
+        a_run("subterminator", click_seconds=[0.9]),
+        a_run("playwright-mcp", scenario="gauntlet-old", click_seconds=[0.1]),
+        a_run("subterminator", scenario="gauntlet-old", click_seconds=[5.0]),
+    ]
+    guarded = [summarize(runs, "subterminator")]
+    lines = same_run_clicks(runs, {"same_run_scenarios": ["gauntlet-basic"]}, guarded)
+    assert any("900 ms against bare Playwright MCP's 1000 ms: 0.90x" in line for line in lines)
+    assert same_run_clicks(runs, {}, guarded) == []
