@@ -1,9 +1,10 @@
-"""The built-in generic rules' expressions are compiled when first read, and read the same.
+"""What the rules compile, and when: no judgement may change for being compiled later or less.
 
 Compiling every language's expressions takes seconds of CPU; a process that lists
-services or starts the server reads none of them. Deferring must change no judgement:
-each deferred expression is the one :func:`compile_pattern` gives for the same text,
-and every one of them compiles (this is where the whole set is compiled eagerly).
+services or starts the server reads none of them. The built-in generic rules' expressions
+are compiled when first read: each is the one :func:`compile_pattern` gives for the same
+text, and every one of them compiles (this is where the whole set is compiled eagerly).
+A table's phrase that is plain words is not compiled to be checked: it always compiles.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ import pytest
 
 from subterminator_tui.rules.fields import DeferredPattern, compile_pattern
 from subterminator_tui.rules.generic import RULE_LISTS, GenericRules, generic_rules
+from subterminator_tui.rules.language_words import (
+    _PLACEHOLDER,
+    _check_phrases,
+    _plain_words,
+    all_language_words,
+    phrase_regex,
+)
 from subterminator_tui.rules.page_rules import PageRule
+from subterminator_tui.rules.text import normalise_text
 
 
 def _built_patterns(rules: GenericRules) -> list[tuple[str, DeferredPattern]]:
@@ -90,3 +99,46 @@ def _error_of(pattern: DeferredPattern) -> str:
     except ValueError as error:
         return str(error)
     return ""
+
+
+def test_every_plain_phrase_would_pass_the_compiled_check() -> None:
+    """The phrases let through uncompiled compile, and none matches an empty text."""
+    phrases = [
+        phrase
+        for words in all_language_words()
+        for key, values in words.lists().items()
+        if key != "sentence.question_marks"
+        for phrase in values
+    ]
+    plain = [phrase for phrase in phrases if _plain_words(normalise_text(phrase))]
+    assert len(phrases) > len(plain) > len(phrases) // 2
+    for phrase in plain:
+        pattern = _PLACEHOLDER.sub("x", phrase_regex(normalise_text(phrase), spaced=True))
+        assert re.compile(pattern, re.IGNORECASE).search("") is None, phrase
+
+
+@pytest.mark.parametrize(
+    ("phrase", "plain"),
+    [
+        ("has been cancelled", True),
+        ("plan ... cancelled", True),
+        ("auto-renewal is off", True),
+        ("cancell?ed", False),
+        ("{subject} ended", False),
+        ("wait...", False),
+        ("plan ... ... ended", False),
+        # Fullwidth brackets are brackets once normalised.
+        ("plan \uff08basic\uff09", False),
+        # Nothing left once the invisible characters are removed.
+        ("\u200b", False),
+    ],
+)
+def test_plain_words_are_told_from_regular_expressions(phrase: str, plain: bool) -> None:
+    assert _plain_words(normalise_text(phrase)) is plain
+
+
+def test_a_phrase_of_invisible_characters_is_still_refused() -> None:
+    with pytest.raises(ValueError, match="matches an empty text"):
+        _check_phrases(("\u200b\u2060",))
+    with pytest.raises(ValueError, match="not a valid phrase"):
+        _check_phrases(("plan \uff08basic",))
