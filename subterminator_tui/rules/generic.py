@@ -4,7 +4,8 @@
 everything a run needs: the site's registrable domain as the only allowed domain,
 a goal named after the site, and generic success, failure, sign-in,
 verification-code and CAPTCHA rules in every language that has a table in
-``words/`` (the rules are built from those tables when ``generic.toml`` is read). A
+``words/`` (the rules are built from those tables when ``generic.toml`` is read, and
+each of their expressions is compiled when a page is first read with it). A
 catalog service that could not source its own phrases sets ``generic_rules = true``
 and gets the same rules after its own. Verification by these rules is reported as
 such ("Verified by generic rules: ..."), never as if a service-specific rule held.

@@ -18,8 +18,9 @@ A phrase is a regular expression written for people:
   for the company a billed-elsewhere rule names.
 
 Word edges are added around each list in spaced languages, so ``plan`` never matches
-inside "planned". Every phrase is compiled when the table is read; an error names the
-file and the key (``words/de.toml: key 'success.stated[2]': ...``).
+inside "planned". Every phrase is checked when the table is read (compiled, unless it is
+plain words, which always compile); an error names the file and the key
+(``words/de.toml: key 'success.stated[2]': ...``).
 """
 
 from __future__ import annotations
