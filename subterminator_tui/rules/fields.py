@@ -9,10 +9,11 @@ all load-time errors.
 from __future__ import annotations
 
 import re
-from typing import Annotated
+import sys
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, ConfigDict
-from pydantic_core import PydanticCustomError
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, GetCoreSchemaHandler
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from subterminator_tui.rules.text import normalise_text
 
@@ -54,14 +55,90 @@ def compile_pattern(source: str) -> re.Pattern[str]:
     return pattern
 
 
+class DeferredPattern:
+    """A rule's regular expression compiled (by :func:`compile_pattern`) the first time it
+    is read, for the rules the code builds, never for the ones a person writes.
+
+    The built-in generic rules hold a few hundred large expressions built from every
+    language's table; compiling them all takes seconds of CPU, and most processes (listing
+    services, starting the server, a run that stops on its first page) read few of them or
+    none. Their words were validated when the tables were read, and a unit test compiles
+    every one, so nothing a person can get wrong moves to a later moment. It reads like
+    the :class:`re.Pattern` it stands for: the same ``pattern`` and ``flags``, the same
+    searches, equal to it and hashed like it.
+    """
+
+    __slots__ = ("_compiled", "_pattern", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        """The expression as built, before the normaliser (as :func:`compile_pattern` takes it)."""
+        self._pattern: str | None = None
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        """The compiled expression (compiled on the first call; raises ValueError as
+        :func:`compile_pattern` does)."""
+        if self._compiled is None:
+            self._compiled = compile_pattern(self.source)
+        return self._compiled
+
+    @property
+    def is_compiled(self) -> bool:
+        """Whether the expression has been compiled yet."""
+        return self._compiled is not None
+
+    @property
+    def pattern(self) -> str:
+        """The expression as compiled (normalised), without compiling it."""
+        if self._pattern is None:
+            self._pattern = normalise_text(self.source)
+        return self._pattern
+
+    @property
+    def flags(self) -> int:
+        """The compiled expression's flags."""
+        return self.compiled().flags
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        """:meth:`re.Pattern.search` on the compiled expression."""
+        return self.compiled().search(string, pos, endpos)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DeferredPattern):
+            # The same text compiles to the same expression; a differing one may still
+            # normalise to it, and then the compiled expressions decide.
+            return self.source == other.source or self.compiled() == other.compiled()
+        if isinstance(other, re.Pattern):
+            return self.compiled() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.compiled())
+
+    def __repr__(self) -> str:
+        return f"DeferredPattern({self.source!r})"
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """Validated as itself; serialised as its expression, as pydantic does a re.Pattern."""
+        return core_schema.is_instance_schema(
+            cls, serialization=core_schema.plain_serializer_function_ser_schema(lambda p: p.pattern)
+        )
+
+
+#: A rule's regular expression: compiled when loaded, or (built-in rules) when first read.
+RulePattern = re.Pattern[str] | DeferredPattern
+
+
 def _compile_patterns(value: object) -> object:
     """Accept one pattern or a list of them, as users write either."""
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list | tuple):
         raise PydanticCustomError("pattern_type", "Input should be a string or a list of strings")
-    compiled: list[re.Pattern[str]] = []
+    compiled: list[RulePattern] = []
     for item in items:
-        if isinstance(item, re.Pattern):
+        if isinstance(item, re.Pattern | DeferredPattern):
             compiled.append(item)
         elif isinstance(item, str):
             compiled.append(compile_pattern(item))
@@ -85,6 +162,7 @@ def _reject_blank(value: str) -> str:
 
 #: Case-insensitive substrings; any (or, for ``text_all``, every) must be present.
 Needles = Annotated[tuple[str, ...], BeforeValidator(as_tuple), AfterValidator(_reject_blank_items)]
-#: Regular expressions compiled with re.IGNORECASE at load time.
-Patterns = Annotated[tuple[re.Pattern[str], ...], BeforeValidator(_compile_patterns)]
+#: Regular expressions compiled with re.IGNORECASE at load time (the built-in rules' when
+#: first read: :class:`DeferredPattern`).
+Patterns = Annotated[tuple[RulePattern, ...], BeforeValidator(_compile_patterns)]
 NonBlank = Annotated[str, AfterValidator(_reject_blank)]

@@ -4,7 +4,8 @@
 everything a run needs: the site's registrable domain as the only allowed domain,
 a goal named after the site, and generic success, failure, sign-in,
 verification-code and CAPTCHA rules in every language that has a table in
-``words/`` (the rules are built from those tables when ``generic.toml`` is read). A
+``words/`` (the rules are built from those tables when ``generic.toml`` is read, and
+each of their expressions is compiled when a page is first read with it). A
 catalog service that could not source its own phrases sets ``generic_rules = true``
 and gets the same rules after its own. Verification by these rules is reported as
 such ("Verified by generic rules: ..."), never as if a service-specific rule held.
@@ -24,6 +25,7 @@ from subterminator_tui.errors import ServiceConfigError
 from subterminator_tui.reach.urls import site_entry
 from subterminator_tui.resources import builtin_generic_rules_file
 from subterminator_tui.rules.endings import BillerEntry, BillerRule
+from subterminator_tui.rules.fields import DeferredPattern
 from subterminator_tui.rules.language_words import LanguageWords, all_language_words
 from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
@@ -95,7 +97,7 @@ def read_generic_rules(path: Path) -> GenericRules:
 
 def with_language_rules(rules: GenericRules, tables: tuple[LanguageWords, ...]) -> GenericRules:
     """``rules`` followed, list by list, by the rules every language table gives."""
-    built: dict[str, list[object]] = {name: [] for name in _WORD_LISTS}
+    built: dict[str, list[dict[str, object]]] = {name: [] for name in _WORD_LISTS}
     for words in tables:
         for name, rule in language_rules(words):
             built[name].append(rule)
@@ -142,18 +144,24 @@ _WORD_LISTS = (
 )
 
 
-def _as_rule(name: str, rule: object) -> PageRule:
-    if isinstance(rule, PageRule):
-        return rule
+def _as_rule(name: str, rule: dict[str, object]) -> PageRule:
+    # Each built expression is compiled when a page is first read with it: a process
+    # that reads few lists (or none) pays for few of the languages' expressions.
+    deferred = {
+        key: [DeferredPattern(item) for item in value]
+        if key.endswith("_regex") and isinstance(value, list)
+        else value
+        for key, value in rule.items()
+    }
     model = BillerRule if name == "billed_elsewhere" else PageRule
-    return model.model_validate(rule, strict=False)
+    return model.model_validate(deferred, strict=False)
 
 
-def language_rules(words: LanguageWords) -> list[tuple[str, object]]:
+def language_rules(words: LanguageWords) -> list[tuple[str, dict[str, object]]]:
     """The rules one language's table gives, as ``(list name, rule)``."""
     name = words.name
     ending = words.endings
-    rules: list[tuple[str, object]] = [
+    rules: list[tuple[str, dict[str, object]]] = [
         (
             "success",
             {"why": f"The page states in {name} that {SUCCESS_KINDS[kind]}", "text_regex": [regex]},

@@ -10,7 +10,6 @@ expressions were compiled with re.IGNORECASE and are searched, not anchored.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
@@ -18,6 +17,7 @@ from typing import Literal, TypeVar
 from subterminator_tui.browser.calls import ToolCall
 from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotElement
 from subterminator_tui.rules.effects import Effects, element_target
+from subterminator_tui.rules.fields import RulePattern
 from subterminator_tui.rules.generic import is_generic_rule
 from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
@@ -241,7 +241,7 @@ def _call_matches(rule: CheckpointRule, call: ToolCall, snapshot: NormalizedSnap
     return False
 
 
-def _strings_match(value: str, needles: Sequence[str], patterns: Sequence[re.Pattern[str]]) -> bool:
+def _strings_match(value: str, needles: Sequence[str], patterns: Sequence[RulePattern]) -> bool:
     """Both the substring and the regex condition hold (an unset one holds)."""
     if needles and not any(_fold(needle) in _fold(value) for needle in needles):
         return False
@@ -249,7 +249,7 @@ def _strings_match(value: str, needles: Sequence[str], patterns: Sequence[re.Pat
 
 
 def _any_label_matches(
-    labels: Sequence[str], needles: Sequence[str], patterns: Sequence[re.Pattern[str]]
+    labels: Sequence[str], needles: Sequence[str], patterns: Sequence[RulePattern]
 ) -> bool:
     """Each set condition is met by at least one of ``labels``."""
     if needles and not any(_fold(n) in _fold(label) for label in labels for n in needles):

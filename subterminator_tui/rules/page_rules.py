@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, model_validator
 
-from subterminator_tui.rules.fields import STRICT_MODEL_CONFIG, Needles, Patterns
+from subterminator_tui.rules.fields import STRICT_MODEL_CONFIG, DeferredPattern, Needles, Patterns
 
 
 class PageRule(BaseModel):
@@ -71,7 +71,10 @@ class PageRule(BaseModel):
         parts: list[str] = []
         for key in (*self.condition_keys(), *(["role"] if self.role else [])):
             values = getattr(self, key)
-            shown = [item.pattern if isinstance(item, re.Pattern) else item for item in values]
+            shown = [
+                item.pattern if isinstance(item, re.Pattern | DeferredPattern) else item
+                for item in values
+            ]
             parts.append(f"{key}={shown!r}")
         return ", ".join(parts)
 

@@ -1,0 +1,144 @@
+"""What the rules compile, and when: no judgement may change for being compiled later or less.
+
+Compiling every language's expressions takes seconds of CPU; a process that lists
+services or starts the server reads none of them. The built-in generic rules' expressions
+are compiled when first read: each is the one :func:`compile_pattern` gives for the same
+text, and every one of them compiles (this is where the whole set is compiled eagerly).
+A table's phrase that is plain words is not compiled to be checked: it always compiles.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from subterminator_tui.rules.fields import DeferredPattern, compile_pattern
+from subterminator_tui.rules.generic import RULE_LISTS, GenericRules, generic_rules
+from subterminator_tui.rules.language_words import (
+    _PLACEHOLDER,
+    _check_phrases,
+    _plain_words,
+    all_language_words,
+    phrase_regex,
+)
+from subterminator_tui.rules.page_rules import PageRule
+from subterminator_tui.rules.text import normalise_text
+
+
+def _built_patterns(rules: GenericRules) -> list[tuple[str, DeferredPattern]]:
+    """Every deferred expression of the generic rules, with the rule it belongs to."""
+    found = []
+    for name in (*RULE_LISTS, "billed_elsewhere", "offline_only", "renewed", "active"):
+        for rule in getattr(rules, name):
+            for key in rule.condition_keys():
+                for item in getattr(rule, key):
+                    if isinstance(item, DeferredPattern):
+                        found.append((f"{name}: {rule.why} ({key})", item))
+    return found
+
+
+def test_every_built_in_expression_compiles_as_compile_pattern_would() -> None:
+    patterns = _built_patterns(generic_rules())
+    # Every language's success, failure, hand-off and ending rules are built, not written.
+    assert len(patterns) > 300
+    for where, deferred in patterns:
+        try:
+            compiled = deferred.compiled()
+        except ValueError as error:
+            pytest.fail(f"{where}: {error}")
+        eager = compile_pattern(deferred.source)
+        assert (compiled.pattern, compiled.flags) == (eager.pattern, eager.flags), where
+        assert deferred.pattern == eager.pattern, where
+
+
+def test_reading_the_generic_rules_compiles_nothing() -> None:
+    patterns = _built_patterns(generic_rules.__wrapped__())
+    assert len(patterns) > 300
+    assert not any(item.is_compiled for _, item in patterns)
+
+
+def test_a_deferred_expression_reads_like_the_compiled_one() -> None:
+    source = r"(?m)^\s*your plan (?:was|has been) cancell?ed\s*$"
+    deferred, eager = DeferredPattern(source), compile_pattern(source)
+    assert not deferred.is_compiled
+    assert deferred.pattern == eager.pattern
+    assert not deferred.is_compiled, "the expression's text needs no compiling"
+    for text in ("Account\n  Your plan was CANCELED  \nok", "your plan was not cancelled", ""):
+        found, expected = deferred.search(text), eager.search(text)
+        assert (found and found.span()) == (expected and expected.span())
+    assert deferred.is_compiled
+    assert deferred.flags == eager.flags
+    assert deferred == eager and eager == deferred
+    assert hash(deferred) == hash(eager)
+    assert deferred != compile_pattern("your plan")
+    assert deferred == DeferredPattern(source)
+
+
+def test_a_rule_with_deferred_expressions_equals_and_shows_as_the_compiled_one() -> None:
+    data = {"why": "", "text_regex": ["cancell?ed", "ended"], "title_regex": ["done"]}
+    eager = PageRule.model_validate(data, strict=False)
+    deferred = PageRule.model_validate(
+        {**data, "text_regex": [DeferredPattern(p) for p in data["text_regex"]]}, strict=False
+    )
+    assert deferred == eager
+    assert deferred.summary() == eager.summary()
+    assert deferred.model_dump(mode="json") == eager.model_dump(mode="json")
+
+
+def test_a_broken_built_expression_fails_when_read_with_its_text() -> None:
+    deferred = DeferredPattern("cancel(")
+    with pytest.raises(ValueError, match=re.escape("invalid regular expression 'cancel('")):
+        deferred.search("cancel")
+    assert "matches an empty string" in _error_of(DeferredPattern("x*"))
+
+
+def _error_of(pattern: DeferredPattern) -> str:
+    try:
+        pattern.compiled()
+    except ValueError as error:
+        return str(error)
+    return ""
+
+
+def test_every_plain_phrase_would_pass_the_compiled_check() -> None:
+    """The phrases let through uncompiled compile, and none matches an empty text."""
+    phrases = [
+        phrase
+        for words in all_language_words()
+        for key, values in words.lists().items()
+        if key != "sentence.question_marks"
+        for phrase in values
+    ]
+    plain = [phrase for phrase in phrases if _plain_words(normalise_text(phrase))]
+    assert len(phrases) > len(plain) > len(phrases) // 2
+    for phrase in plain:
+        pattern = _PLACEHOLDER.sub("x", phrase_regex(normalise_text(phrase), spaced=True))
+        assert re.compile(pattern, re.IGNORECASE).search("") is None, phrase
+
+
+@pytest.mark.parametrize(
+    ("phrase", "plain"),
+    [
+        ("has been cancelled", True),
+        ("plan ... cancelled", True),
+        ("auto-renewal is off", True),
+        ("cancell?ed", False),
+        ("{subject} ended", False),
+        ("wait...", False),
+        ("plan ... ... ended", False),
+        # Fullwidth brackets are brackets once normalised.
+        ("plan \uff08basic\uff09", False),
+        # Nothing left once the invisible characters are removed.
+        ("\u200b", False),
+    ],
+)
+def test_plain_words_are_told_from_regular_expressions(phrase: str, plain: bool) -> None:
+    assert _plain_words(normalise_text(phrase)) is plain
+
+
+def test_a_phrase_of_invisible_characters_is_still_refused() -> None:
+    with pytest.raises(ValueError, match="matches an empty text"):
+        _check_phrases(("\u200b\u2060",))
+    with pytest.raises(ValueError, match="not a valid phrase"):
+        _check_phrases(("plan \uff08basic",))
