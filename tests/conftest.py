@@ -18,6 +18,7 @@ from subterminator_tui.browser.processes import ProcessInfo, processes_using_pro
 from subterminator_tui.errors import ConfigurationError, MCPToolError
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.settings import load_settings
+from tests.support.cpu_ledger import CpuLedger, ledger_directory, measure_start
 from tests.support.polling import last_polled
 
 
@@ -143,3 +144,19 @@ def demoflix() -> Iterator[DemoflixServer]:
     """The practice site on a free loopback port."""
     with DemoflixServer() as server:
         yield server
+
+
+_CPU_LEDGER_DIRECTORY = ledger_directory()
+_CPU_LEDGER = CpuLedger(_CPU_LEDGER_DIRECTORY) if _CPU_LEDGER_DIRECTORY else None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """With the CPU ledger on, note each test's CPU seconds, set-up and teardown included."""
+    if _CPU_LEDGER is None:
+        yield
+        return
+    cpu_before, wall_before = measure_start()
+    yield
+    cpu_after, wall_after = measure_start()
+    _CPU_LEDGER.record(item.nodeid, cpu_after - cpu_before, wall_after - wall_before)
