@@ -6,14 +6,18 @@ made of. Off unless ``SUBTERMINATOR_TEST_CPU_LOG`` names a directory: each worke
 appends ``nodeid<TAB>cpu seconds<TAB>wall seconds`` lines to its own file there, and
 ``scripts/test_cpu_report.py`` sums them per test and per file.
 
-A child's CPU is counted when it is reaped, so a module-scoped browser's time lands on
-the module's last test (per file the sum is right).
+The worker's children (Playwright MCP, Chromium and its helpers, serve children) are
+read from /proc by a thread every :data:`SAMPLE_SECONDS`, since a browser killed with its
+process group is never reaped into the worker's ``RUSAGE_CHILDREN``: a process that ends
+between two looks loses at most that long of its CPU. A module-scoped browser's time lands
+on the tests that run while it works.
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import threading
 import time
 from pathlib import Path
 
@@ -27,13 +31,72 @@ def ledger_directory() -> Path | None:
     return Path(named) if named else None
 
 
+#: How often the worker's descendants are looked at.
+SAMPLE_SECONDS = 0.2
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _processes() -> dict[int, tuple[int, int, int]]:
+    """Every process: its parent, its start time and its CPU ticks (user and system)."""
+    found: dict[int, tuple[int, int, int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                text = stat.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        # After the name: state, ppid, ... utime (14th of stat), stime, ..., starttime (22nd).
+        found[int(entry)] = (int(fields[1]), int(fields[19]), int(fields[11]) + int(fields[12]))
+    return found
+
+
+class DescendantCpu:
+    """The CPU this process's descendants have spent since it started looking."""
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[int, int], int] = {}
+        self._ticks = 0
+        self._lock = threading.Lock()
+        threading.Thread(target=self._watch, name="cpu-ledger", daemon=True).start()
+
+    def _watch(self) -> None:
+        while True:
+            self.look()
+            time.sleep(SAMPLE_SECONDS)
+
+    def look(self) -> float:
+        """Look now; every descendant's CPU seen so far, in seconds."""
+        processes = _processes()
+        children: dict[int, list[int]] = {}
+        for pid, (parent, _, _) in processes.items():
+            children.setdefault(parent, []).append(pid)
+        pending, tree = [os.getpid()], []
+        while pending:
+            for child in children.get(pending.pop(), []):
+                tree.append(child)
+                pending.append(child)
+        with self._lock:
+            for pid in tree:
+                _, started, ticks = processes[pid]
+                key = (pid, started)
+                self._ticks += max(0, ticks - self._last.get(key, 0))
+                self._last[key] = ticks
+            return self._ticks / _TICKS
+
+
+_DESCENDANTS: DescendantCpu | None = None
+
+
 def cpu_seconds() -> float:
-    """User and system CPU of this process and every child it has reaped so far."""
-    total = 0.0
-    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
-        usage = resource.getrusage(who)
-        total += usage.ru_utime + usage.ru_stime
-    return total
+    """User and system CPU of this process and of every descendant seen so far."""
+    global _DESCENDANTS
+    if _DESCENDANTS is None:
+        _DESCENDANTS = DescendantCpu()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime + _DESCENDANTS.look()
 
 
 class CpuLedger:
