@@ -30,6 +30,7 @@ from subterminator_tui.errors import MCPConnectionError, MCPToolError
 from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.settings import Settings
 from tests.support.isolation import isolate
+from tests.support.polling import until
 
 #: How many times closing tabs and leaving the page is tried before the browser is replaced.
 _RESET_TRIES = 3
@@ -144,17 +145,24 @@ async def _one_blank_tab(gateway: BrowserGateway) -> bool:
         await gateway.call("browser_tabs", {"action": "select", "index": 0})
     with contextlib.suppress(MCPToolError):
         await gateway.call("browser_navigate", {"url": "about:blank"})
+    # Our DevTools session hears of a closed tab a moment after Playwright MCP closed it.
+    with contextlib.suppress(AssertionError):
+        await until(lambda: tab_count(gateway) == 1, within=5.0, what="one tab")
     return tab_count(gateway) == 1 and (await gateway.snapshot()).url == "about:blank"
 
 
 async def _forget_storage(gateway: BrowserGateway) -> None:
     """Every cookie, and every origin's storage the browser kept (local storage, caches,
-    service workers, IndexedDB)."""
+    service workers, IndexedDB); :func:`is_blank` checks it worked."""
     state = await gateway.storage_state()
     origins = {origin["origin"] for origin in (state or {}).get("origins", [])}
-    for origin in origins:
+    # Chromium clears an origin's data when a page asks, not the browser's own target.
+    page = next(
+        (session for session, kind in gateway.devtools.targets.items() if kind == "page"), None
+    )
+    for origin in origins if page is not None else ():
         await gateway.devtools.send(
-            None,
+            page,
             lambda send, to, origin=origin: send.Storage.clearDataForOrigin(
                 {"origin": origin, "storageTypes": "all"}, to
             ),
