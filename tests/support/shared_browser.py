@@ -125,12 +125,17 @@ class SharedBrowser:
         except (MCPToolError, MCPConnectionError):
             return False
         (gateway.plan.profile_dir / SIGN_IN_FILE).unlink(missing_ok=True)
+        try:
+            blank = await is_blank(gateway)
+        except (MCPToolError, MCPConnectionError):
+            return False
+        # Last, since the look above is remembered as the last page too.
         gateway.last_snapshot = None
         gateway.restarts = 0
         gateway.console.forget()
         gateway.requests.judge_with(SendEverything())
         gateway.typing.report_to(IgnoreTypedValues())
-        return await is_blank(gateway)
+        return blank
 
 
 async def _one_blank_tab(gateway: BrowserGateway) -> bool:
