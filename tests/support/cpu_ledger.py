@@ -10,7 +10,9 @@ The worker's children (Playwright MCP, Chromium and its helpers, serve children)
 read from /proc by a thread every :data:`SAMPLE_SECONDS`, since a browser killed with its
 process group is never reaped into the worker's ``RUSAGE_CHILDREN``: a process that ends
 between two looks loses at most that long of its CPU. A module-scoped browser's time lands
-on the tests that run while it works.
+on the tests that run while it works. The looks cost CPU of their own (counted in the
+worker's), roughly in proportion to wall time on a busy machine: compare two ledgers
+taken the same way, not a ledger with ``/usr/bin/time``.
 """
 
 from __future__ import annotations
