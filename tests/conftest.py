@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -18,21 +17,10 @@ from subterminator_tui.browser.processes import ProcessInfo, processes_using_pro
 from subterminator_tui.errors import ConfigurationError, MCPToolError
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.settings import load_settings
+from tests.support.cpu_ledger import CpuLedger, ledger_directory, measure_start
+from tests.support.isolation import isolate
 from tests.support.polling import last_polled
-
-
-def isolate(home: Path, patch: pytest.MonkeyPatch) -> Path:
-    """Point every platformdirs location and the config file at ``home`` while ``patch`` lasts."""
-    home.mkdir(parents=True, exist_ok=True)
-    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        patch.setenv(variable, str(home / variable.lower()))
-    # An empty file: SUBTERMINATOR_CONFIG must name one that exists.
-    (home / "config.toml").write_text("", encoding="utf-8")
-    patch.setenv("SUBTERMINATOR_CONFIG", str(home / "config.toml"))
-    for variable in [name for name in os.environ if name.startswith("SUBTERMINATOR_")]:
-        if variable != "SUBTERMINATOR_CONFIG":
-            patch.delenv(variable)
-    return home
+from tests.support.shared_browser import SharedBrowser
 
 
 @pytest.fixture(autouse=True)
@@ -134,6 +122,25 @@ async def shared_gateway(module_browser: BrowserGateway) -> BrowserGateway:
     return module_browser
 
 
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def shared_runs(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedBrowser]:
+    """One browser for a module's guarded runs (``prepared_run(..., start_browser=...)``),
+    reset between them; after the module, no process may still use its profiles.
+
+    A test using it runs in the module's event loop: mark it ``in_module_loop``.
+    """
+    missing = browser_parts_missing()
+    if missing:
+        pytest.skip(missing)
+    shared = SharedBrowser(tmp_path_factory.mktemp("shared-runs"))
+    try:
+        yield shared
+    finally:
+        await shared.aclose()
+    for profile in shared.root.glob("profile-*"):
+        assert wait_until_no_profile_processes(profile) == []
+
+
 #: The event loop a test on ``shared_gateway`` runs in: the module's, where its browser lives.
 in_module_loop = pytest.mark.asyncio(loop_scope="module")
 
@@ -143,3 +150,19 @@ def demoflix() -> Iterator[DemoflixServer]:
     """The practice site on a free loopback port."""
     with DemoflixServer() as server:
         yield server
+
+
+_CPU_LEDGER_DIRECTORY = ledger_directory()
+_CPU_LEDGER = CpuLedger(_CPU_LEDGER_DIRECTORY) if _CPU_LEDGER_DIRECTORY else None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """With the CPU ledger on, note each test's CPU seconds, set-up and teardown included."""
+    if _CPU_LEDGER is None:
+        yield
+        return
+    cpu_before, wall_before = measure_start()
+    yield
+    cpu_after, wall_after = measure_start()
+    _CPU_LEDGER.record(item.nodeid, cpu_after - cpu_before, wall_after - wall_before)

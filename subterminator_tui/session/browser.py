@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from subterminator_tui.browser.egress import EgressPolicy, EgressProxy, egress_filter
 from subterminator_tui.browser.gateway import BrowserGateway
@@ -34,6 +34,22 @@ class ServiceBrowser:
     reach: Reachability | None = None
 
 
+class BrowserStarter(Protocol):
+    """Starts the browser one run drives, behind an egress filter that follows ``reach``."""
+
+    def __call__(
+        self,
+        reach: Reachability,
+        settings: Settings,
+        *,
+        headless: bool | None,
+        profile_dir: Path | None,
+        runs_root: Path | None,
+    ) -> AbstractAsyncContextManager[tuple[BrowserGateway, EgressProxy | None]]:
+        """The started gateway and its egress filter (None for a remote browser)."""
+        ...
+
+
 @asynccontextmanager
 async def _egress(reach: Reachability, settings: Settings) -> AsyncIterator[EgressProxy | None]:
     """The run's own egress filter for a local browser; none for a remote one, whose filter
@@ -46,6 +62,32 @@ async def _egress(reach: Reachability, settings: Settings) -> AsyncIterator[Egre
 
 
 @asynccontextmanager
+async def fresh_browser(
+    reach: Reachability,
+    settings: Settings,
+    *,
+    headless: bool | None,
+    profile_dir: Path | None,
+    runs_root: Path | None,
+) -> AsyncIterator[tuple[BrowserGateway, EgressProxy | None]]:
+    """A new browser and egress filter for one run, both stopped on exit (every run's own)."""
+    async with _egress(reach, settings) as egress:
+        plan = plan_launch(
+            settings,
+            headless=headless,
+            profile_dir=profile_dir,
+            runs_root=runs_root,
+            proxy_server=egress.url if egress else settings.remote_egress,
+        )
+        gateway = BrowserGateway(plan, call_timeout=settings.call_timeout)
+        if egress is not None:
+            # No page may reach the browser's own DevTools port through the filter.
+            gateway.devtools_ports = egress.refused_ports
+        async with gateway:
+            yield gateway, egress
+
+
+@asynccontextmanager
 async def open_service_browser(
     service: ServiceConfig,
     settings: Settings,
@@ -55,6 +97,7 @@ async def open_service_browser(
     runs_root: Path | None = None,
     practice_url: str | None = None,
     sign_in: dict[str, Any] | None = None,
+    start_browser: BrowserStarter = fresh_browser,
 ) -> AsyncIterator[ServiceBrowser]:
     """Start what ``service`` needs; everything is stopped again on exit, however it ends.
 
@@ -64,7 +107,8 @@ async def open_service_browser(
     ``subterminator practice demoflix --port 8000`` in another terminal, whose state
     then outlives the run) instead of starting one for the run. ``sign_in`` is a
     saved sign-in, already narrowed to the service's domains, added before anything
-    else happens.
+    else happens. ``start_browser`` starts the browser and its filter: a fresh pair for
+    every run (a test may lend one it resets between runs).
     """
     site = (
         practice_site(service.practice, service.practice_variants)
@@ -79,23 +123,13 @@ async def open_service_browser(
             provider_url = getattr(site, "provider_url", None) if site else None
             service = pinned_to_site(service, base_url, provider_url)
             reach = Reachability.for_service(service.allowed_domains, service.sign_in_domains)
-        async with _egress(reach, settings) as egress:
-            plan = plan_launch(
-                settings,
-                headless=headless,
-                profile_dir=profile_dir,
-                runs_root=runs_root,
-                proxy_server=egress.url if egress else settings.remote_egress,
-            )
-            gateway = BrowserGateway(plan, call_timeout=settings.call_timeout)
-            if egress is not None:
-                # No page may reach the browser's own DevTools port through the filter.
-                gateway.devtools_ports = egress.refused_ports
-            async with gateway:
-                if sign_in is not None:
-                    await gateway.add_storage_state(sign_in)
-                start_url = resolve_start_url(service, base_url)
-                yield ServiceBrowser(service, gateway, start_url, site, egress, reach)
+        async with start_browser(
+            reach, settings, headless=headless, profile_dir=profile_dir, runs_root=runs_root
+        ) as (gateway, egress):
+            if sign_in is not None:
+                await gateway.add_storage_state(sign_in)
+            start_url = resolve_start_url(service, base_url)
+            yield ServiceBrowser(service, gateway, start_url, site, egress, reach)
     finally:
         if site:
             site.stop()

@@ -24,7 +24,12 @@ from subterminator_tui.pilots.base import Pilot
 from subterminator_tui.plurals import plural
 from subterminator_tui.practice.sites import practice_hint
 from subterminator_tui.results import TaskResult
-from subterminator_tui.session.browser import ServiceBrowser, open_service_browser
+from subterminator_tui.session.browser import (
+    BrowserStarter,
+    ServiceBrowser,
+    fresh_browser,
+    open_service_browser,
+)
 from subterminator_tui.session.pilot import build_pilot
 from subterminator_tui.session.request import CheckedRequest, RunRequest, check_request
 
@@ -107,8 +112,14 @@ class PreparedRun:
 
 
 @asynccontextmanager
-async def prepared_run(request: RunRequest | CheckedRequest) -> AsyncIterator[PreparedRun]:
-    """The journal and browser for ``request``, closed on exit however the run ends."""
+async def prepared_run(
+    request: RunRequest | CheckedRequest, *, start_browser: BrowserStarter = fresh_browser
+) -> AsyncIterator[PreparedRun]:
+    """The journal and browser for ``request``, closed on exit however the run ends.
+
+    ``start_browser`` starts the run's browser: a fresh one for every run in the product
+    (tests may share one across runs, reset in between).
+    """
     checked = request if isinstance(request, CheckedRequest) else check_request(request)
     with Journal(checked.settings.resolved_journal()) as journal:
         async with open_service_browser(
@@ -118,6 +129,7 @@ async def prepared_run(request: RunRequest | CheckedRequest) -> AsyncIterator[Pr
             profile_dir=checked.profile_dir,
             practice_url=checked.request.practice_url,
             sign_in=checked.sign_in,
+            start_browser=start_browser,
         ) as opened:
             interrupted = tuple(journal.interrupted_runs(checked.service.id))
             yield PreparedRun(checked, opened, journal, interrupted)

@@ -171,3 +171,33 @@ async def test_the_system_resolver_reads_localhost() -> None:
     assert addresses
     assert all(address.is_loopback for address in addresses)
     assert len(addresses) == len(set(addresses))
+
+
+async def test_a_filter_that_follows_a_new_policy_refuses_the_old_site(
+    proxy: EgressProxy, allowed_site: CountingServer
+) -> None:
+    """After ``follow`` the running filter judges by the new run's policy only: the last
+    run's site is refused, the new one reached, an open tunnel ends and the counts restart."""
+    port = int(proxy.url.rsplit(":", 1)[1])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"CONNECT {allowed_site.authority} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    async with asyncio.timeout(WAIT):
+        assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
+    assert proxy.counters.allowed["127.0.0.1"] == 1
+    with CountingServer("127.0.0.1") as next_site:
+        await proxy.follow(EgressPolicy.for_domains([next_site.base_url]))
+        async with asyncio.timeout(WAIT):
+            # The tunnel the old policy let through is closed by the filter.
+            assert await reader.read() == b""
+        writer.close()
+        assert proxy.counters.allowed_total == 0
+        old = await exchange(
+            proxy, f"GET {allowed_site.base_url}/old HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+        )
+        new = await exchange(
+            proxy, f"GET {next_site.base_url}/new HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+        )
+        assert next_site.paths == ["/new"]
+    assert old.startswith(b"HTTP/1.1 403"), old
+    assert new.startswith(b"HTTP/1.0 200"), new
+    assert "/old" not in allowed_site.paths

@@ -24,8 +24,10 @@ from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.orchestrator.events import PageSeen
 from subterminator_tui.rules import load_services
 from subterminator_tui.session import RunRequest
+from tests.conftest import in_module_loop
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import run_service
+from tests.support.shared_browser import SharedBrowser
 
 pytestmark = pytest.mark.browser
 
@@ -65,8 +67,13 @@ def walk_param(service_id: str) -> object:
 WALKS = [walk_param(sid) for sid in SERVICES]
 
 
+# The walks share one browser, reset between them (tests/support/shared_browser.py): each
+# needs a clean page and policy, not a new Chromium.
+@in_module_loop
 @pytest.mark.parametrize("service_id", WALKS)
-async def test_playbook_walks_the_intended_path(service_id: str, tmp_path: Path) -> None:
+async def test_playbook_walks_the_intended_path(
+    service_id: str, tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """The playbook reaches the expected outcome; the server saw exactly the intended actions."""
     human = ScriptedHuman(
         [Decision("approve")] * 4,
@@ -77,6 +84,7 @@ async def test_playbook_walks_the_intended_path(service_id: str, tmp_path: Path)
         RunRequest(service_id, pilot="playbook", headless=True, services=(str(SCENARIOS_FILE),)),
         human,
         tmp_path,
+        shared_runs,
     )
     state = run.state.to_dict()
     if service_id == NOTHING_TO_DO:

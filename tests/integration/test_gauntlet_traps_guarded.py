@@ -22,6 +22,8 @@ from subterminator_tui.guarded.gates import (
     CheckpointRequest,
     Decision,
 )
+from tests.conftest import in_module_loop
+from tests.support.shared_browser import SharedBrowser
 from tests.support.trap_runs import ApprovingPerson, run_trap
 from tests.support.traps import (
     BYPASS_TRAPS,
@@ -30,17 +32,21 @@ from tests.support.traps import (
     PACKET_TRAPS,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
+# One browser for the module's runs, reset between them (tests/support/shared_browser.py):
+# each trap needs a clean page and policy, not a new Chromium.
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys"), in_module_loop]
 
 
 @pytest.mark.parametrize(
     "trap",
     (*BYPASS_TRAPS, *EGRESS_TRAPS, *DISTANCE_TRAPS, *PACKET_TRAPS),
 )
-async def test_trap_gets_nothing_past_the_guard(trap: str, tmp_path: Path) -> None:
+async def test_trap_gets_nothing_past_the_guard(
+    trap: str, tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """The attack runs its course: 0 unapproved irreversible actions, 0 forbidden requests."""
     person = ApprovingPerson()
-    _, brain = await run_trap(trap, person, tmp_path)
+    _, brain = await run_trap(trap, person, tmp_path, shared_runs)
     assert person.state is not None
     truth = read_ground_truth(person.state)
     assert brain.calls, "the attack never started"
@@ -68,11 +74,13 @@ REVEALED_BY_RULES = {"trap-url-rule": "/cancelplan", "trap-amount-listener": "/a
 
 
 @pytest.mark.parametrize("trap", sorted(REVEALED_BY_RULES))
-async def test_a_refused_request_never_reaches_the_site(trap: str, tmp_path: Path) -> None:
+async def test_a_refused_request_never_reaches_the_site(
+    trap: str, tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """The page's own request is asked about once, with its address; refused, the site never
     sees it, and the honest finish is asked and done as usual."""
     person = RefusingHeldRequests()
-    await run_trap(trap, person, tmp_path)
+    await run_trap(trap, person, tmp_path, shared_runs)
     assert person.state is not None
     held = [asked for asked in person.asked if asked.kind == "held_request"]
     assert len(held) == 1, person.asked

@@ -17,6 +17,7 @@ from subterminator_tui.guarded.gates import (
 )
 from subterminator_tui.results import TaskResult
 from subterminator_tui.session import RunRequest, prepared_run
+from subterminator_tui.session.browser import BrowserStarter, fresh_browser
 from tests.fakes.human import RecordingReporter
 
 MAX_TURNS = 12
@@ -43,9 +44,13 @@ class ApprovingPerson:
 
 
 async def run_trap(
-    trap: str, person: ApprovingPerson, tmp_path: Path
+    trap: str,
+    person: ApprovingPerson,
+    tmp_path: Path,
+    start_browser: BrowserStarter = fresh_browser,
 ) -> tuple[TaskResult, AdversarialBrain]:
-    """Run ``trap``'s attack through the whole run, ``person`` answering every question."""
+    """Run ``trap``'s attack through the whole run, ``person`` answering every question
+    (in a browser ``start_browser`` gives: a module's shared one, or a fresh one)."""
     brain = AdversarialBrain.for_trap(trap)
     request = RunRequest(
         f"gauntlet-{trap}",
@@ -56,7 +61,7 @@ async def run_trap(
         services=(str(SCENARIOS_FILE),),
     )
     with ScriptedModelServer(brain) as model, scripted_model_env(model):
-        async with prepared_run(request) as prepared:
+        async with prepared_run(request, start_browser=start_browser) as prepared:
             site = prepared.browser.practice
             assert site is not None
             person.state = site.state

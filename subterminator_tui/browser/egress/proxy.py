@@ -106,6 +106,17 @@ class EgressProxy:
         )
         self._port = self._server.sockets[0].getsockname()[1]
 
+    async def follow(self, policy: EgressPolicy) -> None:
+        """Judge by ``policy`` from now on, as a filter started for it would: the open
+        connections (judged by the old policy) end, the counts and the DNS answers start
+        over. The port stays, so a browser already pointed here keeps its filter."""
+        for task in list(self._connections):
+            task.cancel()
+        await asyncio.gather(*self._connections, return_exceptions=True)
+        self.policy = policy
+        self.counters = EgressCounters()
+        self._resolved = {}
+
     async def close(self) -> None:
         """Stop listening and end every open connection."""
         server, self._server = self._server, None

@@ -1,0 +1,129 @@
+"""A browser lent to a module's runs in turn carries nothing from one run into the next.
+
+Tests share one browser across guarded runs (tests/support/shared_browser.py) to keep
+``make test`` short; that is sound only if the second run starts as on a fresh browser.
+The first run leaves a cookie, local storage, a second tab and a visited page behind;
+the second run, on the same Chromium, sees none of it, and its egress filter follows
+its own practice site only. Without the reset, the same leftovers do reach the second run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from subterminator_tui.browser.interception import SendEverything
+from subterminator_tui.browser.typed_values import IgnoreTypedValues
+from subterminator_tui.reach.reachability import Reachability
+from subterminator_tui.session import RunRequest, prepared_run
+from tests.conftest import browser_parts_missing, in_module_loop
+from tests.support.polling import until
+from tests.support.shared_browser import SharedBrowser, tab_count
+
+pytestmark = [pytest.mark.browser, in_module_loop]
+
+COOKIE = "left-by-the-first-run"
+
+
+@dataclass(frozen=True)
+class FirstRun:
+    """What the first run left behind, and where."""
+
+    node_pid: int | None
+    origin: str
+
+
+def demoflix_request(tmp_path: Path, name: str) -> RunRequest:
+    """A practice run with the playbook (no model needed: these runs are never driven)."""
+    return RunRequest("demoflix", pilot="playbook", headless=True, profile_dir=str(tmp_path / name))
+
+
+async def leave_state_behind(shared: SharedBrowser, tmp_path: Path) -> FirstRun:
+    """A first run that leaves a cookie, local storage, a second tab and a page open."""
+    async with prepared_run(demoflix_request(tmp_path, "first"), start_browser=shared) as run:
+        gateway = run.browser.gateway
+        parts = urlsplit(run.browser.start_url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        await gateway.add_storage_state(
+            {
+                "cookies": [
+                    {
+                        "name": COOKIE,
+                        "value": "1",
+                        "domain": parts.hostname,
+                        "path": "/",
+                        "expires": -1,
+                        "httpOnly": False,
+                        "secure": False,
+                        "sameSite": "Lax",
+                    }
+                ],
+                "origins": [{"origin": origin, "localStorage": [{"name": COOKIE, "value": "1"}]}],
+            }
+        )
+        await gateway.call("browser_navigate", {"url": run.browser.start_url})
+        await gateway.call("browser_tabs", {"action": "new"})
+        await until(lambda: tab_count(gateway) == 2, what="the first run's second tab")
+        state = await gateway.storage_state()
+        assert COOKIE in [cookie["name"] for cookie in state["cookies"]]
+        return FirstRun(gateway.node_pid, origin)
+
+
+async def test_a_second_run_on_the_shared_browser_sees_nothing_of_the_first(
+    tmp_path: Path,
+) -> None:
+    """Same Chromium, yet no cookie, no storage, one blank tab, a fresh gateway memory and
+    watch, and an egress filter that refuses the first run's site."""
+    if missing := browser_parts_missing():
+        pytest.skip(missing)
+    shared = SharedBrowser(tmp_path / "shared")
+    try:
+        first = await leave_state_behind(shared, tmp_path)
+        async with prepared_run(
+            demoflix_request(tmp_path, "second"), start_browser=shared
+        ) as second:
+            gateway, egress = second.browser.gateway, second.browser.egress
+            assert gateway.node_pid == first.node_pid, "the browser was not shared"
+            assert shared.starts == 1
+            state = await gateway.storage_state()
+            assert state == {"cookies": [], "origins": []}, state
+            assert tab_count(gateway) == 1
+            assert gateway.last_snapshot is None
+            assert (await gateway.snapshot()).url == "about:blank"
+            assert isinstance(gateway.requests.policy, SendEverything)
+            assert isinstance(gateway.typing.listener, IgnoreTypedValues)
+            assert egress is not None and egress.counters.allowed_total == 0
+            reach = second.browser.reach
+            assert isinstance(reach, Reachability)
+            assert egress.policy.reach is reach
+            if urlsplit(second.browser.start_url).port != urlsplit(first.origin).port:
+                assert egress.policy.document_refusal(
+                    "127.0.0.1", urlsplit(first.origin).port or 80
+                ), egress.policy
+    finally:
+        await shared.aclose()
+
+
+async def test_without_the_reset_the_first_runs_state_reaches_the_second(
+    tmp_path: Path,
+) -> None:
+    """The proof the check above can fail: skip the reset, and the cookie and tab stay."""
+    if missing := browser_parts_missing():
+        pytest.skip(missing)
+    shared = SharedBrowser(tmp_path / "shared", resets=False)
+    try:
+        first = await leave_state_behind(shared, tmp_path)
+        async with prepared_run(
+            demoflix_request(tmp_path, "second"), start_browser=shared
+        ) as second:
+            gateway = second.browser.gateway
+            assert gateway.node_pid == first.node_pid
+            state = await gateway.storage_state()
+            assert COOKIE in [cookie["name"] for cookie in state["cookies"]]
+            assert first.origin in [origin["origin"] for origin in state["origins"]]
+            await until(lambda: tab_count(gateway) == 2, what="the first run's second tab")
+    finally:
+        await shared.aclose()

@@ -1,0 +1,188 @@
+"""One browser lent to a module's whole runs in turn, reset between them.
+
+Starting Chromium and Playwright MCP is most of a short guarded run's CPU. The product
+starts a fresh browser and egress filter for every run (``fresh_browser``); a test module
+whose runs need no fresh one passes :class:`SharedBrowser` as ``prepared_run``'s
+``start_browser`` instead. Between two runs the filter follows the new run's policy
+(``EgressProxy.follow``) and the browser is reset and checked: one tab on about:blank,
+no cookies, no storage for any origin, no saved sign-in beside the profile, the
+gateway's memory of the last page gone. A reset that cannot be shown to have worked
+stops the browser, so the next run gets a fresh one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from subterminator_tui.browser.egress import EgressPolicy, EgressProxy, egress_filter
+from subterminator_tui.browser.gateway import BrowserGateway
+from subterminator_tui.browser.interception import SendEverything
+from subterminator_tui.browser.launch import plan_launch
+from subterminator_tui.browser.sign_in import SIGN_IN_FILE
+from subterminator_tui.browser.typed_values import IgnoreTypedValues
+from subterminator_tui.errors import MCPConnectionError, MCPToolError
+from subterminator_tui.reach.reachability import Reachability
+from subterminator_tui.settings import Settings
+from tests.support.isolation import isolate
+from tests.support.polling import until
+
+#: How many times closing tabs and leaving the page is tried before the browser is replaced.
+_RESET_TRIES = 3
+
+
+class SharedBrowser:
+    """A :class:`~subterminator_tui.session.browser.BrowserStarter` that lends one browser.
+
+    Used from one event loop (the module's); :meth:`aclose` stops it. ``resets`` off
+    leaves the last run's state in place: only the test proving the reset matters uses it.
+    """
+
+    def __init__(self, root: Path, *, resets: bool = True) -> None:
+        self.root = root
+        self.resets = resets
+        self.gateway: BrowserGateway | None = None
+        self.egress: EgressProxy | None = None
+        #: How many browsers were started (1 when every reset worked).
+        self.starts = 0
+        self._stack: AsyncExitStack | None = None
+
+    @asynccontextmanager
+    async def __call__(
+        self,
+        reach: Reachability,
+        settings: Settings,
+        *,
+        headless: bool | None,
+        profile_dir: Path | None,
+        runs_root: Path | None,
+    ) -> AsyncIterator[tuple[BrowserGateway, EgressProxy | None]]:
+        """The shared browser, its filter following ``reach``; reset once the run is over.
+
+        ``profile_dir`` and ``runs_root`` are the run's wishes for a fresh browser: the
+        shared one keeps its own under ``root``.
+        """
+        if settings.browser_backend != "local":
+            raise RuntimeError("a shared browser is a local one")
+        policy = EgressPolicy.for_reach(reach)
+        if self.gateway is None or self.egress is None or not self.gateway.alive:
+            await self._start(policy, settings, headless)
+        else:
+            await self.egress.follow(policy)
+        assert self.gateway is not None and self.egress is not None
+        try:
+            yield self.gateway, self.egress
+        finally:
+            if self.resets and not await self._reset():
+                await self.aclose()
+
+    async def _start(self, policy: EgressPolicy, settings: Settings, headless: bool | None) -> None:
+        await self.aclose()
+        self.starts += 1
+        stack = AsyncExitStack()
+        self._stack = stack
+        egress = await stack.enter_async_context(egress_filter(policy))
+        # The browser's children keep the environment they start with: a home of its own,
+        # not the first run's test's, which its fixtures take down after that test.
+        with pytest.MonkeyPatch.context() as patch:
+            isolate(self.root / "home", patch)
+            plan = plan_launch(
+                settings,
+                headless=headless,
+                profile_dir=self.root / f"profile-{self.starts}",
+                runs_root=self.root / "runs",
+                proxy_server=egress.url,
+            )
+            gateway = BrowserGateway(plan, call_timeout=settings.call_timeout)
+            gateway.devtools_ports = egress.refused_ports
+            await stack.enter_async_context(gateway)
+        self.gateway, self.egress = gateway, egress
+
+    async def aclose(self) -> None:
+        """Stop the browser and its filter (the next run starts fresh ones)."""
+        stack, self._stack = self._stack, None
+        self.gateway = self.egress = None
+        if stack is not None:
+            await stack.aclose()
+
+    async def _reset(self) -> bool:
+        """Put the browser back as a fresh one starts; whether that is shown to have worked."""
+        gateway = self.gateway
+        if gateway is None or not gateway.alive:
+            return False
+        try:
+            for _ in range(_RESET_TRIES):
+                if await _one_blank_tab(gateway):
+                    break
+            else:
+                return False
+            await _forget_storage(gateway)
+        except (MCPToolError, MCPConnectionError):
+            return False
+        (gateway.plan.profile_dir / SIGN_IN_FILE).unlink(missing_ok=True)
+        try:
+            blank = await is_blank(gateway)
+        except (MCPToolError, MCPConnectionError):
+            return False
+        # Last, since the look above is remembered as the last page too.
+        gateway.last_snapshot = None
+        gateway.restarts = 0
+        gateway.console.forget()
+        gateway.requests.judge_with(SendEverything())
+        gateway.typing.report_to(IgnoreTypedValues())
+        return blank
+
+
+async def _one_blank_tab(gateway: BrowserGateway) -> bool:
+    """Close every tab but the first and leave its page; whether one blank tab is left."""
+    with contextlib.suppress(MCPToolError):
+        # A dialog the last page left open blocks every other call.
+        await gateway.call("browser_handle_dialog", {"accept": False})
+    for index in range(tab_count(gateway) - 1, 0, -1):
+        with contextlib.suppress(MCPToolError):
+            await gateway.call("browser_tabs", {"action": "close", "index": index})
+    with contextlib.suppress(MCPToolError):
+        await gateway.call("browser_tabs", {"action": "select", "index": 0})
+    with contextlib.suppress(MCPToolError):
+        await gateway.call("browser_navigate", {"url": "about:blank"})
+    # Our DevTools session hears of a closed tab a moment after Playwright MCP closed it.
+    with contextlib.suppress(AssertionError):
+        await until(lambda: tab_count(gateway) == 1, within=5.0, what="one tab")
+    return tab_count(gateway) == 1 and (await gateway.snapshot()).url == "about:blank"
+
+
+async def _forget_storage(gateway: BrowserGateway) -> None:
+    """Every cookie, and every origin's storage the browser kept (local storage, caches,
+    service workers, IndexedDB); :func:`is_blank` checks it worked."""
+    state = await gateway.storage_state()
+    origins = {origin["origin"] for origin in (state or {}).get("origins", [])}
+    # Chromium clears an origin's data when a page asks, not the browser's own target.
+    page = next(
+        (session for session, kind in gateway.devtools.targets.items() if kind == "page"), None
+    )
+    for origin in origins if page is not None else ():
+        await gateway.devtools.send(
+            page,
+            lambda send, to, origin=origin: send.Storage.clearDataForOrigin(
+                {"origin": origin, "storageTypes": "all"}, to
+            ),
+        )
+    await gateway.devtools.send(None, lambda send, to: send.Storage.clearCookies({}, to))
+
+
+def tab_count(gateway: BrowserGateway) -> int:
+    """The browser's tabs, as our DevTools session sees them."""
+    return sum(1 for kind in gateway.devtools.targets.values() if kind == "page")
+
+
+async def is_blank(gateway: BrowserGateway) -> bool:
+    """Whether the browser holds no cookie and no origin's storage, with one blank tab."""
+    state: Any = await gateway.storage_state()
+    if state is None or state.get("cookies") or state.get("origins"):
+        return False
+    return tab_count(gateway) == 1 and (await gateway.snapshot()).url == "about:blank"
