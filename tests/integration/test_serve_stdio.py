@@ -165,10 +165,6 @@ def assert_pages_stored_once_and_shown(tmp_path: Path) -> None:
     assert f"{run_id:>5}" in listed.stdout and "demoflix" in listed.stdout, listed.stdout
 
 
-# In make test-slow: inside the full parallel suite, the Inspector CLI's own request
-# deadline runs out while serve starts (it compiles every language's rules first), so it
-# answers without a result; alone it passes. Back in make test once serve starts faster.
-@pytest.mark.slow
 def test_the_inspector_lists_the_tools_and_navigates_over_stdio(
     remembered_demoflix: DemoflixServer, tmp_path: Path
 ) -> None:
