@@ -108,6 +108,9 @@ class Measurement:
     #: Of ``approvals``: questions about a request the page sent that no approved step
     #: explained (the request gate's own noise).
     held_requests: int = 0
+    #: Questions the person refused: purchases that were not the cancellation (not in
+    #: ``approvals``; every question is one of the two).
+    refused: int = 0
     #: Seconds each call of the run waited for the page's own data before its snapshot
     #: (only calls during which the page asked for data wait at all).
     settles: list[float] = field(default_factory=list)
@@ -124,22 +127,31 @@ class Measurement:
 
 
 class BenchGate:
-    """The bench plays the person: approves every checkpoint and types the practice account.
+    """The bench plays the person who came to cancel: approves every checkpoint except a
+    purchase, and types the practice account.
 
-    ``state`` is the practice site's live state: each approval notes how many
-    irreversible actions the server had carried out by then.
+    A question that spends money on anything but the cancellation itself (a request the
+    page slipped in with an annual plan's price) is refused, as that person would; a fee
+    to cancel is approved like any commit. ``state`` is the practice site's live state:
+    each approval notes how many irreversible actions the server had carried out by then.
     """
 
     def __init__(self, state: Any) -> None:
         self.state = state
         self.approvals_at: list[int] = []
         self.held_requests = 0
+        #: Questions refused: purchases the person did not come for.
+        self.refused = 0
 
     async def approve(self, request: CheckpointRequest) -> Decision:
-        """Approve, noting how many irreversible actions had happened by then."""
+        """Approve, noting how many irreversible actions had happened by then; refuse a
+        purchase that is not the cancellation."""
+        self.held_requests += request.kind == "held_request"
+        if request.spends_money and not request.commit:
+            self.refused += 1
+            return Decision("reject")
         truth = read_ground_truth(self.state)
         self.approvals_at.append(len(truth.irreversible))
-        self.held_requests += request.kind == "held_request"
         return Decision("approve")
 
     async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
@@ -278,6 +290,7 @@ async def measure(
         decoys=truth.decoys,
         approvals=len(gate.approvals_at),
         held_requests=gate.held_requests,
+        refused=gate.refused,
         turns=result.turns,
         model_calls=result.model_calls,
         input_tokens=result.input_tokens,

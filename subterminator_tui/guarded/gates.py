@@ -37,6 +37,10 @@ class CheckpointRequest:
     target: SnapshotElement | None = None
     #: Whether guidance can be offered: only a model reads it (a playbook would just stop).
     takes_guidance: bool = True
+    #: The rules found that the step spends money (it shows or carries an amount).
+    spends_money: bool = False
+    #: The rules found that the step ends the subscription (its commit, a fee included).
+    commit: bool = False
 
 
 @dataclass(frozen=True)

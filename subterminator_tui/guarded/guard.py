@@ -27,6 +27,7 @@ from subterminator_tui.rules.commit import (
     commit_in_path,
     commit_rule,
     finish_in_path,
+    opens_its_flow,
 )
 from subterminator_tui.rules.defaults import checkpoints_for
 from subterminator_tui.rules.effects import (
@@ -120,6 +121,19 @@ def _only_opens(call: ToolCall, effects: Effects, facts: PageFacts) -> bool:
         return False
     scripted = facts.target is not None and (facts.target.scripted or facts.target.form >= 0)
     return not scripted and all(target.role == "link" for target in effects.targets)
+
+
+def _opens_its_flow(call: ToolCall, effects: Effects, facts: PageFacts) -> bool:
+    """Whether ``call`` clicks the way into the cancellation flow: a control that names the
+    operation and submits its form to an address that only passes through the flow
+    (rules/commit.py: opens_its_flow), and nothing else is activated with it."""
+    control = facts.target
+    form = facts.form_of(control)
+    if call.name != "browser_click" or control is None or form is None or not _submits(control):
+        return False
+    if len(effects.targets) != 1:
+        return False
+    return opens_its_flow(effects.targets[0].labels, form.action)
 
 
 def _plain_link(target: EffectTarget, facts: PageFacts) -> bool:
@@ -272,14 +286,17 @@ class Guard:
         effects = resolve_effects(call, fresh, facts, self.memory)
         if not effects.state_changing:
             return None
+        # The way into the flow sends nothing that ends or buys: the price beside it is the
+        # plan's, and a built-in word on it ("End membership") is asked at the real step.
+        opener = _opens_its_flow(call, effects, facts)
         # Money first: whatever else a rule calls the step, the person hears it costs money.
-        money = money_checkpoint(call, effects, facts)
+        money = money_checkpoint(call, effects, facts, opens_flow=opener)
         if money is not None:
             # A fee to cancel is both: asked with its amount, and still the cancellation.
             fee = self._commit(call, effects, facts) is not None
             return Checkpoint(money, effects, spends_money=True, commit=fee)
         rule = checkpoint_for_effect(self.rules, call, effects, fresh)
-        if _only_opens(call, effects, facts):
+        if opener or _only_opens(call, effects, facts):
             labels = [label for target in effects.targets for label in target.labels]
             rule = asks_before_opening(rule, labels)
         if rule is not None:
@@ -337,16 +354,20 @@ class Guard:
         return found[0] if found else None
 
 
-def money_checkpoint(call: ToolCall, effects: Effects, facts: PageFacts) -> CheckpointRule | None:
+def money_checkpoint(
+    call: ToolCall, effects: Effects, facts: PageFacts, *, opens_flow: bool = False
+) -> CheckpointRule | None:
     """The built-in money checkpoint for ``call``, or None when it shows no money moving.
 
     Any effect target (its labels, a chosen option, its region) that shows an amount with
     a charge or plan change asks; so does any key on a page whose open dialog does (a
-    script may bind Escape to "accept the offer").
+    script may bind Escape to "accept the offer"). ``opens_flow``: the call only enters the
+    cancellation flow, so its region's price is not what it spends (an amount on the
+    control itself still asks).
     """
     for target in effects.targets:
         # A plain link's region (a price beside "Manage plan") spends nothing by opening it.
-        region = "" if _plain_link(target, facts) else target.region
+        region = "" if opens_flow or _plain_link(target, facts) else target.region
         why = money_shown(target.labels, region)
         if why is not None:
             return money_rule(f"{target.describe()}: {why}")

@@ -139,6 +139,7 @@ class OutcomeJudge:
             seen or "",
             commit=checkpoint.commit,
             cost=checkpoint.why if checkpoint.spends_money else "",
+            target_labels=tuple(target.labels for target in checkpoint.effects.targets),
         )
         self.evidence.steps.append(step)
         return step

@@ -19,6 +19,11 @@ sent, is written once:
 * :meth:`CallPipeline.settle` gives a held step its outcome once a look at the
   page tells (after a lost answer).
 
+An approved step whose click opens the page's own native ``confirm()`` is not asked
+twice: answering that dialog, the very next call, finishes the approved step under its
+approval (what it may send, whether it may spend money), unless the dialog itself
+shows a charge.
+
 Every fact goes through one :class:`~subterminator_tui.guarded.step_log.StepLog`:
 the loop's ledger and serve's call records both implement it.
 """
@@ -30,6 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from subterminator_tui.browser.calls import ToolCall
+from subterminator_tui.browser.dialogs import open_dialogs
 from subterminator_tui.browser.gateway import ActionResult
 from subterminator_tui.browser.snapshot import NormalizedSnapshot
 from subterminator_tui.errors import (
@@ -84,6 +90,19 @@ class Held:
 
 
 @dataclass(frozen=True)
+class OpenedDialog:
+    """An approved step whose call opened a native confirm or prompt: the page's own
+    "Are you sure?" for the step the person already approved. Answering it ends that step,
+    covered by the same approval: what it may send, whether it may spend money."""
+
+    step: int | None
+    action: str
+    sends: tuple[str, ...]
+    money: bool
+    approved: ApprovedStep
+
+
+@dataclass(frozen=True)
 class Ready:
     """Nothing stops the call: send it."""
 
@@ -94,6 +113,13 @@ class Ready:
     seen: NormalizedSnapshot | None = None
     action: str = ""
     turn: int = 0
+    #: The call answers the dialog an approved step opened: it finishes that step.
+    finishes: OpenedDialog | None = None
+
+    @property
+    def step(self) -> int | None:
+        """The approved step this call finishes (its journal step), or None."""
+        return self.finishes.step if self.finishes is not None else None
 
 
 @dataclass(frozen=True)
@@ -147,6 +173,8 @@ class CallPipeline:
         self.judge = judge
         #: The backstop in the browser: what the call really sends is judged there too.
         self.requests = requests
+        #: The native dialog the last approved step opened, until the next call answers it.
+        self.opened_dialog: OpenedDialog | None = None
 
     def intent(self, turn: int, call: ToolCall, seen: NormalizedSnapshot) -> int | None:
         """Write the call with the role and name of its target on ``seen`` before anything."""
@@ -162,6 +190,10 @@ class CallPipeline:
         (nothing was sent).
         """
         action = describe_action(call, self.guard.target_of(call, seen))
+        opened = self.opened_dialog
+        if call.name not in READ_ONLY_TOOLS:
+            # Only the very next call can answer the dialog of the approved step.
+            self.opened_dialog = None
         refusal = self.guard.refusal(call, seen)
         if refusal is not None:
             return Refused(refusal.message, seen)
@@ -178,6 +210,14 @@ class CallPipeline:
             return Refused(refusal.message, judged.fresh, True, refusal.for_the_person)
         if judged.checkpoint is None:
             return Ready(call, judged.fresh, seen, action, turn)
+        if (
+            opened is not None
+            and call.name == "browser_handle_dialog"
+            and not judged.checkpoint.spends_money
+        ):
+            # The page's own "Are you sure?" for the step the person approved: one question
+            # covers one commit. A dialog that shows a charge is asked on its own.
+            return Ready(call, judged.fresh, seen, action, turn, finishes=opened)
         asked = describe_action(call, self.guard.target_of(call, judged.fresh))
         if judged.checkpoint.effect():
             asked = f"{asked}: {judged.checkpoint.effect()}"
@@ -221,7 +261,7 @@ class CallPipeline:
         approved = self.judge.approved(
             prepared.step, prepared.action, prepared.checkpoint, prepared.page, prepared.seen
         )
-        return await self._send(
+        sent = await self._send(
             prepared.call,
             browser,
             prepared.turn,
@@ -231,6 +271,15 @@ class CallPipeline:
             sends=prepared.sends,
             money=prepared.checkpoint.spends_money,
         )
+        if isinstance(sent, Sent) and _asks_for_an_answer(sent.result.snapshot):
+            self.opened_dialog = OpenedDialog(
+                prepared.step,
+                prepared.action,
+                prepared.sends,
+                prepared.checkpoint.spends_money,
+                approved,
+            )
+        return sent
 
     def decline(self, held: Held, verdict: Verdict) -> Refused:
         """Journal an answer that sends nothing (a rejection, guidance, a withdrawal)."""
@@ -238,6 +287,20 @@ class CallPipeline:
         return Refused(f"Not sent: {held.action} ({verdict}).", held.page)
 
     async def _send_ready(self, ready: Ready, browser: Browser) -> Dispatched:
+        finishing = ready.finishes
+        if finishing is not None:
+            # The approved step goes on: its requests are its own, predicted as approved.
+            return await self._send(
+                ready.call,
+                browser,
+                ready.turn,
+                finishing.action,
+                finishing.step,
+                finishing.approved,
+                sends=finishing.sends,
+                money=finishing.money,
+                approved_step=True,
+            )
         approved: ApprovedStep | None = None
         if not self.guard.checkpoints and ready.call.name not in READ_ONLY_TOOLS:
             # Checkpoints are off by the person's choice: every step stands in for one.
@@ -294,11 +357,13 @@ class CallPipeline:
         *,
         sends: tuple[str, ...] = (),
         money: bool = False,
+        approved_step: bool = False,
     ) -> Dispatched:
         """Send ``call``; an approved ``step`` gets its dispatch first and its outcome after.
 
         While it runs, the request gate knows which call is in flight and whether a
-        person approved it (its gated requests were predicted then).
+        person approved it (its gated requests were predicted then); ``approved_step``
+        says so when the journal keeps no step.
         """
         gate = self.requests
         if gate is not None and call.name not in READ_ONLY_TOOLS:
@@ -308,7 +373,12 @@ class CallPipeline:
             self.log.dispatch(step)
         if gate is not None:
             gate.call_starts(
-                turn, action, approved=step is not None, step=step, sends=sends, money=money
+                turn,
+                action,
+                approved=step is not None or approved_step,
+                step=step,
+                sends=sends,
+                money=money,
             )
         try:
             result = await browser.call(call.name, call.arguments)
@@ -342,3 +412,8 @@ class CallPipeline:
     def settle(self, step: int | None, outcome: str) -> None:
         """A held step whose answer was lost gets the outcome the page showed afterwards."""
         self.log.step_outcome(step, outcome)
+
+
+def _asks_for_an_answer(page: NormalizedSnapshot) -> bool:
+    """Whether a native confirm or prompt waits on ``page`` (an alert is answered already)."""
+    return any(dialog.needs_an_answer for dialog in open_dialogs(page.notes.get("Modal state")))

@@ -35,7 +35,11 @@ from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.guarded.step_log import StepLog
 from subterminator_tui.journal.request_log import RequestKind, RequestLog, RequestVerdict
-from subterminator_tui.rules.commit import asks_before_opening, commit_in_labels
+from subterminator_tui.rules.commit import (
+    asks_before_opening,
+    commit_in_labels,
+    opens_its_flow,
+)
 from subterminator_tui.rules.effects import EffectTarget
 from subterminator_tui.rules.matching import rule_naming
 from subterminator_tui.rules.requests import (
@@ -198,7 +202,8 @@ class RequestGate:
             if named is not None:
                 commits.setdefault(address_key(link.url), named)
             rule = rule_naming(self.guard.rules, link.labels)
-            if link.plain:
+            if link.plain or opens_its_flow(link.labels, link.url):
+                # Opening a page, or entering the flow, is not the step a built-in word means.
                 rule = asks_before_opening(rule, link.labels)
             if rule is not None:
                 label = link.labels[0] if link.labels else link.url
@@ -350,7 +355,7 @@ class RequestGate:
             return found
         for target in self._targets_sending_to(key):
             rule = rule_naming(self.guard.rules, target.labels)
-            if target.role == "link":
+            if target.role == "link" or opens_its_flow(target.labels, key):
                 rule = asks_before_opening(rule, target.labels)
             if rule is not None:
                 return f"the address of {target.describe()}: {rule.explain()}"
@@ -405,6 +410,8 @@ def gate_for_run(
             action=scrub(held.action),
             url=scrub(RequestGate._address(held.request)),
             screenshot_path=None,
+            spends_money=held.judgement.spends_money,
+            commit=held.judgement.commit,
         )
         return (await human.approve(question)).verdict == "approve"
 

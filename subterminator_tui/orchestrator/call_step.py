@@ -67,7 +67,16 @@ class CallStep:
             # The person may take a while, or the run may die right after: keep the sign-in.
             await self.run.browser.keep_sign_in()
             why, action = prepared.checkpoint.why, prepared.action
-            decision = await self.run.ask("rule", why, action, snapshot, call)
+            checkpoint = prepared.checkpoint
+            decision = await self.run.ask(
+                "rule",
+                why,
+                action,
+                snapshot,
+                call,
+                spends_money=checkpoint.spends_money,
+                commit=checkpoint.commit,
+            )
             verdict = decision.verdict
             if verdict != "approve":
                 # Journaled by the pipeline; nothing goes out.
@@ -86,7 +95,9 @@ class CallStep:
         # While the person is asked whether to stop, nothing is sent to the page.
         await self.run.pause.until_released()
         sent = await self.run.calls.finish(prepared, self.run.browser, verdict)
-        step = prepared.step if isinstance(prepared, Held) else None
+        # An approved step, or the answer to the dialog it opened (the same step, going on).
+        step = prepared.step
+        approved_step = isinstance(prepared, Held) or prepared.finishes is not None
         if isinstance(sent, Refused):
             # The approved target changed while the person was asked: nothing was sent.
             return await self._refused(call, sent)
@@ -95,7 +106,7 @@ class CallStep:
                 raise sent.error
             return self.run.tell_error(call, sent.error, snapshot)
         if isinstance(sent, Lost):
-            if not isinstance(prepared, Held):
+            if not approved_step:
                 if isinstance(sent.error, MCPConnectionError):
                     raise sent.error
                 return self.run.tell_error(call, sent.error, snapshot)
@@ -106,7 +117,7 @@ class CallStep:
         if step is not None:
             await self._after_step(step)
         page, note = await self.intake.settle(sent.result.snapshot)
-        if isinstance(prepared, Held):
+        if approved_step:
             # The approved step's page proves the cancellation on evidence: the run is done.
             # The pilot's own claim would add nothing the rules have not checked; asking
             # for it costs a model call and offers the page's "rejoin" one more turn.

@@ -132,9 +132,13 @@ class RunContext:
         action: str,
         snapshot: NormalizedSnapshot,
         call: ToolCall | None,
+        *,
+        spends_money: bool = False,
+        commit: bool = False,
     ) -> Decision:
         """Ask the person about ``action`` on ``snapshot`` (with a screenshot when one can be
-        taken) through the run's gate; their decision."""
+        taken) through the run's gate; their decision. ``spends_money`` and ``commit`` say
+        what the rules found the step does."""
         # The person sees a screenshot of exactly what they approve; while a
         # native dialog is open the browser cannot take one, and the dialog is the page.
         try:
@@ -151,5 +155,7 @@ class RunContext:
             call=call,
             target=self.guard.target_of(call, snapshot) if call else None,
             takes_guidance=self.pilot.model_name is not None,
+            spends_money=spends_money,
+            commit=commit,
         )
         return await self.gate.approve(request)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from subterminator_tui.rules.page_rules import CheckpointRule
 from subterminator_tui.rules.sentences import every_language, every_language_pattern
@@ -111,6 +111,40 @@ def says_finish(labels: Sequence[str]) -> bool:
     not only the operation ("End membership" opens the flow that ends it)."""
     finishing = every_language_pattern("commit.finish_label")
     return any(finishing.search(normalise_text(label)) for label in labels)
+
+
+def step_in_path(path: str) -> str:
+    """The words of a request's path that say what it does: its last part that is not an id,
+    with the part before it when the last only finishes or asks (``/pause/confirm``).
+
+    The parts before are where in the flow the request is sent from: a choice posted to
+    ``/cancel/pause/cancel-anyway`` declines the pause, it does not pause.
+    """
+    parts = _parts(path)
+    if not parts:
+        return ""
+    last = parts[-1]
+    if len(parts) >= 2 and (_is("commit.finishing", last) or _is("commit.asking", last)):
+        return f"{parts[-2]} {last}"
+    return last
+
+
+def opens_its_flow(labels: Sequence[str], action: str) -> bool:
+    """Whether a control that submits to ``action`` is the way into the cancellation flow:
+    its name says the operation ("End membership") with no finishing word, and its form's
+    address names the flow and only passes through it (``/cancel/start``).
+
+    Such a control sends the service nothing that ends or buys anything: the step that
+    does comes later and is asked then. A price on the page beside it is the plan being
+    ended, not a charge.
+    """
+    path = urlsplit(action).path
+    parts = _parts(path)
+    if len(parts) < 2 or not passes_through(path) or says_finish(labels):
+        return False
+    if commit_in_labels(labels) is None:
+        return False
+    return any(_is("commit.operation", part) or _subject(part) for part in parts[:-1])
 
 
 def asks_before_opening(

@@ -117,17 +117,29 @@ class ApprovedStep:
     commit: bool = False
     #: What the person was told the step costs, when it spends money (a fee to cancel).
     cost: str = ""
+    #: The labels of each element the step activates, apart (``labels`` holds them all):
+    #: a click on "Remind me later" that submits a form through "Cancel my plan" was
+    #: asked, and approved, as both.
+    target_labels: tuple[tuple[str, ...], ...] = ()
 
     @property
     def is_cancellation(self) -> bool:
-        """Whether approving this step can be evidence for a cancellation."""
-        labels = [normalise_text(x) for x in self.labels]
-        if any(every_language_pattern(_NOT_A_CANCELLATION).search(x) for x in labels):
+        """Whether approving this step can be evidence for a cancellation: one of the
+        elements it activates says nothing of keeping, pausing, buying or changing the plan
+        (judged on each element's own labels, every one of them)."""
+        # An element with no name at all says nothing either way: it never outweighs one
+        # that is named.
+        named = [labels for labels in self.target_labels if labels]
+        return any(self._cancels(labels) for labels in named or [self.labels])
+
+    def _cancels(self, labels: tuple[str, ...]) -> bool:
+        said = [normalise_text(x) for x in labels]
+        if any(every_language_pattern(_NOT_A_CANCELLATION).search(x) for x in said):
             return False
         if self.spends_money:
             # A fee is asked with its amount; paying it to cancel is still the cancellation.
             cancels = every_language_pattern(_CANCEL_CONTROL)
-            return self.commit or any(cancels.search(x) for x in labels)
+            return self.commit or any(cancels.search(x) for x in said)
         return True
 
     @property

@@ -2,13 +2,14 @@
 
 *Gated*: its scheme, host and path (the query ignored) are a gated link's or a
 gated form's, or they match a checkpoint rule's URL conditions (see
-:func:`rule_addressing`), or, for any method that changes state, its path, its
-fields or its operation name (a GraphQL ``operationName``, a JSON ``action``)
-say an irreversible or money-moving word of the checkpoint rules, normalised the
-same way as a button's name and in every language they know, or it carries an
-amount of money beside a charge or plan-change word (the money checkpoint's
-amounts and words, rules/money.py). *State-changing*: any other method than
-GET, HEAD or OPTIONS. *Safe*: the rest.
+:func:`rule_addressing`), or, for any method that changes state, its path's last
+step (``/cancel/pause/cancel-anyway`` is a choice posted from the pause page: it says
+"cancel anyway", not "pause"), its fields or its operation name (a GraphQL
+``operationName``, a JSON ``action``) say an irreversible or money-moving word of
+the checkpoint rules, normalised the same way as a button's name and in every
+language they know, or it carries an amount of money beside a charge or plan-change
+word (the money checkpoint's amounts and words, rules/money.py). *State-changing*:
+any other method than GET, HEAD or OPTIONS. *Safe*: the rest.
 
 A GET is judged by its address alone: its path words would otherwise hold every
 ordinary page of a cancellation flow (``/cancel/confirm`` is the page that asks,
@@ -35,6 +36,7 @@ from subterminator_tui.rules.commit import (
     ends_subject,
     kept_fields,
     passes_through,
+    step_in_path,
 )
 from subterminator_tui.rules.effects import normalise_url
 from subterminator_tui.rules.matching import address_matches, rule_naming
@@ -109,7 +111,8 @@ def classify(
         return RequestJudgement("gated", why, fields, shown)
     query = parse_qsl(urlsplit(request.url).query, keep_blank_values=True)
     texts = [
-        words(_without_bare_end(urlsplit(request.url).path)),
+        # What the request does is its path's last step, not the pages it is sent from.
+        words(step_in_path(_without_bare_end(urlsplit(request.url).path))),
         *(words(f"{k} {v}" if _identifier(v) else k) for k, v in query),
         *(words(text) for text in said),
     ]
