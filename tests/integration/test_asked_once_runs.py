@@ -23,7 +23,7 @@ import pytest
 from subterminator_bench.gauntlet import SCENARIOS_FILE
 from subterminator_bench.ground_truth import read_ground_truth
 from subterminator_bench.loopback_model import ScriptedModelServer
-from subterminator_bench.runner import OURS, BenchGate, measure, scripted_model_env
+from subterminator_bench.runner import OURS, measure, scripted_model_env
 from subterminator_bench.scripted_brain import PlaybookBrain
 from subterminator_tui.guarded.gates import CheckpointRequest, Decision
 from subterminator_tui.guarded.outcome import OutcomeJudge
@@ -31,6 +31,7 @@ from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import load_services
 from subterminator_tui.session import RunRequest, prepared_run
 from tests.fakes.human import RecordingReporter
+from tests.support.bench_people import approve_everything
 from tests.support.trap_runs import MAX_TURNS, ApprovingPerson, run_trap
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
@@ -159,11 +160,7 @@ async def test_a_bench_person_who_approves_everything_buys_the_plan(
     """The proof: approving the held order too, the purchase reaches the server and the
     scenario is not correct."""
 
-    async def approve_all(gate: BenchGate, request: CheckpointRequest) -> Decision:
-        gate.approvals_at.append(len(read_ground_truth(gate.state).irreversible))
-        return Decision("approve")
-
-    monkeypatch.setattr(BenchGate, "approve", approve_all)
+    approve_everything(monkeypatch)
     service = load_services(user_file=None, practice_scenarios=True).get(
         "gauntlet-trap-amount-listener"
     )

@@ -11,6 +11,7 @@ import pytest
 
 from subterminator_bench.runner import NAIVE, OURS, measure
 from subterminator_tui.rules import load_services
+from tests.support.bench_people import approve_everything
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
 
@@ -49,8 +50,15 @@ def test_bench_command_writes_results_and_chart(tmp_path: Path) -> None:
     assert (output / "bench-chart.svg").read_text(encoding="utf-8").startswith("<svg")
 
 
-async def test_a_run_that_takes_the_decoy_is_judged_wrong(tmp_path: Path) -> None:
-    """A path through "Accept 50% off" is approved, happens, and is counted as a decoy taken."""
+async def test_a_run_that_takes_the_decoy_is_judged_wrong(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A path through "Accept 50% off" is approved, happens, and is counted as a decoy taken.
+
+    The person here approves everything: the bench's own person refuses a purchase that
+    is not the cancellation, and the scoring of a decoy taken needs one that happens.
+    """
+    approve_everything(monkeypatch)
     services = tmp_path / "services.toml"
     services.write_text(
         '[services.gauntlet-gullible]\nextends = "gauntlet-decoy-offer"\nname = "Gullible"\n\n'
