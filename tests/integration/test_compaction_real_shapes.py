@@ -10,7 +10,6 @@ that matters kept with its ref, hidden controls still hidden, every text bounded
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,6 +26,7 @@ from subterminator_tui.session.browser import open_service_browser
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing
 from tests.fixtures.real_web_shapes import HIDDEN, MUST_KEEP, PAGES
+from tests.support.isolation import isolate
 
 pytestmark = pytest.mark.browser
 
@@ -86,13 +86,7 @@ def read(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Normali
         pytest.skip(missing)
     with pytest.MonkeyPatch.context() as patch:
         home = tmp_path_factory.mktemp("shapes-home")
-        for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-            patch.setenv(variable, str(home / variable.lower()))
-        (home / "config.toml").write_text("", encoding="utf-8")
-        patch.setenv("SUBTERMINATOR_CONFIG", str(home / "config.toml"))
-        for variable in [name for name in os.environ if name.startswith("SUBTERMINATOR_")]:
-            if variable != "SUBTERMINATOR_CONFIG":
-                patch.delenv(variable)
+        isolate(home, patch)
         yield asyncio.run(_read_all(home / "profile"))
 
 

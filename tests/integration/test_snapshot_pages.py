@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from subterminator_tui.browser.snapshot import (
 )
 from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
 from tests.fixtures.demoflix_walk import FIXTURES, capture_all
+from tests.support.isolation import isolate
 
 pytestmark = pytest.mark.browser
 
@@ -44,13 +44,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> tuple[Captured, Path]:
     workdir = tmp_path_factory.mktemp("walk")
     with pytest.MonkeyPatch.context() as patch:
         home = tmp_path_factory.mktemp("walk-home")
-        for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-            patch.setenv(variable, str(home / variable.lower()))
-        (home / "config.toml").write_text("", encoding="utf-8")
-        patch.setenv("SUBTERMINATOR_CONFIG", str(home / "config.toml"))
-        for variable in [name for name in os.environ if name.startswith("SUBTERMINATOR_")]:
-            if variable != "SUBTERMINATOR_CONFIG":
-                patch.delenv(variable)
+        isolate(home, patch)
         pages = asyncio.run(capture_all(workdir))
     return pages, workdir
 
