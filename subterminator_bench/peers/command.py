@@ -23,6 +23,7 @@ from subterminator_bench.gauntlet import SCENARIOS_FILE
 from subterminator_bench.peers.harness import PeerRun, run_scenario
 from subterminator_bench.peers.page import read_suite, write_page
 from subterminator_bench.peers.report import (
+    earlier_finished,
     read_runs,
     summarize,
     summary_table,
@@ -101,11 +102,21 @@ def run_peers(args: argparse.Namespace, console: Console) -> int:
         order = [name for name in SERVERS if name in present]
         summaries = [summarize(all_runs, server) for server in order]
         console.print(summary_table(summaries))
+        finished = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        if kept:
+            # Joined rows keep saying when they were measured: the page must not date
+            # every row by this run.
+            this_run = len({r.scenario for r in runs})
+            others = len({r.scenario for r in kept})
+            finished = (
+                f"{finished} ({this_run} scenarios); the other {others} scenarios' rows "
+                f"from the joined results: {earlier_finished(args.add_to)}"
+            )
         meta = {
             "how": HOW,
             "servers": order,
             "scenarios": len({r.scenario for r in all_runs}),
-            "finished": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "finished": finished,
             "seconds": round(time.perf_counter() - started, 1),
         }
         write_json(output / "peers-results.json", all_runs, meta)

@@ -191,6 +191,12 @@ def read_runs(path: Path) -> list[PeerRun]:
     return [PeerRun(**run) for run in data["runs"]]
 
 
+def earlier_finished(path: Path) -> str:
+    """When the runs a ``peers-results.json`` holds were measured, as its meta says."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return str(data.get("meta", {}).get("finished", "an earlier run"))
+
+
 #: The chart's bars: what got past each server, and what it completed.
 CHART_BARS: tuple[tuple[str, str, str], ...] = (
     ("unasked_irreversible", "irreversible actions, unasked", "#c0392b"),

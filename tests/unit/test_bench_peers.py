@@ -25,7 +25,12 @@ from subterminator_bench.peers.dialects import Answer, PlaywrightDialect, devtoo
 from subterminator_bench.peers.harness import PeerRun, unasked_actions
 from subterminator_bench.peers.page import same_run_clicks, suite_section
 from subterminator_bench.peers.peer_suite import only_missing, suite_counts, summarize_suite
-from subterminator_bench.peers.report import markdown_table, summarize, write_chart
+from subterminator_bench.peers.report import (
+    earlier_finished,
+    markdown_table,
+    summarize,
+    write_chart,
+)
 from subterminator_bench.scripted_brain import page_elements
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.practice.demoflix.state import PASSWORD
@@ -304,3 +309,15 @@ def test_joined_rows_get_their_click_ratio_over_the_same_run_too() -> None:
     lines = same_run_clicks(runs, {"same_run_scenarios": ["gauntlet-basic"]}, guarded)
     assert any("900 ms against bare Playwright MCP's 1000 ms: 0.90x" in line for line in lines)
     assert same_run_clicks(runs, {}, guarded) == []
+
+
+def test_joined_results_keep_when_their_rows_were_measured(tmp_path: Path) -> None:
+    """``--add-to`` must not date the kept rows by the new run: the earlier meta is read."""
+    results = tmp_path / "peers-results.json"
+    results.write_text(
+        '{"meta": {"finished": "2026-11-27 18:51 UTC"}, "summaries": [], "runs": []}',
+        encoding="utf-8",
+    )
+    assert earlier_finished(results) == "2026-11-27 18:51 UTC"
+    results.write_text('{"runs": []}', encoding="utf-8")
+    assert earlier_finished(results) == "an earlier run"
