@@ -106,11 +106,13 @@ def run_peers(args: argparse.Namespace, console: Console) -> int:
         if kept:
             # Joined rows keep saying when they were measured: the page must not date
             # every row by this run.
-            this_run = len({r.scenario for r in runs})
-            others = len({r.scenario for r in kept})
+            this_run = {r.scenario for r in runs}
+            others = {r.scenario for r in kept} - this_run
+            servers = ", ".join(sorted({r.server for r in runs}))
             finished = (
-                f"{finished} ({this_run} scenarios); the other {others} scenarios' rows "
-                f"from the joined results: {earlier_finished(args.add_to)}"
+                f"{finished} ({len(this_run)} scenarios on {servers}); every other row from "
+                f"the joined results: {earlier_finished(args.add_to)}"
+                + (f" ({len(others)} scenarios)" if others else "")
             )
         meta = {
             "how": HOW,
