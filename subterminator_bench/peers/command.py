@@ -108,9 +108,9 @@ def run_peers(args: argparse.Namespace, console: Console) -> int:
             # every row by this run.
             this_run = {r.scenario for r in runs}
             others = {r.scenario for r in kept} - this_run
-            servers = ", ".join(sorted({r.server for r in runs}))
+            measured_on = ", ".join(sorted({r.server for r in runs}))
             finished = (
-                f"{finished} ({len(this_run)} scenarios on {servers}); every other row from "
+                f"{finished} ({len(this_run)} scenarios on {measured_on}); every other row from "
                 f"the joined results: {earlier_finished(args.add_to)}"
                 + (f" ({len(others)} scenarios)" if others else "")
             )
