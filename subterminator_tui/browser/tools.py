@@ -19,23 +19,24 @@ import jsonschema
 
 from subterminator_tui.errors import MCPToolError
 
-ALLOWED_TOOLS: frozenset[str] = frozenset(
-    {
-        "browser_navigate",
-        "browser_navigate_back",
-        "browser_snapshot",
-        "browser_click",
-        "browser_type",
-        "browser_fill_form",
-        "browser_select_option",
-        "browser_press_key",
-        "browser_hover",
-        "browser_wait_for",
-        "browser_take_screenshot",
-        "browser_handle_dialog",
-        "browser_tabs",
-    }
+#: The Playwright MCP tools that may reach the browser, in the order Playwright MCP lists
+#: them (serve's Playwright-compatible profile offers them in this order).
+ALLOWED_TOOL_ORDER: tuple[str, ...] = (
+    "browser_navigate",
+    "browser_navigate_back",
+    "browser_snapshot",
+    "browser_click",
+    "browser_type",
+    "browser_fill_form",
+    "browser_select_option",
+    "browser_press_key",
+    "browser_hover",
+    "browser_wait_for",
+    "browser_tabs",
+    "browser_handle_dialog",
+    "browser_take_screenshot",
 )
+ALLOWED_TOOLS: frozenset[str] = frozenset(ALLOWED_TOOL_ORDER)
 
 #: The loop cannot run without these: a server that lacks one fails the handshake.
 REQUIRED_TOOLS: frozenset[str] = frozenset(

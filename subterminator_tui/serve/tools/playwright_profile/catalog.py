@@ -20,25 +20,13 @@ from typing import Any
 import jsonschema
 import mcp_types as types
 
+from subterminator_tui.browser.tools import ALLOWED_TOOL_ORDER
+
 #: The pinned server's tool table (its version and the allowed tools, as listed).
 PINNED_TOOLS_FILE = Path(__file__).with_name("pinned_tools.json")
 
-#: The Playwright MCP tools serve offers, in the order clients list them.
-ALLOWED_TOOLS: tuple[str, ...] = (
-    "browser_navigate",
-    "browser_navigate_back",
-    "browser_snapshot",
-    "browser_click",
-    "browser_type",
-    "browser_fill_form",
-    "browser_select_option",
-    "browser_press_key",
-    "browser_hover",
-    "browser_wait_for",
-    "browser_tabs",
-    "browser_handle_dialog",
-    "browser_take_screenshot",
-)
+#: The Playwright MCP tools serve offers: the allowlist itself, in the order clients list them.
+ALLOWED_TOOLS: tuple[str, ...] = ALLOWED_TOOL_ORDER
 
 #: Playwright MCP tools left out on purpose, and why: a guard that judges a call by the
 #: element it targets cannot judge code, files or the browser's own machinery.
