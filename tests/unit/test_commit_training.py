@@ -9,12 +9,10 @@ held-out project in it) and hold the rules to what they reach on it.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import tomllib
 from pathlib import Path
-from types import ModuleType
 from typing import Any
+
+from tests.support.corpus_files import load_module, toml_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAINING = ROOT / "tests" / "fixtures" / "corpus" / "commits.toml"
@@ -35,29 +33,15 @@ COMMIT_ONLY_KINDS = frozenset(
 )
 
 
-def load(path: Path, name: str) -> ModuleType:
-    """A module loaded from a file (benchmarks and tests are not packages)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def cases() -> list[dict[str, Any]]:
     """Every training case."""
-    with TRAINING.open("rb") as file:
-        data = tomllib.load(file)
-    assert set(data) == {"case"}
-    found: list[dict[str, Any]] = data["case"]
-    return found
+    return toml_cases(TRAINING)
 
 
 def test_the_training_cases_have_the_held_out_shape() -> None:
     """The same keys, kinds, methods and roles as the held-out file, a truth that matches the
     kind, unique ids, and a cited source for each."""
-    shape = load(SHAPE, "held_out_shape")
+    shape = load_module(SHAPE, "held_out_shape")
     ids = [case["id"] for case in cases()]
     assert len(ids) == len(set(ids))
     for case in cases():
@@ -88,7 +72,7 @@ def test_the_rules_ask_before_the_training_commits_and_not_at_its_other_requests
     by their words alone: at least 5 of them are asked), and no request of a kind
     the commit judgement alone decides (opening, next, keep, card, change, sign-out,
     consent, dismiss) is."""
-    report = load(REPORT, "held_out_commits_for_training")
+    report = load_module(REPORT, "held_out_commits_for_training")
     sent = [case for case in cases() if case["method"] != report.NO_REQUEST]
     missed = [case["id"] for case in sent if case["commit"] and not report.judge(case).asked]
     assert missed == []

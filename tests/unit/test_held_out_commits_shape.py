@@ -9,14 +9,13 @@ the report counts every case once and reaches the rules the way the gate does.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import tomllib
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
+
+from tests.support.corpus_files import load_module, toml_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 HELD_OUT = ROOT / "tests" / "fixtures" / "corpus" / "held_out" / "commits.toml"
@@ -37,21 +36,12 @@ METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "NONE"})
 
 def cases() -> list[dict[str, Any]]:
     """Every held-out case, read once per call."""
-    with HELD_OUT.open("rb") as file:
-        data = tomllib.load(file)
-    assert set(data) == {"case"}
-    found: list[dict[str, Any]] = data["case"]
-    return found
+    return toml_cases(HELD_OUT)
 
 
 def report() -> ModuleType:
     """benchmarks/held_out_commits.py, loaded as a module (benchmarks is not a package)."""
-    spec = importlib.util.spec_from_file_location("held_out_commits", REPORT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module(REPORT, "held_out_commits")
 
 
 def test_every_case_has_the_fields_of_a_control_and_its_request() -> None:
