@@ -107,21 +107,27 @@ def with_language_rules(rules: GenericRules, tables: tuple[LanguageWords, ...]) 
     built["two_factor"].append(
         {
             "why": "The page asks for a verification code and has a field for it",
-            "text_regex": [alternation(words, words.handoff.code) for words in tables],
+            "text_regex": [alternation(words, words.handoff.code, marked=True) for words in tables],
             "role": ["textbox", "spinbutton"],
-            "element_regex": [alternation(words, words.handoff.code_field) for words in tables],
+            "element_regex": [
+                alternation(words, words.handoff.code_field, marked=True) for words in tables
+            ],
         }
     )
     built["captcha"].append(
         {
             "why": "A bot check in words",
-            "text_regex": [alternation(words, words.handoff.captcha) for words in tables],
+            "text_regex": [
+                alternation(words, words.handoff.captcha, marked=True) for words in tables
+            ],
         }
     )
     built["success"].append(
         {
             "why": "The page title confirms the cancellation",
-            "title_regex": [line_regex(words, words.success.heading) for words in tables],
+            "title_regex": [
+                line_regex(words, words.success.heading, marked=True) for words in tables
+            ],
         }
     )
     update = {
@@ -146,9 +152,10 @@ _WORD_LISTS = (
 
 def _as_rule(name: str, rule: dict[str, object]) -> PageRule:
     # Each built expression is compiled when a page is first read with it: a process
-    # that reads few lists (or none) pays for few of the languages' expressions.
+    # that reads few lists (or none) pays for few of the languages' expressions. Each
+    # reads the page with its inner full stops marked, as it was built to.
     deferred = {
-        key: [DeferredPattern(item) for item in value]
+        key: [DeferredPattern(item, marked=True) for item in value]
         if key.endswith("_regex") and isinstance(value, list)
         else value
         for key, value in rule.items()
@@ -166,7 +173,7 @@ def language_rules(words: LanguageWords) -> list[tuple[str, dict[str, object]]]:
             "success",
             {"why": f"The page states in {name} that {SUCCESS_KINDS[kind]}", "text_regex": [regex]},
         )
-        for kind, regex in success_patterns(words).items()
+        for kind, regex in success_patterns(words, marked=True).items()
     ]
     rules += [
         (
@@ -175,14 +182,16 @@ def language_rules(words: LanguageWords) -> list[tuple[str, dict[str, object]]]:
                 "why": f"The page still offers a button or link to cancel or to confirm the "
                 f"cancellation ({name}): it is not finished",
                 "role": ["button", "link"],
-                "element_regex": [control_regex(words, words.controls.cancel, anchored=True)],
+                "element_regex": [
+                    control_regex(words, words.controls.cancel, anchored=True, marked=True)
+                ],
             },
         ),
         (
             "failure",
             {
                 "why": f"An error message ({name})",
-                "text_regex": [alternation(words, words.failure.error)],
+                "text_regex": [alternation(words, words.failure.error, marked=True)],
             },
         ),
         (
@@ -190,35 +199,39 @@ def language_rules(words: LanguageWords) -> list[tuple[str, dict[str, object]]]:
             {
                 "why": f"A password field ({name}): the site wants you to sign in",
                 "role": ["textbox"],
-                "element_regex": [control_regex(words, words.handoff.password, anchored=True)],
+                "element_regex": [
+                    control_regex(words, words.handoff.password, anchored=True, marked=True)
+                ],
             },
         ),
         (
             "login",
             {
                 "why": f"A sign-in heading ({name})",
-                "heading_regex": [line_regex(words, words.handoff.sign_in)],
+                "heading_regex": [line_regex(words, words.handoff.sign_in, marked=True)],
             },
         ),
         (
             "offline_only",
             {
                 "why": f"The page says cancelling takes a phone call, a chat or a letter ({name})",
-                "text_regex": [statement_regex(words, ending.offline_only, negatable=False)],
+                "text_regex": [
+                    statement_regex(words, ending.offline_only, negatable=False, marked=True)
+                ],
             },
         ),
         (
             "renewed",
             {
                 "why": f"The page says the subscription renewed or a payment was taken ({name})",
-                "text_regex": [statement_regex(words, ending.renewed, negatable=True)],
+                "text_regex": [statement_regex(words, ending.renewed, negatable=True, marked=True)],
             },
         ),
         (
             "active",
             {
                 "why": f"The page says the subscription renews or names its next payment ({name})",
-                "text_regex": [statement_regex(words, ending.active, negatable=True)],
+                "text_regex": [statement_regex(words, ending.active, negatable=True, marked=True)],
             },
         ),
     ]
@@ -234,7 +247,7 @@ def biller_rule(biller: BillerEntry, tables: tuple[LanguageWords, ...]) -> dict[
         "cancel_at": biller.cancel_at,
         "how": biller.how,
         "source": biller.source,
-        "text_regex": [naming_statement_regex(tables, biller.names)],
+        "text_regex": [naming_statement_regex(tables, biller.names, marked=True)],
     }
 
 

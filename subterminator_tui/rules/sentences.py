@@ -35,7 +35,7 @@ from subterminator_tui.rules.language_words import (
     phrase_regex,
     sentence_start,
 )
-from subterminator_tui.rules.text import normalise_text
+from subterminator_tui.rules.text import INNER_DOT_MARK, normalise_text
 
 
 def sentence_ends(words: LanguageWords) -> str:
@@ -44,18 +44,22 @@ def sentence_ends(words: LanguageWords) -> str:
     return SENTENCE_ENDS + extra
 
 
-def _within(words: LanguageWords) -> str:
-    return in_sentence(sentence_ends(words))
+def _within(words: LanguageWords, marked: bool) -> str:
+    return in_sentence(sentence_ends(words), marked=marked)
 
 
 @functools.cache
-def date_regex(tag: str) -> str:
-    """Any date in ``tag``'s language: figures, or a CLDR month name beside a day or year."""
+def date_regex(tag: str, marked: bool = False) -> str:
+    """Any date in ``tag``'s language: figures, or a CLDR month name beside a day or year
+    (``marked``: read in text whose full stops inside a date are marked, see
+    :func:`~subterminator_tui.rules.language_words.in_sentence`)."""
+    # A full stop after a figure: in marked text, the mark (or a full stop that ends).
+    dot = f"[.\\u{ord(INNER_DOT_MARK):04x}]" if marked else r"\."
     # Czech and Slovak write "30. 6. 2027", with a space after each full stop.
     numeric = (
-        r"\d{1,4}(?:[/-]|\.\s?)\d{1,2}(?:[/-]|\.\s?)\d{2,4}"
+        rf"\d{{1,4}}(?:[/-]|{dot}\s?)\d{{1,2}}(?:[/-]|{dot}\s?)\d{{2,4}}"
         # Korean writes "2025. 5. 3.": a year first, then a one-figure day.
-        r"|\d{4}\.\s?\d{1,2}\.\s?\d{1,2}\.?"
+        rf"|\d{{4}}{dot}\s?\d{{1,2}}{dot}\s?\d{{1,2}}{dot}?"
         r"|\d{2,4}\s*[年년]\s*\d{1,2}\s*[月월](?:\s*\d{1,2}\s*[日일号號])?"
         r"|\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일号號]"
     )
@@ -64,7 +68,7 @@ def date_regex(tag: str) -> str:
         return f"(?:{numeric})"
     months = "|".join(both_cases(re.escape(name)) for name in sorted(names, key=len, reverse=True))
     month = rf"(?<!\w)(?:{months})\.?(?!\w)"
-    day = r"\d{1,2}(?:st|nd|rd|th|er|e|º|\.)?"
+    day = rf"\d{{1,2}}(?:st|nd|rd|th|er|e|º|{dot})?"
     year = r"\d{4}"
     # Hebrew writes "31 בדצמבר": after a day the month may take a prefix.
     after_day = rf"(?:{months})\.?(?!\w)"
@@ -159,13 +163,19 @@ def alternation(
     *,
     biller: str = "",
     skip: str = "",
+    marked: bool = False,
 ) -> str:
     """``phrases`` as one group, placeholders filled, with word edges in spaced languages.
 
-    ``skip``: no word inside a phrase's gaps may start with it (a negation).
+    ``skip``: no word inside a phrase's gaps may start with it (a negation). ``marked``:
+    read in text whose inner full stops are marked (see
+    :func:`~subterminator_tui.rules.language_words.in_sentence`).
     """
     ends = sentence_ends(words)
-    filled = [_fill(words, phrase, biller=biller, ends=ends, skip=skip) for phrase in phrases]
+    filled = [
+        _fill(words, phrase, biller=biller, ends=ends, skip=skip, marked=marked)
+        for phrase in phrases
+    ]
     group = "|".join(f"(?:{item})" for item in filled)
     if words.spaced:
         return rf"(?<![\w{_MARKS}])(?:{group})(?![\w{_MARKS}])"
@@ -209,25 +219,27 @@ def both_cases(regex: str) -> str:
     return "".join(out)
 
 
-def _fill(words: LanguageWords, phrase: str, *, biller: str, ends: str, skip: str) -> str:
+def _fill(
+    words: LanguageWords, phrase: str, *, biller: str, ends: str, skip: str, marked: bool
+) -> str:
     # Each letter's cases are read before normalising: Greek "σ" reads as Latin "o",
     # its capital "Σ" does not.
     plain = normalise_text(both_cases(phrase))
-    regex = phrase_regex(plain, spaced=words.spaced, ends=ends, skip=skip)
+    regex = phrase_regex(plain, spaced=words.spaced, ends=ends, skip=skip, marked=marked)
 
     def value(name: str) -> str:
         if name == "subject":
-            return alternation(words, words.success.subject)
+            return alternation(words, words.success.subject, marked=marked)
         if name == "cancelled":
-            return alternation(words, words.success.cancelled)
+            return alternation(words, words.success.cancelled, marked=marked)
         if name == "date":
-            return date_regex(words.language)
+            return date_regex(words.language, marked)
         return f"(?:{biller})" if biller else r"(?!x)x"
 
     return re.sub(r"\{(subject|cancelled|date|biller)\}", lambda m: value(m.group(1)), regex)
 
 
-def _words_before(words: LanguageWords, skip: str = "") -> str:
+def _words_before(words: LanguageWords, marked: bool, skip: str = "") -> str:
     """The words of a sentence before a cue, none starting with ``skip``.
 
     A spaced language steps a word at a time (a cue starts only where a word does): far
@@ -235,13 +247,13 @@ def _words_before(words: LanguageWords, skip: str = "") -> str:
     """
     guard = f"(?!{skip})" if skip else ""
     if words.spaced:
-        other = in_sentence(sentence_ends(words), also=r"\w")
+        other = in_sentence(sentence_ends(words), also=r"\w", marked=marked)
         return rf"{other}*(?:{guard}\w+{other}+)*?"
-    return f"(?:{guard}{_within(words)})*?"
+    return f"(?:{guard}{_within(words, marked)})*?"
 
 
 @functools.cache
-def script_gate(words: LanguageWords) -> str:
+def script_gate(words: LanguageWords, marked: bool = False) -> str:
     """A look at a sentence for a letter of the table's own script, or "" for Latin.
 
     A language written in another script (Cyrillic, Greek, Arabic, Hebrew, Devanagari,
@@ -258,26 +270,31 @@ def script_gate(words: LanguageWords) -> str:
     foreign = {char for char in letters if not unicodedata.name(char, "").startswith("LATIN")}
     if not foreign or len(foreign) < len(letters) // 2:
         return ""
-    return f"(?={_within(words)}*?[{re.escape(''.join(sorted(foreign)))}])"
+    return f"(?={_within(words, marked)}*?[{re.escape(''.join(sorted(foreign)))}])"
 
 
-def _not_a_question(words: LanguageWords) -> str:
+def _not_a_question(words: LanguageWords, marked: bool) -> str:
     marks = "".join(re.escape(mark) for mark in words.sentence.question_marks)
-    return rf"(?!{_within(words)}*[{marks}])"
+    return rf"(?!{_within(words, marked)}*[{marks}])"
 
 
-def statement_regex(words: LanguageWords, phrases: Iterable[str], *, negatable: bool) -> str:
+def statement_regex(
+    words: LanguageWords, phrases: Iterable[str], *, negatable: bool, marked: bool = False
+) -> str:
     """A sentence (not a condition or a question) that holds one of ``phrases``.
 
     ``negatable``: a negation anywhere before the end of the phrase turns it around.
+    ``marked``: read in text whose inner full stops are marked.
     """
-    return f"(?m){sentence_start(sentence_ends(words))}{_statement(words, phrases, negatable)}"
+    start = sentence_start(sentence_ends(words), marked=marked)
+    return f"(?m){start}{_statement(words, phrases, negatable, marked)}"
 
 
 def _statement(
     words: LanguageWords,
     phrases: Iterable[str],
     negatable: bool,
+    marked: bool,
     biller: str = "",
     after: str = "",
     also_not: str = "",
@@ -289,25 +306,28 @@ def _statement(
     The phrase is looked for first (most sentences hold none), and only then whether the
     sentence is a condition or a question.
     """
-    negation = alternation(words, words.sentence.negation)
+    negation = alternation(words, words.sentence.negation, marked=marked)
     if negatable:
-        body = (
-            f"{_words_before(words, negation)}"
-            f"{alternation(words, phrases, skip=negation, biller=biller)}(?!\\s*{negation})"
-        )
+        phrase = alternation(words, phrases, skip=negation, biller=biller, marked=marked)
+        body = f"{_words_before(words, marked, negation)}{phrase}(?!\\s*{negation})"
     else:
-        body = f"{_words_before(words)}{alternation(words, phrases, biller=biller)}"
+        phrase = alternation(words, phrases, biller=biller, marked=marked)
+        body = f"{_words_before(words, marked)}{phrase}"
     body += after
-    markers = alternation(words, (*words.sentence.condition, *words.sentence.question))
+    markers = alternation(
+        words, (*words.sentence.condition, *words.sentence.question), marked=marked
+    )
     if also_not:
         markers = f"(?:{markers}|{also_not})"
     return (
-        f"{script_gate(words)}(?={body})(?!{_words_before(words)}{markers})"
-        f"{body}{_not_a_question(words)}"
+        f"{script_gate(words, marked)}(?={body})(?!{_words_before(words, marked)}{markers})"
+        f"{body}{_not_a_question(words, marked)}"
     )
 
 
-def naming_statement_regex(tables: Iterable[LanguageWords], names: str) -> str:
+def naming_statement_regex(
+    tables: Iterable[LanguageWords], names: str, *, marked: bool = False
+) -> str:
     """A sentence that names ``names`` (a company, as a regular expression) and holds one
     of a language's billed-elsewhere phrases, in any of ``tables``' languages.
 
@@ -315,30 +335,32 @@ def naming_statement_regex(tables: Iterable[LanguageWords], names: str) -> str:
     """
     tables = tuple(tables)
     every_end = "".join(sorted({char for t in tables for char in sentence_ends(t)}))
-    named = rf"(?={in_sentence(every_end)}*?(?:{both_cases(names)}))"
+    named = rf"(?={in_sentence(every_end, marked=marked)}*?(?:{both_cases(names)}))"
     bodies = "|".join(
-        f"(?:{_statement(words, words.endings.billed_elsewhere, False, names)})" for words in tables
+        f"(?:{_statement(words, words.endings.billed_elsewhere, False, marked, names)})"
+        for words in tables
     )
-    return f"(?m){sentence_start(every_end)}{named}(?:{bodies})"
+    return f"(?m){sentence_start(every_end, marked=marked)}{named}(?:{bodies})"
 
 
-def line_regex(words: LanguageWords, phrases: Iterable[str]) -> str:
+def line_regex(words: LanguageWords, phrases: Iterable[str], *, marked: bool = False) -> str:
     """A line that says only one of ``phrases`` (a heading, a title, a status value)."""
-    return rf"(?m)^\s*{alternation(words, phrases)}\s*[.!。！]?\s*$"
+    return rf"(?m)^\s*{alternation(words, phrases, marked=marked)}\s*[.!。！]?\s*$"
 
 
-def status_regex(words: LanguageWords) -> str:
+def status_regex(words: LanguageWords, *, marked: bool = False) -> str:
     """A status label beside a cancelled value: "Status: Cancelled", "Abo: gekündigt".
 
     The line may follow another sentence ("No active subscriptions. Status: Canceled")
     and the label may carry a word or two before it ("Premium membership: cancelled").
     """
     ends = re.escape(sentence_ends(words))
-    label = alternation(words, (*words.success.status_label, *words.success.subject))
-    value = alternation(words, words.success.cancelled)
+    label = alternation(words, (*words.success.status_label, *words.success.subject), marked=marked)
+    value = alternation(words, words.success.cancelled, marked=marked)
     named = r"(?:[^\W\d]+[^\S\n]+){0,2}" if words.spaced else rf"[^{ends}:：\s]{{0,6}}"
     return (
-        rf"(?m){sentence_start(sentence_ends(words))}\s*{named}{label}\s*(?:[:：]\s*|\n\s*){value}"
+        rf"(?m){sentence_start(sentence_ends(words), marked=marked)}\s*{named}{label}"
+        rf"\s*(?:[:：]\s*|\n\s*){value}"
         rf"\s*(?:[.!。]|$|\s)"
     )
 
@@ -353,46 +375,50 @@ SUCCESS_KINDS: dict[str, str] = {
 }
 
 
-def success_patterns(words: LanguageWords) -> dict[str, str]:
+def success_patterns(words: LanguageWords, *, marked: bool = False) -> dict[str, str]:
     """The text patterns that confirm a cancellation in ``words``' language, by kind.
 
     Each kind is its own rule: a confirmation page before the last click may already say
     "your access continues until May 3" or "after that you will not be charged", and the
     page after it is evidence only through a rule that did not hold before.
     """
-    clause = in_sentence(sentence_ends(words), also=",;、，")
-    future = alternation(words, words.sentence.future)
+    clause = in_sentence(sentence_ends(words), also=",;、，", marked=marked)
+    future = alternation(words, words.sentence.future, marked=marked)
     # A pause, or a plan that goes on, states no end; only here (the renewal rules read
     # "renews" as what it is).
-    goes_on = alternation(words, (*words.sentence.pause, *words.sentence.goes_on))
-    start = f"(?m){sentence_start(sentence_ends(words))}"
+    goes_on = alternation(words, (*words.sentence.pause, *words.sentence.goes_on), marked=marked)
+    start = f"(?m){sentence_start(sentence_ends(words), marked=marked)}"
+    success = words.success
     patterns = {
-        "stated": start + _statement(words, words.success.stated, True, also_not=goes_on),
+        "stated": start + _statement(words, success.stated, True, marked, also_not=goes_on),
         "stopped": start
         + _statement(
             words,
-            words.success.stopped,
+            success.stopped,
             False,
+            marked,
             after=f"(?!{clause}*?{future})",
             # "No charge for 3 months" is an offer to stay, not a stop.
             also_not=f"(?:{goes_on}|{duration_regex(words.language, words.spaced)})",
         ),
-        "continues": start + _statement(words, words.success.continues, True, also_not=goes_on),
-        "status": status_regex(words),
-        "heading": line_regex(words, words.success.heading),
+        "continues": start + _statement(words, success.continues, True, marked, also_not=goes_on),
+        "status": status_regex(words, marked=marked),
+        "heading": line_regex(words, success.heading, marked=marked),
     }
     # A line that is still before the end ("You're about to cancel. Your plan ends on
     # 3 May.") or that tells of a payment ("Payment received. Active until 3 May 2028.")
     # confirms nothing: each pattern is read from the start of a line that has none.
-    not_yet = alternation(words, words.sentence.not_yet)
+    not_yet = alternation(words, words.sentence.not_yet, marked=marked)
     # The start must stay on the guarded line: a line's end also starts a sentence.
     guard = f"(?m)^(?![^\\n]*?{not_yet})[^\\n]*?(?!\\n)"
     return {kind: guard + pattern.removeprefix("(?m)") for kind, pattern in patterns.items()}
 
 
-def control_regex(words: LanguageWords, phrases: Iterable[str], *, anchored: bool = False) -> str:
+def control_regex(
+    words: LanguageWords, phrases: Iterable[str], *, anchored: bool = False, marked: bool = False
+) -> str:
     """A control's name holding one of ``phrases`` (``anchored``: at its start)."""
-    return (r"^\s*" if anchored else "") + alternation(words, phrases)
+    return (r"^\s*" if anchored else "") + alternation(words, phrases, marked=marked)
 
 
 def every_language(pick: str) -> str:

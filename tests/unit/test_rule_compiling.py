@@ -23,6 +23,7 @@ from subterminator_tui.rules.language_words import (
     phrase_regex,
 )
 from subterminator_tui.rules.page_rules import PageRule
+from subterminator_tui.rules.sentences import success_patterns
 from subterminator_tui.rules.text import normalise_text
 
 
@@ -142,3 +143,46 @@ def test_a_phrase_of_invisible_characters_is_still_refused() -> None:
         _check_phrases(("\u200b\u2060",))
     with pytest.raises(ValueError, match="not a valid phrase"):
         _check_phrases(("plan \uff08basic",))
+
+
+# Sentences whose full stops inside a date or a number do not end them, and near-misses
+# whose do: a marked expression must judge each as the unmarked one does.
+_INNER_DOTS = {
+    "de": (
+        "Ihr Abonnement wurde gekündigt und endet am 30. Juni 2027.",
+        "Ihr Abonnement wurde zum 30.6.2027 gekündigt.",
+        "Ihr Abonnement läuft bis 30. 6. 2027 weiter. Möchten Sie es kündigen?",
+        "Version 2.1. Ihr Abonnement wurde nicht gekündigt.",
+    ),
+    "cs": (
+        "Vaše předplatné bylo zrušeno k 30. 6. 2027.",
+        "Předplatné platí do 30. června 2027. Chcete ho zrušit?",
+    ),
+    "ko": (
+        "구독이 2025. 5. 3.까지 유지된 후 해지되었습니다.",
+        "구독이 해지되었습니다. 2025. 5. 3.",
+    ),
+}
+
+
+def test_a_marked_expression_judges_inner_full_stops_as_the_unmarked_one() -> None:
+    """Built to read marked text (the generic rules' form), each success pattern holds on
+    exactly the sentences the unmarked build holds on; searching the text unmarked would
+    end sentences at those full stops, and judges differently."""
+    tables = {words.language: words for words in all_language_words()}
+    judged = differs = 0
+    for language, sentences in _INNER_DOTS.items():
+        words = tables[language]
+        plain = success_patterns(words)
+        marked = success_patterns(words, marked=True)
+        for kind, source in marked.items():
+            expected_pattern = compile_pattern(plain[kind])
+            built = DeferredPattern(source, marked=True)
+            for sentence in sentences:
+                text = normalise_text(f"Account\n{sentence}")
+                expected = expected_pattern.search(text) is not None
+                assert (built.search(text) is not None) == expected, (language, kind, sentence)
+                judged += expected
+                differs += (built.compiled().search(text) is not None) != expected
+    assert judged >= 4, "the sentences must include confirmations the rules hold on"
+    assert differs >= 1, "without marking, some sentence must be judged otherwise"
