@@ -42,11 +42,14 @@ lint-checks:
 test: setup-tests
 	@scripts/test.sh -q -m "not slow" -n 4 --dist worksteal --durations=30
 
+# Compiled modules kept under build/ for every Python process of a run (scripts/test.sh).
+WITH_BYTECODE = env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/build/pycache
+
 # The fast inner loop: the unit tests only (no browser, no Playwright MCP, no lint).
 # Two workers: the machine's cores, since these tests are CPU-bound, not waiting.
 test-unit: setup-tests
-	.venv/bin/pytest -q -n 2 tests/unit
+	$(WITH_BYTECODE) .venv/bin/pytest -q -n 2 tests/unit
 
 # The long tests make test leaves out (the traps' honest walks, proof the traps are real).
 test-slow: setup-tests
-	.venv/bin/pytest -q -m slow
+	$(WITH_BYTECODE) .venv/bin/pytest -q -m slow
