@@ -391,6 +391,11 @@ class LanguageWords(BaseModel):
     consent: ConsentWords
     commit: CommitWords
 
+    def __hash__(self) -> int:
+        # Equal tables are of the same language, so this agrees with equality; hashing
+        # every list instead would cost more than the builders' caches keyed by a table save.
+        return hash(self.language)
+
     def lists(self) -> dict[str, tuple[str, ...]]:
         """Every list of the table by its dotted key (``success.stated``)."""
         found: dict[str, tuple[str, ...]] = {}

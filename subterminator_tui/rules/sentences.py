@@ -201,24 +201,33 @@ def both_cases(regex: str) -> str:
             in_class = True
         elif char == "]" and in_class:
             in_class = False
-        forms = {normalise_text(char.lower()), normalise_text(char.upper()), normalise_text(char)}
-        single = sorted(form for form in forms if len(form) == 1)
-        # A capital can read as two Latin letters (Cyrillic "Ю" as "lO"): outside a
-        # class, that spelling is one more way to write the letter.
-        several = sorted(form for form in forms if len(form) > 1) if not in_class else []
-        uncased = char.lower() == char.upper()
-        if char.isascii() or uncased or not char.isalpha() or (len(single) < 2 and not several):
-            out.append(char)
-            continue
-        letters = "".join(single)
-        if several:
-            spelled = "|".join(re.escape(form) for form in several)
-            out.append(f"(?:[{letters}]|{spelled})")
-        else:
-            out.append(letters if in_class else f"[{letters}]")
+        out.append(_either_case(char, in_class))
     return "".join(out)
 
 
+@functools.cache
+def _either_case(char: str, in_class: bool) -> str:
+    """``char`` as :func:`both_cases` writes it (cached: the tables repeat their letters)."""
+    if char.isascii():
+        return char
+    forms = {normalise_text(char.lower()), normalise_text(char.upper()), normalise_text(char)}
+    single = sorted(form for form in forms if len(form) == 1)
+    # A capital can read as two Latin letters (Cyrillic "Ю" as "lO"): outside a
+    # class, that spelling is one more way to write the letter.
+    several = sorted(form for form in forms if len(form) > 1) if not in_class else []
+    uncased = char.lower() == char.upper()
+    if uncased or not char.isalpha() or (len(single) < 2 and not several):
+        return char
+    letters = "".join(single)
+    if several:
+        spelled = "|".join(re.escape(form) for form in several)
+        return f"(?:[{letters}]|{spelled})"
+    return letters if in_class else f"[{letters}]"
+
+
+# Cached: the same phrase is filled for many rules (a table's subjects, negations and
+# markers go into every sentence rule of its language), and filling reads each letter.
+@functools.cache
 def _fill(
     words: LanguageWords, phrase: str, *, biller: str, ends: str, skip: str, marked: bool
 ) -> str:
