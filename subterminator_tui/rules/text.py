@@ -17,6 +17,9 @@ rule's needle and pattern:
    regular expressions rules are written in); letters of a script with no
    ASCII look-alike (Japanese, most of Cyrillic, accented Latin) stay as they are.
 4. Curly quotes become straight ones (people type straight quotes in rules).
+5. Arabic short-vowel marks, shadda, sukun and the stretching tatweel are dropped:
+   writers add them or leave them out at will ("تمّ" and "تم", "تلقائيًا" and
+   "تلقائيا" are one word), and no rule can list every way of writing them.
 """
 
 from __future__ import annotations
@@ -27,9 +30,11 @@ import unicodedata
 
 from confusable_homoglyphs import confusables
 
-# Pages print curly quotes; people type straight ones.
+# Pages print curly quotes; people type straight ones. Arabic harakat (fathatan to
+# sukun), the superscript alef and the tatweel are optional in writing; they go.
 _TYPOGRAPHY = str.maketrans(
     {"\u2019": "'", "\u2018": "'", "\u201b": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'}
+    | dict.fromkeys([*range(0x064B, 0x0653), 0x0670, 0x0640])
 )
 
 
