@@ -70,15 +70,23 @@ class DeferredPattern:
     A ``marked`` expression was built to read text whose full stops inside a date or a
     number are marked (:func:`~subterminator_tui.rules.text.mark_inner_dots`, which is
     far smaller and quicker to compile and run); it marks what it searches.
+
+    ``needs_any`` names characters of which the expression cannot match without one (a
+    language's own letters, where every sentence it reads holds one): a text with none of
+    them is answered at once, so a page in Latin letters never compiles the expressions
+    of the languages written in others.
     """
 
-    __slots__ = ("_compiled", "_pattern", "marked", "source")
+    __slots__ = ("_compiled", "_needed", "_pattern", "marked", "needs_any", "source")
 
-    def __init__(self, source: str, *, marked: bool = False) -> None:
+    def __init__(self, source: str, *, marked: bool = False, needs_any: str = "") -> None:
         self.source = source
         """The expression as built, before the normaliser (as :func:`compile_pattern` takes it)."""
         self.marked = marked
         """Whether the expression reads text with its inner full stops marked."""
+        self.needs_any = needs_any
+        """Characters (any case) of which every text the expression matches holds one."""
+        self._needed: re.Pattern[str] | None = None
         self._pattern: str | None = None
         self._compiled: re.Pattern[str] | None = None
 
@@ -109,9 +117,17 @@ class DeferredPattern:
     def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
         """:meth:`re.Pattern.search` on the compiled expression (on ``string`` marked, for a
         ``marked`` one: the same length, so a match's span is the same)."""
+        if self.needs_any and not self._holds_a_needed_character(string, pos, endpos):
+            return None
         return self.compiled().search(
             mark_inner_dots(string) if self.marked else string, pos, endpos
         )
+
+    def _holds_a_needed_character(self, string: str, pos: int, endpos: int) -> bool:
+        # One class, case-insensitive as the expression is: it reads the same characters.
+        if self._needed is None:
+            self._needed = re.compile(f"[{re.escape(self.needs_any)}]", re.IGNORECASE)
+        return self._needed.search(string, pos, endpos) is not None
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, DeferredPattern):

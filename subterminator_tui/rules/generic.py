@@ -31,11 +31,13 @@ from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
 from subterminator_tui.rules.problems import describe_error, key_path
 from subterminator_tui.rules.sentences import (
+    STATEMENT_KINDS,
     SUCCESS_KINDS,
     alternation,
     control_regex,
     line_regex,
     naming_statement_regex,
+    script_letters,
     statement_regex,
     success_patterns,
 )
@@ -155,7 +157,10 @@ def _as_rule(name: str, rule: dict[str, object]) -> PageRule:
     # that reads few lists (or none) pays for few of the languages' expressions. Each
     # reads the page with its inner full stops marked, as it was built to.
     deferred = {
-        key: [DeferredPattern(item, marked=True) for item in value]
+        key: [
+            item if isinstance(item, DeferredPattern) else DeferredPattern(item, marked=True)
+            for item in value
+        ]
         if key.endswith("_regex") and isinstance(value, list)
         else value
         for key, value in rule.items()
@@ -168,10 +173,20 @@ def language_rules(words: LanguageWords) -> list[tuple[str, dict[str, object]]]:
     """The rules one language's table gives, as ``(list name, rule)``."""
     name = words.name
     ending = words.endings
+    # A statement holds one of the language's own letters (its script gate): a page
+    # without one never compiles it.
+    letters = script_letters(words)
+
+    def statement(source: str) -> DeferredPattern:
+        return DeferredPattern(source, marked=True, needs_any=letters)
+
     rules: list[tuple[str, dict[str, object]]] = [
         (
             "success",
-            {"why": f"The page states in {name} that {SUCCESS_KINDS[kind]}", "text_regex": [regex]},
+            {
+                "why": f"The page states in {name} that {SUCCESS_KINDS[kind]}",
+                "text_regex": [statement(regex) if kind in STATEMENT_KINDS else regex],
+            },
         )
         for kind, regex in success_patterns(words, marked=True).items()
     ]
@@ -216,7 +231,9 @@ def language_rules(words: LanguageWords) -> list[tuple[str, dict[str, object]]]:
             {
                 "why": f"The page says cancelling takes a phone call, a chat or a letter ({name})",
                 "text_regex": [
-                    statement_regex(words, ending.offline_only, negatable=False, marked=True)
+                    statement(
+                        statement_regex(words, ending.offline_only, negatable=False, marked=True)
+                    )
                 ],
             },
         ),
@@ -224,14 +241,18 @@ def language_rules(words: LanguageWords) -> list[tuple[str, dict[str, object]]]:
             "renewed",
             {
                 "why": f"The page says the subscription renewed or a payment was taken ({name})",
-                "text_regex": [statement_regex(words, ending.renewed, negatable=True, marked=True)],
+                "text_regex": [
+                    statement(statement_regex(words, ending.renewed, negatable=True, marked=True))
+                ],
             },
         ),
         (
             "active",
             {
                 "why": f"The page says the subscription renews or names its next payment ({name})",
-                "text_regex": [statement_regex(words, ending.active, negatable=True, marked=True)],
+                "text_regex": [
+                    statement(statement_regex(words, ending.active, negatable=True, marked=True))
+                ],
             },
         ),
     ]

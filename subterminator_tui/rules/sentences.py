@@ -262,12 +262,11 @@ def _words_before(words: LanguageWords, marked: bool, skip: str = "") -> str:
 
 
 @functools.cache
-def script_gate(words: LanguageWords, marked: bool = False) -> str:
-    """A look at a sentence for a letter of the table's own script, or "" for Latin.
+def script_letters(words: LanguageWords) -> str:
+    """The letters of the table's own script, or "" for a language written in Latin.
 
     A language written in another script (Cyrillic, Greek, Arabic, Hebrew, Devanagari,
-    Thai, Hangul, kana, Han) has no sentence without one of its letters: every other
-    sentence is passed over with one quick look instead of being read word by word.
+    Thai, Hangul, kana, Han) has no sentence without one of its letters.
     """
     letters = {
         char
@@ -279,7 +278,18 @@ def script_gate(words: LanguageWords, marked: bool = False) -> str:
     foreign = {char for char in letters if not unicodedata.name(char, "").startswith("LATIN")}
     if not foreign or len(foreign) < len(letters) // 2:
         return ""
-    return f"(?={_within(words, marked)}*?[{re.escape(''.join(sorted(foreign)))}])"
+    return "".join(sorted(foreign))
+
+
+@functools.cache
+def script_gate(words: LanguageWords, marked: bool = False) -> str:
+    """A look at a sentence for one of :func:`script_letters`, or "" for Latin: every
+    other sentence is passed over with one quick look instead of being read word by word.
+    """
+    letters = script_letters(words)
+    if not letters:
+        return ""
+    return f"(?={_within(words, marked)}*?[{re.escape(letters)}])"
 
 
 def _not_a_question(words: LanguageWords, marked: bool) -> str:
@@ -382,6 +392,11 @@ SUCCESS_KINDS: dict[str, str] = {
     "status": "a status line reads cancelled",
     "heading": "a line alone says the cancellation is done",
 }
+
+
+#: The success patterns that are statements (each read through :func:`_statement`, so each
+#: holds one of :func:`script_letters` where the language has its own).
+STATEMENT_KINDS = frozenset({"stated", "stopped", "continues"})
 
 
 def success_patterns(words: LanguageWords, *, marked: bool = False) -> dict[str, str]:

@@ -10,6 +10,8 @@ A table's phrase that is plain words is not compiled to be checked: it always co
 from __future__ import annotations
 
 import re
+import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -24,7 +26,7 @@ from subterminator_tui.rules.language_words import (
 )
 from subterminator_tui.rules.page_rules import PageRule
 from subterminator_tui.rules.sentences import success_patterns
-from subterminator_tui.rules.text import normalise_text
+from subterminator_tui.rules.text import mark_inner_dots, normalise_text
 
 
 def _built_patterns(rules: GenericRules) -> list[tuple[str, DeferredPattern]]:
@@ -186,3 +188,40 @@ def test_a_marked_expression_judges_inner_full_stops_as_the_unmarked_one() -> No
                 differs += (built.compiled().search(text) is not None) != expected
     assert judged >= 4, "the sentences must include confirmations the rules hold on"
     assert differs >= 1, "without marking, some sentence must be judged otherwise"
+
+
+def test_a_page_without_a_languages_letters_compiles_none_of_its_statements() -> None:
+    """A statement in a language with its own script needs one of its letters: a page in
+    Latin letters is answered without compiling it, and a page with them is read."""
+    gated = [item for _, item in _built_patterns(generic_rules.__wrapped__()) if item.needs_any]
+    # Eleven languages have a script of their own, each with six statements.
+    assert len(gated) >= 60
+    latin = normalise_text("Account\nYour subscription has been cancelled. Status: cancelled")
+    assert all(item.search(latin) is None for item in gated)
+    assert not any(item.is_compiled for item in gated), "a Latin page compiled a statement"
+    japanese = normalise_text("アカウント\nサブスクリプションは解約されました。")
+    found = [item for item in gated if item.search(japanese) is not None]
+    assert found, "the Japanese statement of a cancellation holds"
+    assert all(item.is_compiled for item in found)
+
+
+def test_the_letters_a_statement_needs_never_change_a_judgement() -> None:
+    """On every sentence of the corpus, in every language, a statement with its letters
+    looked for first judges as the compiled expression alone does."""
+    corpus = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "confirmations.toml"
+    with corpus.open("rb") as file:
+        data = tomllib.load(file)
+    texts = [
+        normalise_text(f"Account\n{case['text']}")
+        for kind in ("confirmation", "near_miss")
+        for case in data[kind]
+    ]
+    gated = [item for _, item in _built_patterns(generic_rules.__wrapped__()) if item.needs_any]
+    held = 0
+    for item in gated:
+        compiled = item.compiled()
+        for text in texts:
+            alone = compiled.search(mark_inner_dots(text)) is not None
+            assert (item.search(text) is not None) == alone, (item.source[:80], text)
+            held += alone
+    assert held >= 100, "the corpus's statements in other scripts must be read"
