@@ -58,8 +58,9 @@ def date_regex(tag: str, marked: bool = False) -> str:
     # Czech and Slovak write "30. 6. 2027", with a space after each full stop.
     numeric = (
         rf"\d{{1,4}}(?:[/-]|{dot}\s?)\d{{1,2}}(?:[/-]|{dot}\s?)\d{{2,4}}"
-        # Korean writes "2025. 5. 3.": a year first, then a one-figure day.
-        rf"|\d{{4}}{dot}\s?\d{{1,2}}{dot}\s?\d{{1,2}}{dot}?"
+        # Korean writes "2025. 5. 3.", Chinese and Japanese "2025/5/3": a year first,
+        # then a one-figure day.
+        rf"|\d{{4}}(?:[/-]|{dot}\s?)\d{{1,2}}(?:[/-]|{dot}\s?)\d{{1,2}}{dot}?"
         r"|\d{2,4}\s*[年년]\s*\d{1,2}\s*[月월](?:\s*\d{1,2}\s*[日일号號])?"
         r"|\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일号號]"
     )
