@@ -58,6 +58,8 @@ def date_regex(tag: str) -> str:
         r"|\d{4}\.\s?\d{1,2}\.\s?\d{1,2}\.?"
         r"|\d{2,4}\s*[年년]\s*\d{1,2}\s*[月월](?:\s*\d{1,2}\s*[日일号號])?"
         r"|\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일号號]"
+        # German and the Nordic languages leave the year out: "zum 30.06.", "til 30.6.".
+        r"|\d{1,2}\.\s?\d{1,2}\.(?!\s?\d)"
     )
     names = month_names(tag)
     if not names:
