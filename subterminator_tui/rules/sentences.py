@@ -63,6 +63,8 @@ def date_regex(tag: str, marked: bool = False) -> str:
         rf"|\d{{4}}(?:[/-]|{dot}\s?)\d{{1,2}}(?:[/-]|{dot}\s?)\d{{1,2}}{dot}?"
         r"|\d{2,4}\s*[年년]\s*\d{1,2}\s*[月월](?:\s*\d{1,2}\s*[日일号號])?"
         r"|\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일号號]"
+        # German and the Nordic languages leave the year out: "zum 30.06.", "til 30.6.".
+        rf"|\d{{1,2}}{dot}\s?\d{{1,2}}{dot}(?!\s?\d)"
     )
     names = month_names(tag)
     if not names:
