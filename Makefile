@@ -34,6 +34,14 @@ lint-checks:
 	# The manual in docs/: strict, so a broken link fails the build (offline: bundled theme).
 	.venv/bin/mkdocs build --strict --quiet --site-dir build/site
 
+# Every test run starts Python processes (workers, CLI and serve children) that import the
+# same modules: each compiles them once into build/pycache (out of the source tree) and
+# the rest read that. An environment that says not to write bytecode would have every
+# process compile every module again, and every worker rewrite every test's assertions
+# (an empty PYTHONDONTWRITEBYTECODE is unset, to Python).
+test test-unit test-slow: export PYTHONDONTWRITEBYTECODE =
+test test-unit test-slow: export PYTHONPYCACHEPREFIX = $(CURDIR)/build/pycache
+
 # Four workers on two cores: a browser test mostly waits on Chromium (one worker kept
 # the CPUs a third busy), so four overlap their waits. Work stealing: a worker that runs
 # out takes tests queued on another, so the run does not end on one worker's long tail.
@@ -42,14 +50,11 @@ lint-checks:
 test: setup-tests
 	@scripts/test.sh -q -m "not slow" -n 4 --dist worksteal --durations=30
 
-# Compiled modules kept under build/ for every Python process of a run (scripts/test.sh).
-WITH_BYTECODE = env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/build/pycache
-
 # The fast inner loop: the unit tests only (no browser, no Playwright MCP, no lint).
 # Two workers: the machine's cores, since these tests are CPU-bound, not waiting.
 test-unit: setup-tests
-	$(WITH_BYTECODE) .venv/bin/pytest -q -n 2 tests/unit
+	.venv/bin/pytest -q -n 2 tests/unit
 
 # The long tests make test leaves out (the traps' honest walks, proof the traps are real).
 test-slow: setup-tests
-	$(WITH_BYTECODE) .venv/bin/pytest -q -m slow
+	.venv/bin/pytest -q -m slow

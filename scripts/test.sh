@@ -6,14 +6,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-# Every test starts Python processes (workers, CLI and serve children) that import the
-# same modules: each compiles them once into build/pycache and the rest read that. An
-# environment that says not to write bytecode (PYTHONDONTWRITEBYTECODE) would have every
-# process compile every module again, and every worker rewrite every test's assertions;
-# the cache is kept out of the source tree instead.
-unset PYTHONDONTWRITEBYTECODE
-export PYTHONPYCACHEPREFIX="$PWD/build/pycache"
-
 lint_log="$(mktemp)"
 trap 'rm -f "$lint_log"' EXIT
 make --no-print-directory lint-checks >"$lint_log" 2>&1 &
