@@ -130,12 +130,16 @@ class DeferredPattern:
         return self._needed.search(string, pos, endpos) is not None
 
     def __eq__(self, other: object) -> bool:
+        # A marked expression reads other text than the same expression unmarked, so the
+        # two judge differently and are not equal (the letters it needs change nothing).
         if isinstance(other, DeferredPattern):
             # The same text compiles to the same expression; a differing one may still
             # normalise to it, and then the compiled expressions decide.
-            return self.source == other.source or self.compiled() == other.compiled()
+            return self.marked == other.marked and (
+                self.source == other.source or self.compiled() == other.compiled()
+            )
         if isinstance(other, re.Pattern):
-            return self.compiled() == other
+            return not self.marked and self.compiled() == other
         return NotImplemented
 
     def __hash__(self) -> int:

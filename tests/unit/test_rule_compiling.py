@@ -225,3 +225,13 @@ def test_the_letters_a_statement_needs_never_change_a_judgement() -> None:
             assert (item.search(text) is not None) == alone, (item.source[:80], text)
             held += alone
     assert held >= 100, "the corpus's statements in other scripts must be read"
+
+
+def test_a_marked_expression_is_not_the_same_expression_unmarked() -> None:
+    """It reads marked text, so it judges otherwise and equals only a marked twin."""
+    source = r"(?m)^your plan ends on \d+\.\d+\.\d+"
+    marked = DeferredPattern(source, marked=True)
+    assert marked != DeferredPattern(source)
+    assert marked != compile_pattern(source)
+    assert marked == DeferredPattern(source, marked=True)
+    assert DeferredPattern(source) == compile_pattern(source)
