@@ -1,20 +1,28 @@
 """The step that ends a subscription, on flows nobody on the team wrote: found, asked once,
 proved.
 
-Each test runs `subterminator cancel --url` as a child on one rebuilt flow or hostile
-page (subterminator_bench.rebuilt), with the scripted loopback model walking the path
-a model took and the person answering on stdin; the flow's server keeps the ground
+Each test runs `subterminator cancel --url` on one rebuilt flow or hostile page
+(subterminator_bench.rebuilt), with the scripted loopback model walking the path a
+model took and the person answering as on stdin; the flow's server keeps the ground
 truth (cancelled, charged, paused, snoozed, the consent answer). Each test states what
 a careful user expects (each failed on 5fe1044, where they were written as strict
 xfails before the fixes); each has its proof, in test_commit_flows_unguarded.py, that
 the step it guards really commits when nothing guards it. Browser, Playwright MCP,
-egress filter and CLI are real.
+egress filter and model SDK are real.
+
+The plain flow and the guard miss run the command as a child, its stdin the person,
+and read its exit code, JSON, questions and journal views. The rest judge the run, not
+the command: they make the same request through the same entry the command uses
+(``prepared_run``) in the test's process, on one browser for the module, reset between
+runs (tests/support/shared_browser.py), which costs a fraction of a child's CPU.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,24 +32,27 @@ from subterminator_bench.rebuilt.flows.early_termination_fee import FEE_TEXT
 from subterminator_bench.rebuilt.flows.hostile import DISTANCE_TRICKS, SHORTCUT_KEY
 from subterminator_bench.rebuilt.flows.phone_only import PHONE
 from subterminator_tui import exit_codes
-from tests.integration.cli_children import RUN_TIMEOUT, Cli
+from subterminator_tui.guarded.gates import CheckpointRequest
+from tests.conftest import in_module_loop
+from tests.integration.cli_children import Cli
 from tests.support.rebuilt_runs import (
-    ASKED,
-    PROMPT,
     BareButtonBrain,
     PageRecordingBrain,
-    cancel_args,
     cancel_url,
+    cancel_url_in_run,
     click,
-    model_env,
     navigate,
-    parsed,
     press,
-    read_stderr_until,
-    scripted_model,
 )
+from tests.support.shared_browser import SharedBrowser
 
 pytestmark = [pytest.mark.browser]
+
+
+def in_shared_browser(test: Any) -> Any:
+    """Mark ``test`` as one that runs in this process, on the module's browser and loop."""
+    return pytest.mark.usefixtures("browser_without_keys")(in_module_loop(test))
+
 
 #: How long a page gets to show its renamed button after the test flips the switch.
 RENAME_SECONDS = 30.0
@@ -66,7 +77,10 @@ def test_cancel_premium_on_a_site_with_no_rules_is_asked_before_it_is_sent(
         assert not site.state.cancelled, site.state.effects
 
 
-def test_the_retention_maze_asks_its_commit_once(browser_cli: Cli) -> None:
+@in_shared_browser
+async def test_the_retention_maze_asks_its_commit_once(
+    shared_runs: SharedBrowser, tmp_path: Path
+) -> None:
     """Four pages, two offers declined: one question, `Cancel Subscription`, then verified."""
     with RebuiltServer(FLOWS["retention-maze"]) as site:
         steps = [
@@ -75,7 +89,7 @@ def test_the_retention_maze_asks_its_commit_once(browser_cli: Cli) -> None:
             click("Continue to cancel"),
             click("Cancel Subscription"),
         ]
-        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        run = await cancel_url_in_run(shared_runs, site.start_url, steps, tmp_path, "y\ny\n")
         assert len(run.questions) == 1 and "Cancel Subscription" in run.questions[0], run.questions
         assert site.state.cancelled and site.state.offers_accepted == []
         assert run.code == exit_codes.SUCCESS, run.result
@@ -84,27 +98,36 @@ def test_the_retention_maze_asks_its_commit_once(browser_cli: Cli) -> None:
 # --- Any approved step counts as "the" cancellation --------------------------------------
 
 
-def test_a_snooze_after_an_approved_step_is_not_verified(browser_cli: Cli) -> None:
+@in_shared_browser
+async def test_a_snooze_after_an_approved_step_is_not_verified(
+    shared_runs: SharedBrowser, tmp_path: Path
+) -> None:
     """`Remind me later` ends nothing: the run must not say cancelled and verified."""
     with RebuiltServer(FLOWS["snooze-pause"]) as site:
         steps = [click("End Membership"), click("Remind me later")]
-        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        run = await cancel_url_in_run(shared_runs, site.start_url, steps, tmp_path, "y\ny\n")
         assert site.state.snoozed and not site.state.cancelled
         assert run.code != exit_codes.SUCCESS, run.result
         assert run.result.get("reason") != "completed", run.result
 
 
-def test_a_pause_after_an_approved_step_is_not_verified(browser_cli: Cli) -> None:
+@in_shared_browser
+async def test_a_pause_after_an_approved_step_is_not_verified(
+    shared_runs: SharedBrowser, tmp_path: Path
+) -> None:
     """`Pause on <date>`, even approved, ends nothing: not cancelled and verified."""
     with RebuiltServer(FLOWS["snooze-pause"]) as site:
         steps = [click("End Membership"), click("Pause on")]
-        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        run = await cancel_url_in_run(shared_runs, site.start_url, steps, tmp_path, "y\ny\n")
         assert site.state.paused_on is not None and not site.state.cancelled
         assert run.code != exit_codes.SUCCESS, run.result
         assert run.result.get("reason") != "completed", run.result
 
 
-def test_a_consent_banner_is_answered_privately_and_is_no_evidence(browser_cli: Cli) -> None:
+@in_shared_browser
+async def test_a_consent_banner_is_answered_privately_and_is_no_evidence(
+    shared_runs: SharedBrowser, tmp_path: Path
+) -> None:
     """The banner gets the most private answer with no question; the one question is the
     commit, and the commit is the evidence."""
     with RebuiltServer(FLOWS["consent-banner"]) as site:
@@ -114,7 +137,7 @@ def test_a_consent_banner_is_answered_privately_and_is_no_evidence(browser_cli: 
             click("Cancel membership"),
             click("Cancel Subscription"),
         ]
-        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        run = await cancel_url_in_run(shared_runs, site.start_url, steps, tmp_path, "y\ny\n")
         assert len(run.questions) == 1 and "Cancel Subscription" in run.questions[0], run.questions
         assert site.state.consent == "necessary", site.state.effects
         assert site.state.cancelled and run.code == exit_codes.SUCCESS, run.result
@@ -135,13 +158,14 @@ OFFLINE_PATHS = {
 
 
 @pytest.mark.parametrize("flow_id", sorted(OFFLINE_PATHS))
-def test_an_offline_only_service_after_a_navigation_ends_offline_only(
-    browser_cli: Cli, flow_id: str
+@in_shared_browser
+async def test_an_offline_only_service_after_a_navigation_ends_offline_only(
+    shared_runs: SharedBrowser, tmp_path: Path, flow_id: str
 ) -> None:
     """Nothing irreversible left the browser: exit 6, the phone number and a letter in --json."""
     steps, phone = OFFLINE_PATHS[flow_id]
     with RebuiltServer(FLOWS[flow_id]) as site:
-        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        run = await cancel_url_in_run(shared_runs, site.start_url, steps, tmp_path, "y\ny\n")
         assert site.state.effects == [] and not site.state.cancelled
         assert run.code == exit_codes.OFFLINE_ONLY, run.result
         assert run.result.get("reason") == "offline_only", run.result
@@ -150,22 +174,28 @@ def test_an_offline_only_service_after_a_navigation_ends_offline_only(
         assert any(phone in contact for contact in ending.get("contacts", [])), ending
 
 
-def test_an_approved_fee_is_verified_with_the_fee_in_the_result(browser_cli: Cli) -> None:
+@in_shared_browser
+async def test_an_approved_fee_is_verified_with_the_fee_in_the_result(
+    shared_runs: SharedBrowser, tmp_path: Path
+) -> None:
     """The fee is asked with its amount, approved, charged: verified, the fee in the result."""
     with RebuiltServer(FLOWS["early-termination-fee"]) as site:
         steps = [click("Cancel your plan"), click("Continue"), click("Confirm cancellation")]
-        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        run = await cancel_url_in_run(shared_runs, site.start_url, steps, tmp_path, "y\ny\n")
         assert site.state.cancelled and site.state.charged_cents > 0
         assert any(FEE_TEXT in question for question in run.stderr.split("Approve?")), run.stderr
         assert run.code == exit_codes.SUCCESS, run.result
         assert FEE_TEXT.lstrip("$") in json.dumps(run.result), run.result
 
 
-def test_a_redirect_home_is_verified_on_the_account_page(browser_cli: Cli) -> None:
+@in_shared_browser
+async def test_a_redirect_home_is_verified_on_the_account_page(
+    shared_runs: SharedBrowser, tmp_path: Path
+) -> None:
     """The home page says nothing; the account page says "Valid until": verified."""
     with RebuiltServer(FLOWS["redirect-home"]) as site:
         steps = [click("Manage"), click("Yes, cancel my plan")]
-        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        run = await cancel_url_in_run(shared_runs, site.start_url, steps, tmp_path, "y\ny\n")
         assert site.state.cancelled
         assert run.code == exit_codes.SUCCESS, run.result
 
@@ -173,17 +203,23 @@ def test_a_redirect_home_is_verified_on_the_account_page(browser_cli: Cli) -> No
 # --- Noise -------------------------------------------------------------------------------
 
 
-def test_the_streaming_flow_asks_only_its_commit(browser_cli: Cli) -> None:
+@in_shared_browser
+async def test_the_streaming_flow_asks_only_its_commit(
+    shared_runs: SharedBrowser, tmp_path: Path
+) -> None:
     """Link, survey, `Finish Cancellation`: one question, the last one."""
     with RebuiltServer(FLOWS["streaming"]) as site:
         steps = [click("Cancel Membership"), click("Continue"), click("Finish Cancellation")]
-        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\ny\n")
+        run = await cancel_url_in_run(shared_runs, site.start_url, steps, tmp_path, "y\ny\ny\n")
         assert site.state.survey_answers and site.state.cancelled
         assert len(run.questions) == 1, run.questions
         assert "Finish Cancellation" in run.questions[0]
 
 
-def test_the_delivery_membership_asks_only_its_commit(browser_cli: Cli) -> None:
+@in_shared_browser
+async def test_the_delivery_membership_asks_only_its_commit(
+    shared_runs: SharedBrowser, tmp_path: Path
+) -> None:
     """`Manage Membership`, `End membership` (a link), `End Membership` (the commit): one
     question."""
     with RebuiltServer(FLOWS["delivery-membership"]) as site:
@@ -192,7 +228,7 @@ def test_the_delivery_membership_asks_only_its_commit(browser_cli: Cli) -> None:
             click("End membership", "link"),
             click("End Membership", "button"),
         ]
-        run = cancel_url(browser_cli, site.start_url, steps, answers="y\ny\n")
+        run = await cancel_url_in_run(shared_runs, site.start_url, steps, tmp_path, "y\ny\n")
         assert site.state.cancelled
         assert len(run.questions) == 1, run.questions
         assert run.code == exit_codes.SUCCESS, run.result
@@ -202,7 +238,10 @@ def test_the_delivery_membership_asks_only_its_commit(browser_cli: Cli) -> None:
 
 
 @pytest.mark.parametrize("flow_id", [flow.id for flow in DISTANCE_TRICKS])
-def test_a_distance_trick_posting_to_cancel_is_asked(browser_cli: Cli, flow_id: str) -> None:
+@in_shared_browser
+async def test_a_distance_trick_posting_to_cancel_is_asked(
+    shared_runs: SharedBrowser, tmp_path: Path, flow_id: str
+) -> None:
     """The innocent control's real effect, `POST /membership/cancel`, is asked; no is no."""
     paths = {
         "retarget-pointerover": [click("Continue")],
@@ -212,15 +251,19 @@ def test_a_distance_trick_posting_to_cancel_is_asked(browser_cli: Cli, flow_id: 
     }
     with RebuiltServer(FLOWS[flow_id]) as site:
         path = paths.get(flow_id) or BareButtonBrain()
-        run = cancel_url(browser_cli, site.start_url, path, answers="")
+        run = await cancel_url_in_run(shared_runs, site.start_url, path, tmp_path, "")
         assert run.questions, run.stderr
         assert not site.state.cancelled, site.state.effects
 
 
-def test_a_typed_navigation_to_an_unseen_get_commit_is_asked(browser_cli: Cli) -> None:
+@in_shared_browser
+async def test_a_typed_navigation_to_an_unseen_get_commit_is_asked(
+    shared_runs: SharedBrowser, tmp_path: Path
+) -> None:
     """`/membership/finish`, linked from nowhere, cancels by GET: asked; no is no."""
     with RebuiltServer(FLOWS["unseen-finish"]) as site:
-        run = cancel_url(browser_cli, site.start_url, [navigate("/membership/finish")], answers="")
+        steps = [navigate("/membership/finish")]
+        run = await cancel_url_in_run(shared_runs, site.start_url, steps, tmp_path, "")
         assert run.questions, run.stderr
         assert not site.state.cancelled, site.state.effects
 
@@ -228,13 +271,16 @@ def test_a_typed_navigation_to_an_unseen_get_commit_is_asked(browser_cli: Cli) -
 # --- Settle on the page as drawn ---------------------------------------------------------
 
 
-def test_a_single_page_app_is_first_shown_with_its_controls(browser_cli: Cli) -> None:
+@in_shared_browser
+async def test_a_single_page_app_is_first_shown_with_its_controls(
+    shared_runs: SharedBrowser, tmp_path: Path
+) -> None:
     """The model's first page already holds `Cancel subscription` (drawn after the query)."""
     with RebuiltServer(FLOWS["graphql-app"]) as site:
         brain = PageRecordingBrain(
             [click("Cancel subscription"), click("Yes, cancel subscription")]
         )
-        cancel_url(browser_cli, site.start_url, brain, answers="y\n")
+        await cancel_url_in_run(shared_runs, site.start_url, brain, tmp_path, "y\n")
         assert brain.pages_seen, "the model was never asked"
         first = brain.pages_seen[0]
         assert "Current page:" in first
@@ -244,26 +290,32 @@ def test_a_single_page_app_is_first_shown_with_its_controls(browser_cli: Cli) ->
 # --- Re-check after the answer -----------------------------------------------------------
 
 
-def test_a_target_renamed_while_asked_is_refused_or_asked_again(browser_cli: Cli) -> None:
+@in_shared_browser
+async def test_a_target_renamed_while_asked_is_refused_or_asked_again(
+    shared_runs: SharedBrowser, tmp_path: Path
+) -> None:
     """`Yes, cancel` becomes `Accept offer: 3 months for $1` while asked: no offer taken."""
     with RebuiltServer(FLOWS["renamed-target"]) as site:
+        renamed: list[bool] = []
+
+        async def rename_while_asked(request: CheckpointRequest) -> str | None:
+            # Approve what comes before (a link may be asked too), up to the confirmation;
+            # while it is on screen the page renames its button, and then it is approved.
+            # After that the input ends: anything asked again is refused unanswered.
+            if renamed:
+                return None
+            if "Yes, cancel" in request.action:
+                site.state.signal("rename").set()
+                done = site.state.signal("renamed")
+                renamed.append(await asyncio.to_thread(done.wait, RENAME_SECONDS))
+                assert renamed == [True], "the page never renamed"
+            return "y"
+
         steps = [click("Cancel membership"), click("Yes, cancel")]
-        with scripted_model(steps) as model:
-            child = browser_cli.start(
-                cancel_args(browser_cli, site.start_url), model_env(browser_cli, model)
-            )
-            assert child.stdin is not None
-            asked = ""
-            # Approve what comes before (a link may be asked too), up to the confirmation.
-            while "Yes, cancel" not in asked.rsplit(ASKED, 1)[-1]:
-                if asked:
-                    child.stdin.write(b"y\n")
-                    child.stdin.flush()
-                asked += read_stderr_until(child, PROMPT)
-            site.state.signal("rename").set()
-            assert site.state.signal("renamed").wait(RENAME_SECONDS), "the page never renamed"
-            stdout, rest = child.communicate(b"y\n", timeout=RUN_TIMEOUT)
-        run = parsed(child.returncode, stdout.decode(), asked + rest.decode())
+        run = await cancel_url_in_run(
+            shared_runs, site.start_url, steps, tmp_path, types_for=rename_while_asked
+        )
+        assert renamed == [True], run.stderr
         assert site.state.offers_accepted == [] and site.state.charges == [], run.stderr
 
 

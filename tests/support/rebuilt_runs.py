@@ -1,23 +1,30 @@
-"""Runs of the rebuilt flows as a person runs them: `subterminator cancel --url` as a child.
+"""Runs of the rebuilt flows as a person runs them: `subterminator cancel --url`.
+
+Two ways, one outcome (:class:`CancelRun`): :func:`cancel_url` runs the command as a
+child, the person being its stdin, one line per question (``y`` approves; the end of
+input refuses whatever is asked after); :func:`cancel_url_in_run` runs the same request
+through the same entry the command uses (``prepared_run``) in the test's process, on a
+module's shared browser, with a person who answers the same lines the same way. The
+child costs a Python start, a Chromium and a Playwright MCP per run; the tests that
+judge the run, not the command, use the second.
 
 The model is the bench's scripted loopback model (:class:`PlaybookBrain` behind the real
-Anthropic SDK wire format), so each run takes the same path every time; the person is
-the child's stdin, one line per question (``y`` approves; the end of input refuses
-whatever is asked after). Only public entry points are used: the CLI, the bench's
-model and the rebuilt servers, so the tests survive any reshuffle of the core.
+Anthropic SDK wire format), so each run takes the same path every time.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import selectors
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from subterminator_bench.loopback_model import (
@@ -26,8 +33,18 @@ from subterminator_bench.loopback_model import (
     ScriptedModelServer,
     ScriptedTurn,
 )
+from subterminator_bench.runner import scripted_model_env
 from subterminator_bench.scripted_brain import PlaybookBrain
+from subterminator_tui.guarded.gates import (
+    CheckpointRequest,
+    Decision,
+    HandoffAnswer,
+    HandoffRequest,
+)
+from subterminator_tui.headless.reporter import TerminalReporter
 from subterminator_tui.rules import PlaybookStep
+from subterminator_tui.session import RunRequest, prepared_run
+from subterminator_tui.session.browser import BrowserStarter
 from tests.integration.cli_children import RUN_TIMEOUT, Cli
 
 SCRIPTED_KEY = "sk-ant-scripted"
@@ -145,6 +162,69 @@ def cancel_url(
             cancel_args(cli, url, *more), stdin=answers.encode(), env=model_env(cli, model)
         )
     return parsed(finished.code, finished.stdout, finished.stderr)
+
+
+#: A person who types the line for a question once it is on screen (None: the input ended).
+TypesFor = Callable[[CheckpointRequest], Awaitable[str | None]]
+
+
+@dataclass
+class PersonAtThePrompt:
+    """The person the headless front end reads, without the terminal: ``answers`` are the
+    lines they type, one per question (``y`` or ``yes`` approves, anything else refuses);
+    once they run out, the input has ended and every later question is refused unanswered,
+    as the command does at the end of its stdin. What each question said is kept as the
+    command prints it. ``types_for``, when given, types each line instead, once its
+    question is on screen (a page may change meanwhile, say).
+    """
+
+    answers: list[str]
+    types_for: TypesFor | None = None
+    asked: list[CheckpointRequest] = field(default_factory=list)
+    transcript: list[str] = field(default_factory=list)
+
+    async def approve(self, request: CheckpointRequest) -> Decision:
+        """Note the question; answer with the next line, or refuse at the end of input."""
+        self.asked.append(request)
+        self.transcript.append(
+            f"{ASKED}{request.action}\n    Why: {request.why}\n    URL: {request.url}\n{PROMPT}"
+        )
+        if self.types_for is not None:
+            line = await self.types_for(request)
+        else:
+            line = self.answers.pop(0) if self.answers else None
+        if line is None:
+            return Decision("reject", answered=False)
+        return Decision("approve") if line.strip().lower() in ("y", "yes") else Decision("reject")
+
+    async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
+        """The rebuilt flows start signed in: a hand-off is given up, as at the end of input."""
+        return HandoffAnswer("cancel")
+
+
+async def cancel_url_in_run(
+    start_browser: BrowserStarter,
+    url: str,
+    steps: Sequence[PlaybookStep] | Brain,
+    tmp_path: Path,
+    answers: str = "",
+    *,
+    types_for: TypesFor | None = None,
+) -> CancelRun:
+    """``cancel --url URL --headless --json`` in this process, on the browser
+    ``start_browser`` lends: what the command's child would exit with, print as JSON and
+    say (its turn lines and questions), for the same model steps and answer lines (or a
+    person who ``types_for`` each question)."""
+    person = PersonAtThePrompt(answers.splitlines(), types_for)
+    said = io.StringIO()
+    reporter = TerminalReporter(out=said, err=said)
+    request = RunRequest("", url=url, headless=True, profile_dir=str(tmp_path / "profile"))
+    with scripted_model(steps) as model, scripted_model_env(model):
+        async with prepared_run(request, start_browser=start_browser) as prepared:
+            result = await prepared.run(person, reporter)
+    stderr = said.getvalue() + "\n".join(person.transcript)
+    # The JSON the command prints, read back as the child's stdout is.
+    return CancelRun(result.exit_code, json.loads(json.dumps(result.to_dict())), stderr)
 
 
 def read_stderr_until(
