@@ -145,15 +145,35 @@ def _check_phrases(values: tuple[str, ...]) -> tuple[str, ...]:
         normalised = normalise_text(value)
         if _plain_words(normalised):
             continue
-        # Marked gaps: the same syntax, a fraction of the compiling.
-        pattern = _PLACEHOLDER.sub("x", phrase_regex(normalised, spaced=True, marked=True))
         try:
-            compiled = re.compile(pattern, re.IGNORECASE)
+            compiled = re.compile(checked_phrase_regex(normalised), re.IGNORECASE)
         except re.error as error:
             raise ValueError(f"item {index} ('{value}') is not a valid phrase: {error}") from None
         if compiled.search("") is not None:
             raise ValueError(f"item {index} ('{value}') matches an empty text")
     return values
+
+
+#: What stands for a space and for a gap in :func:`checked_phrase_regex`. Each begins as
+#: the real one does (a class), ends in the same kind of repeat (greedy for a space, lazy
+#: for a gap) and needs at least one character, as the real one does: so what comes before
+#: or after reads the same, and a phrase compiles, or matches an empty text, with the
+#: stand-ins exactly when it does with the real ones.
+_SPACE_STAND_IN = "[ ]+"
+_GAP_STAND_IN = "[_]+?"
+
+
+def checked_phrase_regex(normalised: str) -> str:
+    """The expression a phrase is checked as: its :func:`phrase_regex` with each space and
+    gap a short stand-in, and each placeholder a letter.
+
+    Every process that reads the tables checks every phrase; the real spaces and gaps are
+    long classes that only multiply what it compiles (twice as much), and the phrase's
+    own syntax is what can fail.
+    """
+    parts = [part.strip() for part in normalised.split(" ... ")]
+    joined = _GAP_STAND_IN.join(_join_words(part.split(), _SPACE_STAND_IN) for part in parts)
+    return _PLACEHOLDER.sub("x", joined)
 
 
 #: The characters that make a phrase more than plain words to a regular expression.

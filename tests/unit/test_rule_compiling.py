@@ -22,6 +22,7 @@ from subterminator_tui.rules.language_words import (
     _check_phrases,
     _plain_words,
     all_language_words,
+    checked_phrase_regex,
     phrase_regex,
 )
 from subterminator_tui.rules.page_rules import PageRule
@@ -138,6 +139,59 @@ def test_every_plain_phrase_would_pass_the_compiled_check() -> None:
 )
 def test_plain_words_are_told_from_regular_expressions(phrase: str, plain: bool) -> None:
     assert _plain_words(normalise_text(phrase)) is plain
+
+
+def _phrase_outcome(pattern: str) -> str:
+    try:
+        compiled = re.compile(pattern, re.IGNORECASE)
+    except re.error:
+        return "invalid"
+    return "empty" if compiled.search("") is not None else "valid"
+
+
+#: Phrases that break, or nearly break, where a space or a gap meets the phrase's own syntax.
+_EDGE_PHRASES = (
+    "(?:a)? (?:b)?",
+    "(?:a)? ... (?:b)?",
+    "a {2}b",
+    "a ... {2}b",
+    "a ... ?b",
+    "a ... *b",
+    "a ... +b",
+    "(?:a ... b)",
+    "(?:a b)",
+    "a) (b",
+    "[a ... b]",
+    "a\\ b",
+    "a\\ ... b",
+    "(?<=a b)c",
+    "(?<=a ... b)c",
+    "x* ... y*",
+    "(?:x)? ... (?:y)? ... (?:z)?",
+    "{date} ... {biller}",
+    "(?:{subject})? (?:ended)?",
+)
+
+
+def test_a_phrase_is_checked_as_its_full_expression_would_be() -> None:
+    """With stand-ins for spaces and gaps, every phrase of every table, and each edge case,
+    compiles, fails or matches an empty text exactly as its full expression does; the
+    edge cases hold all three outcomes, so the comparison can fail."""
+    phrases = [
+        normalise_text(phrase)
+        for words in all_language_words()
+        for key, values in words.lists().items()
+        if key != "sentence.question_marks"
+        for phrase in values
+    ]
+    phrases += [normalise_text(phrase) for phrase in _EDGE_PHRASES]
+    outcomes = set()
+    for phrase in phrases:
+        full = _PLACEHOLDER.sub("x", phrase_regex(phrase, spaced=True, marked=True))
+        outcome = _phrase_outcome(full)
+        assert _phrase_outcome(checked_phrase_regex(phrase)) == outcome, phrase
+        outcomes.add(outcome)
+    assert outcomes == {"valid", "invalid", "empty"}
 
 
 def test_a_phrase_of_invisible_characters_is_still_refused() -> None:
