@@ -9,7 +9,8 @@ is cut at . ! ? 。 ؟ । or a line break (each element of a page is its own li
 - a negation before the cue turns it around ("has not been cancelled");
 - a stop "until" something ("You will not be charged again until 3 May") is a pause;
 - a sentence that tells of a pause or a hold ("paused until 3 May"), or that the plan
-  goes on after its date ("the trial ends on 3 May and then renews"), states no end.
+  goes on after its date ("the trial ends on 3 May and then renews"), states no end;
+  nor does any other sentence of a line that tells of a pause.
 
 Dates are any date the language writes: day, month and year in figures, or with the
 month's name as CLDR (Babel's data) spells it in that language, in every width. The
@@ -380,10 +381,14 @@ def status_regex(words: LanguageWords, *, marked: bool = False) -> str:
     label = alternation(words, (*words.success.status_label, *words.success.subject), marked=marked)
     value = alternation(words, words.success.cancelled, marked=marked)
     named = r"(?:[^\W\d]+[^\S\n]+){0,2}" if words.spaced else rf"[^{ends}:：\s]{{0,6}}"
+    # Beside a colon the value may run on ("Status: Cancelled on 3 May"); on the next
+    # line it must stand alone or end at a separator, or a page headed "Account" would
+    # read as a status line over any text that starts with "Cancelled" ("Cancelled
+    # subscriptions cannot be restored").
     return (
         rf"(?m){sentence_start(sentence_ends(words), marked=marked)}\s*{named}{label}"
-        rf"\s*(?:[:：]\s*|\n\s*){value}"
-        rf"\s*(?:[.!。]|$|\s)"
+        rf"(?:\s*[:：]\s*{value}\s*(?:[.!。]|$|\s)"
+        rf"|[^\S\n]*\n\s*{value}[^\S\n]*(?:$|[.!。,;·•|(–—-]))"
     )
 
 
@@ -433,9 +438,10 @@ def success_patterns(words: LanguageWords, *, marked: bool = False) -> dict[str,
         "heading": line_regex(words, success.heading, marked=marked),
     }
     # A line that is still before the end ("You're about to cancel. Your plan ends on
-    # 3 May.") or that tells of a payment ("Payment received. Active until 3 May 2028.")
-    # confirms nothing: each pattern is read from the start of a line that has none.
-    not_yet = alternation(words, words.sentence.not_yet, marked=marked)
+    # 3 May."), that tells of a payment ("Payment received. Active until 3 May 2028.") or
+    # of a pause ("You've paused your plan. Your access ends on 3 May.": the end is the
+    # pause's) confirms nothing: each pattern is read from the start of a line that has none.
+    not_yet = alternation(words, (*words.sentence.not_yet, *words.sentence.pause), marked=marked)
     # The start must stay on the guarded line: a line's end also starts a sentence.
     guard = f"(?m)^(?![^\\n]*?{not_yet})[^\\n]*?(?!\\n)"
     return {kind: guard + pattern.removeprefix("(?m)") for kind, pattern in patterns.items()}

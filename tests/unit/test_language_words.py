@@ -158,6 +158,42 @@ def test_the_shapes_real_services_use_confirm(text: str) -> None:
     assert _confirms(_english(), text)
 
 
+def _table_of(tag: str) -> LanguageWords:
+    return next(words for words in all_language_words() if words.language == tag)
+
+
+@pytest.mark.parametrize(
+    ("tag", "pause", "end"),
+    [
+        ("en", "You've paused your subscription.", "Your access ends on June 30, 2027."),
+        ("de", "Dein Paket ist jetzt pausiert.", "Es wird nicht verlängert."),
+        ("es", "Tu suscripción está en pausa.", "No se te cobrará nada más."),
+    ],
+)
+def test_a_pause_in_one_sentence_holds_for_its_whole_line(tag: str, pause: str, end: str) -> None:
+    """An end told after a pause, on the same line, is the pause's end: the end alone confirms,
+    the two together do not."""
+    words = _table_of(tag)
+    assert _confirms(words, end)
+    assert not _confirms(words, f"{pause} {end}")
+
+
+@pytest.mark.parametrize(
+    ("text", "confirms"),
+    [
+        ("Account\nCancelled", True),
+        ("Subscription\nCanceled \u00b7 Ends June 3, 2027", True),
+        ("Status: Cancelled on June 3, 2027", True),
+        ("Account\nCancelled subscriptions cannot be restored.", False),
+        ("Account\nCanceled plans can be reactivated from this page.", False),
+    ],
+)
+def test_a_status_value_on_the_next_line_stands_alone(text: str, confirms: bool) -> None:
+    """A label over a value on its own line is a status line; a heading over a sentence that
+    merely starts with "Cancelled" is not."""
+    assert _confirms(_english(), text) is confirms
+
+
 @pytest.mark.parametrize(
     ("tag", "text"),
     [
