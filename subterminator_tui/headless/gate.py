@@ -15,6 +15,9 @@ from subterminator_tui.guarded.gates import (
 from subterminator_tui.headless.console import read_line, read_secret
 from subterminator_tui.inert_text import inert_text
 
+#: What a person types to approve a question (any case); anything else refuses it.
+APPROVING_ANSWERS = ("y", "yes")
+
 
 class TerminalGate:
     """Asks on ``out`` and reads stdin; end of input means no."""
@@ -45,7 +48,7 @@ class TerminalGate:
             # The input ended: nobody said no, and nothing runs.
             return Decision("reject", answered=False)
         choice = answer.strip().lower()
-        if choice in ("y", "yes"):
+        if choice in APPROVING_ANSWERS:
             return Decision("approve")
         if choice in ("g", "guidance") and not request.takes_guidance:
             self._say("    Guidance needs a model (none drives this run); answer y or n.")

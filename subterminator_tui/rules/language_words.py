@@ -81,10 +81,15 @@ def phrase_regex(
     """
     # White space inside one line: each element of a page is its own line.
     space = r"[^\S\n]+" if spaced else r"[^\S\n]*"
-    parts = [part.strip() for part in phrase.split(" ... ")]
-    return gap_regex(spaced=spaced, ends=ends, skip=skip, marked=marked).join(
-        _join_words(part.split(), space) for part in parts
+    return _joined_phrase(
+        phrase, space, gap_regex(spaced=spaced, ends=ends, skip=skip, marked=marked)
     )
+
+
+def _joined_phrase(phrase: str, space: str, gap: str) -> str:
+    """``phrase``'s words joined by ``space`` and its `` ... `` parts by ``gap``."""
+    parts = [part.strip() for part in phrase.split(" ... ")]
+    return gap.join(_join_words(part.split(), space) for part in parts)
 
 
 def gap_regex(
@@ -171,9 +176,7 @@ def checked_phrase_regex(normalised: str) -> str:
     long classes that only multiply what it compiles (twice as much), and the phrase's
     own syntax is what can fail.
     """
-    parts = [part.strip() for part in normalised.split(" ... ")]
-    joined = _GAP_STAND_IN.join(_join_words(part.split(), _SPACE_STAND_IN) for part in parts)
-    return _PLACEHOLDER.sub("x", joined)
+    return _PLACEHOLDER.sub("x", _joined_phrase(normalised, _SPACE_STAND_IN, _GAP_STAND_IN))
 
 
 #: The characters that make a phrase more than plain words to a regular expression.

@@ -41,6 +41,7 @@ from subterminator_tui.guarded.gates import (
     HandoffAnswer,
     HandoffRequest,
 )
+from subterminator_tui.headless.gate import APPROVING_ANSWERS
 from subterminator_tui.headless.reporter import TerminalReporter
 from subterminator_tui.rules import PlaybookStep
 from subterminator_tui.session import RunRequest, prepared_run
@@ -171,7 +172,8 @@ TypesFor = Callable[[CheckpointRequest], Awaitable[str | None]]
 @dataclass
 class PersonAtThePrompt:
     """The person the headless front end reads, without the terminal: ``answers`` are the
-    lines they type, one per question (``y`` or ``yes`` approves, anything else refuses);
+    lines they type, one per question (an approving answer, as the terminal reads it, approves;
+    anything else refuses);
     once they run out, the input has ended and every later question is refused unanswered,
     as the command does at the end of its stdin. What each question said is kept as the
     command prints it. ``types_for``, when given, types each line instead, once its
@@ -195,7 +197,8 @@ class PersonAtThePrompt:
             line = self.answers.pop(0) if self.answers else None
         if line is None:
             return Decision("reject", answered=False)
-        return Decision("approve") if line.strip().lower() in ("y", "yes") else Decision("reject")
+        approves = line.strip().lower() in APPROVING_ANSWERS
+        return Decision("approve") if approves else Decision("reject")
 
     async def handoff(self, request: HandoffRequest) -> HandoffAnswer:
         """The rebuilt flows start signed in: a hand-off is given up, as at the end of input."""

@@ -39,7 +39,7 @@ def test_every_claimed_language_has_a_table() -> None:
 @pytest.mark.parametrize("tag", sorted(CLAIMED))
 def test_every_language_fills_every_list(tag: str) -> None:
     """No list of any table is empty or blank: a missing list is a judgement that never holds."""
-    words = next(words for words in all_language_words() if words.language == tag)
+    words = _table_of(tag)
     lists = words.lists()
     assert set(lists) == set(all_language_words()[0].lists())
     assert len(lists) >= 30
@@ -117,8 +117,12 @@ def test_a_table_named_for_another_language_is_refused(tmp_path: Path) -> None:
         read_language_words(path)
 
 
+def _table_of(tag: str) -> LanguageWords:
+    return next(words for words in all_language_words() if words.language == tag)
+
+
 def _english() -> LanguageWords:
-    return next(words for words in all_language_words() if words.language == "en")
+    return _table_of("en")
 
 
 def _confirms(words: LanguageWords, text: str) -> bool:
@@ -156,10 +160,6 @@ def test_conditions_questions_negations_and_pauses_state_nothing(text: str) -> N
 def test_the_shapes_real_services_use_confirm(text: str) -> None:
     """An adverb in the verb, renewal off, access until a date, a status line, a heading."""
     assert _confirms(_english(), text)
-
-
-def _table_of(tag: str) -> LanguageWords:
-    return next(words for words in all_language_words() if words.language == tag)
 
 
 @pytest.mark.parametrize(
