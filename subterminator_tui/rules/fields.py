@@ -8,6 +8,7 @@ all load-time errors.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from typing import Annotated, Any
@@ -74,18 +75,37 @@ class DeferredPattern:
     ``needs_any`` names characters of which the expression cannot match without one (a
     language's own letters, where every sentence it reads holds one): a text with none of
     them is answered at once, so a page in Latin letters never compiles the expressions
-    of the languages written in others.
+    of the languages written in others. ``needs_one_of`` does the same with words (each
+    written as the expression writes it): a page in English never compiles the German
+    statements, whose every match holds one of their own words.
     """
 
-    __slots__ = ("_compiled", "_needed", "_pattern", "marked", "needs_any", "source")
+    __slots__ = (
+        "_compiled",
+        "_needed",
+        "_pattern",
+        "marked",
+        "needs_any",
+        "needs_one_of",
+        "source",
+    )
 
-    def __init__(self, source: str, *, marked: bool = False, needs_any: str = "") -> None:
+    def __init__(
+        self,
+        source: str,
+        *,
+        marked: bool = False,
+        needs_any: str = "",
+        needs_one_of: tuple[str, ...] = (),
+    ) -> None:
         self.source = source
         """The expression as built, before the normaliser (as :func:`compile_pattern` takes it)."""
         self.marked = marked
         """Whether the expression reads text with its inner full stops marked."""
         self.needs_any = needs_any
         """Characters (any case) of which every text the expression matches holds one."""
+        self.needs_one_of = needs_one_of
+        """Expressions of words (any case) of which every text it matches holds one."""
         self._needed: re.Pattern[str] | None = None
         self._pattern: str | None = None
         self._compiled: re.Pattern[str] | None = None
@@ -118,6 +138,8 @@ class DeferredPattern:
         """:meth:`re.Pattern.search` on the compiled expression (on ``string`` marked, for a
         ``marked`` one: the same length, so a match's span is the same)."""
         if self.needs_any and not self._holds_a_needed_character(string, pos, endpos):
+            return None
+        if self.needs_one_of and not _words_pattern(self.needs_one_of).search(string, pos, endpos):
             return None
         return self.compiled().search(
             mark_inner_dots(string) if self.marked else string, pos, endpos
@@ -155,6 +177,13 @@ class DeferredPattern:
         return core_schema.is_instance_schema(
             cls, serialization=core_schema.plain_serializer_function_ser_schema(lambda p: p.pattern)
         )
+
+
+@functools.cache
+def _words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    # One small expression per set of words (languages' lists repeat across their rules),
+    # case-insensitive as the expression they stand before is: it reads the same letters.
+    return re.compile("|".join(f"(?:{word})" for word in words), re.IGNORECASE)
 
 
 #: A rule's regular expression: compiled when loaded, or (built-in rules) when first read.

@@ -30,16 +30,19 @@ from subterminator_tui.rules.language_words import LanguageWords, all_language_w
 from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
 from subterminator_tui.rules.problems import describe_error, key_path
+from subterminator_tui.rules.required_words import required_words
 from subterminator_tui.rules.sentences import (
     STATEMENT_KINDS,
     SUCCESS_KINDS,
     alternation,
+    as_written,
     control_regex,
     line_regex,
     naming_statement_regex,
     script_letters,
     statement_regex,
     success_patterns,
+    success_words_needed,
 )
 from subterminator_tui.rules.sites import registrable_domain, site_url
 
@@ -172,24 +175,36 @@ def _as_rule(name: str, rule: dict[str, object]) -> PageRule:
 def language_rules(words: LanguageWords) -> list[tuple[str, dict[str, object]]]:
     """The rules one language's table gives, as ``(list name, rule)``."""
     name = words.name
-    ending = words.endings
+    endings = words.endings
     # A statement holds one of the language's own letters (its script gate): a page
     # without one never compiles it.
     letters = script_letters(words)
 
-    def statement(source: str) -> DeferredPattern:
-        return DeferredPattern(source, marked=True, needs_any=letters)
+    def statement(source: str, needed: tuple[str, ...]) -> DeferredPattern:
+        return DeferredPattern(source, marked=True, needs_any=letters, needs_one_of=needed)
 
+    # Every expression below is built from a list of phrases: one of the list's words
+    # must be on the page before it is worth compiling (see required_words).
+    needed = success_words_needed(words)
     rules: list[tuple[str, dict[str, object]]] = [
         (
             "success",
             {
                 "why": f"The page states in {name} that {SUCCESS_KINDS[kind]}",
-                "text_regex": [statement(regex) if kind in STATEMENT_KINDS else regex],
+                "text_regex": [
+                    statement(regex, needed[kind])
+                    if kind in STATEMENT_KINDS
+                    else DeferredPattern(regex, marked=True, needs_one_of=needed[kind])
+                ],
             },
         )
         for kind, regex in success_patterns(words, marked=True).items()
     ]
+
+    def ending(phrases: tuple[str, ...], *, negatable: bool) -> DeferredPattern:
+        source = statement_regex(words, phrases, negatable=negatable, marked=True)
+        return statement(source, as_written(required_words(words, phrases)))
+
     rules += [
         (
             "failure",
@@ -230,29 +245,21 @@ def language_rules(words: LanguageWords) -> list[tuple[str, dict[str, object]]]:
             "offline_only",
             {
                 "why": f"The page says cancelling takes a phone call, a chat or a letter ({name})",
-                "text_regex": [
-                    statement(
-                        statement_regex(words, ending.offline_only, negatable=False, marked=True)
-                    )
-                ],
+                "text_regex": [ending(endings.offline_only, negatable=False)],
             },
         ),
         (
             "renewed",
             {
                 "why": f"The page says the subscription renewed or a payment was taken ({name})",
-                "text_regex": [
-                    statement(statement_regex(words, ending.renewed, negatable=True, marked=True))
-                ],
+                "text_regex": [ending(endings.renewed, negatable=True)],
             },
         ),
         (
             "active",
             {
                 "why": f"The page says the subscription renews or names its next payment ({name})",
-                "text_regex": [
-                    statement(statement_regex(words, ending.active, negatable=True, marked=True))
-                ],
+                "text_regex": [ending(endings.active, negatable=True)],
             },
         ),
     ]

@@ -36,6 +36,7 @@ from subterminator_tui.rules.language_words import (
     phrase_regex,
     sentence_start,
 )
+from subterminator_tui.rules.required_words import required_words, required_words_of_list
 from subterminator_tui.rules.text import INNER_DOT_MARK, normalise_text
 
 
@@ -445,6 +446,26 @@ def success_patterns(words: LanguageWords, *, marked: bool = False) -> dict[str,
     # The start must stay on the guarded line: a line's end also starts a sentence.
     guard = f"(?m)^(?![^\\n]*?{not_yet})[^\\n]*?(?!\\n)"
     return {kind: guard + pattern.removeprefix("(?m)") for kind, pattern in patterns.items()}
+
+
+def success_words_needed(words: LanguageWords) -> dict[str, tuple[str, ...]]:
+    """For each of :func:`success_patterns`' kinds, the words (as its expression writes
+    them) one of which every match holds, or () where there are none to look for."""
+    success = words.success
+    needed = {
+        "stated": required_words(words, success.stated),
+        "stopped": required_words(words, success.stopped),
+        "continues": required_words(words, success.continues),
+        # A status line's value is one of the cancelled-words, on either side of the label.
+        "status": required_words_of_list(words, "cancelled"),
+        "heading": required_words(words, success.heading),
+    }
+    return {kind: as_written(found) for kind, found in needed.items()}
+
+
+def as_written(needed: Iterable[str]) -> tuple[str, ...]:
+    """``needed`` words as a built expression writes them: normalised, either case."""
+    return tuple(sorted({normalise_text(both_cases(word)) for word in needed}))
 
 
 def control_regex(
