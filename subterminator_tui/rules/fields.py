@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, GetCoreSchemaHandler
@@ -77,16 +78,18 @@ class DeferredPattern:
     them is answered at once, so a page in Latin letters never compiles the expressions
     of the languages written in others. ``needs_one_of`` does the same with words (each
     written as the expression writes it): a page in English never compiles the German
-    statements, whose every match holds one of their own words.
+    statements, whose every match holds one of their own words. It may be given as a
+    function that finds them, called on the first search (a process that reads no page
+    never looks for them either).
     """
 
     __slots__ = (
         "_compiled",
         "_needed",
+        "_needs_one_of",
         "_pattern",
         "marked",
         "needs_any",
-        "needs_one_of",
         "source",
     )
 
@@ -96,7 +99,7 @@ class DeferredPattern:
         *,
         marked: bool = False,
         needs_any: str = "",
-        needs_one_of: tuple[str, ...] = (),
+        needs_one_of: tuple[str, ...] | Callable[[], tuple[str, ...]] = (),
     ) -> None:
         self.source = source
         """The expression as built, before the normaliser (as :func:`compile_pattern` takes it)."""
@@ -104,11 +107,17 @@ class DeferredPattern:
         """Whether the expression reads text with its inner full stops marked."""
         self.needs_any = needs_any
         """Characters (any case) of which every text the expression matches holds one."""
-        self.needs_one_of = needs_one_of
-        """Expressions of words (any case) of which every text it matches holds one."""
+        self._needs_one_of = needs_one_of
         self._needed: re.Pattern[str] | None = None
         self._pattern: str | None = None
         self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def needs_one_of(self) -> tuple[str, ...]:
+        """Expressions of words (any case) of which every text it matches holds one."""
+        if callable(self._needs_one_of):
+            self._needs_one_of = self._needs_one_of()
+        return self._needs_one_of
 
     def compiled(self) -> re.Pattern[str]:
         """The compiled expression (compiled on the first call; raises ValueError as

@@ -30,19 +30,18 @@ from subterminator_tui.rules.language_words import LanguageWords, all_language_w
 from subterminator_tui.rules.models import ServiceConfig
 from subterminator_tui.rules.page_rules import CheckpointRule, PageRule
 from subterminator_tui.rules.problems import describe_error, key_path
-from subterminator_tui.rules.required_words import required_words
 from subterminator_tui.rules.sentences import (
     STATEMENT_KINDS,
     SUCCESS_KINDS,
     alternation,
-    as_written,
     control_regex,
     line_regex,
     naming_statement_regex,
     script_letters,
     statement_regex,
     success_patterns,
-    success_words_needed,
+    success_phrases,
+    words_needed,
 )
 from subterminator_tui.rules.sites import registrable_domain, site_url
 
@@ -180,22 +179,21 @@ def language_rules(words: LanguageWords) -> list[tuple[str, dict[str, object]]]:
     # without one never compiles it.
     letters = script_letters(words)
 
-    def statement(source: str, needed: tuple[str, ...]) -> DeferredPattern:
-        return DeferredPattern(source, marked=True, needs_any=letters, needs_one_of=needed)
-
     # Every expression below is built from a list of phrases: one of the list's words
-    # must be on the page before it is worth compiling (see required_words).
-    needed = success_words_needed(words)
+    # must be on the page before it is worth compiling (see required_words). The words
+    # are found when a page is first read, as the expressions are compiled.
+    def built(source: str, phrases: tuple[str, ...] | None, *, statement: bool) -> DeferredPattern:
+        needed = functools.partial(words_needed, words, phrases)
+        gate = letters if statement else ""
+        return DeferredPattern(source, marked=True, needs_any=gate, needs_one_of=needed)
+
+    built_from = success_phrases(words)
     rules: list[tuple[str, dict[str, object]]] = [
         (
             "success",
             {
                 "why": f"The page states in {name} that {SUCCESS_KINDS[kind]}",
-                "text_regex": [
-                    statement(regex, needed[kind])
-                    if kind in STATEMENT_KINDS
-                    else DeferredPattern(regex, marked=True, needs_one_of=needed[kind])
-                ],
+                "text_regex": [built(regex, built_from[kind], statement=kind in STATEMENT_KINDS)],
             },
         )
         for kind, regex in success_patterns(words, marked=True).items()
@@ -203,7 +201,7 @@ def language_rules(words: LanguageWords) -> list[tuple[str, dict[str, object]]]:
 
     def ending(phrases: tuple[str, ...], *, negatable: bool) -> DeferredPattern:
         source = statement_regex(words, phrases, negatable=negatable, marked=True)
-        return statement(source, as_written(required_words(words, phrases)))
+        return built(source, phrases, statement=True)
 
     rules += [
         (

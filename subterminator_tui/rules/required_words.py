@@ -18,6 +18,7 @@ gives nothing, and then its expression has no words to look for and is read as b
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -33,20 +34,32 @@ def required_words(words: LanguageWords, phrases: Iterable[str]) -> tuple[str, .
     needs none (then nothing can be looked for first)."""
     found: set[str] = set()
     for phrase in phrases:
-        needed = _Phrase(unicodedata.normalize("NFKC", phrase)).needed(words)
+        needed = _of_choices(_parsed(phrase), words, depth=0)
         if needed is None:
             return ()
         found |= needed
     return tuple(sorted(found))
 
 
+@functools.cache
 def required_words_of_list(words: LanguageWords, name: str) -> tuple[str, ...]:
-    """:func:`required_words` of the ``{subject}`` or ``{cancelled}`` list."""
-    return required_words(words, _listed(words, name))
+    """:func:`required_words` of the ``{subject}`` or ``{cancelled}`` list (cached: every
+    phrase that holds the placeholder reads it)."""
+    listed = words.success.subject if name == "subject" else words.success.cancelled
+    found: set[str] = set()
+    for phrase in listed:
+        # A list's own phrases name no lists: one level down is as deep as it goes.
+        needed = _of_choices(_parsed(phrase), words, depth=1)
+        if needed is None:
+            return ()
+        found |= needed
+    return tuple(sorted(found))
 
 
-def _listed(words: LanguageWords, name: str) -> tuple[str, ...]:
-    return words.success.subject if name == "subject" else words.success.cancelled
+@functools.cache
+def _parsed(phrase: str) -> list[_Sequence]:
+    """``phrase``'s top-level choices (cached: the tables repeat their phrases)."""
+    return _Phrase(unicodedata.normalize("NFKC", phrase)).choices
 
 
 @dataclass
@@ -66,10 +79,6 @@ class _Phrase:
         self._text = text
         self._at = 0
         self.choices = self._choices()
-
-    def needed(self, words: LanguageWords, depth: int = 0) -> set[str] | None:
-        """Words one of which every match holds, or None."""
-        return _of_choices(self.choices, words, depth)
 
     # A recursive descent over the phrase's regular expression syntax. Whatever it does
     # not know (a class, an escape, a dot, a space) is needed by nothing: it can only
@@ -201,11 +210,9 @@ def _of_sequence(sequence: _Sequence, words: LanguageWords, depth: int) -> set[s
             needed = _of_choices(item, words, depth)
         elif item.startswith("{"):
             name = item[1:-1]
-            # A list's own phrases name no lists: one level down is as deep as it goes.
             if name not in _LISTED or depth:
                 continue
-            listed = [_Phrase(unicodedata.normalize("NFKC", p)) for p in _listed(words, name)]
-            needed = _of_choices([c for p in listed for c in p.choices], words, depth + 1)
+            needed = set(required_words_of_list(words, name)) or None
         else:
             needed = {item}
         if needed and (best is None or _telling(needed) > _telling(best)):

@@ -448,23 +448,27 @@ def success_patterns(words: LanguageWords, *, marked: bool = False) -> dict[str,
     return {kind: guard + pattern.removeprefix("(?m)") for kind, pattern in patterns.items()}
 
 
-def success_words_needed(words: LanguageWords) -> dict[str, tuple[str, ...]]:
-    """For each of :func:`success_patterns`' kinds, the words (as its expression writes
-    them) one of which every match holds, or () where there are none to look for."""
+def success_phrases(words: LanguageWords) -> dict[str, tuple[str, ...] | None]:
+    """The phrases each of :func:`success_patterns`' kinds is built from (``None``: a
+    status line, whose value is one of the cancelled-words whatever its label)."""
     success = words.success
-    needed = {
-        "stated": required_words(words, success.stated),
-        "stopped": required_words(words, success.stopped),
-        "continues": required_words(words, success.continues),
-        # A status line's value is one of the cancelled-words, on either side of the label.
-        "status": required_words_of_list(words, "cancelled"),
-        "heading": required_words(words, success.heading),
+    return {
+        "stated": success.stated,
+        "stopped": success.stopped,
+        "continues": success.continues,
+        "status": None,
+        "heading": success.heading,
     }
-    return {kind: as_written(found) for kind, found in needed.items()}
 
 
-def as_written(needed: Iterable[str]) -> tuple[str, ...]:
-    """``needed`` words as a built expression writes them: normalised, either case."""
+def words_needed(words: LanguageWords, phrases: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The words one of which every match of ``phrases`` (``None``: of the cancelled-words)
+    holds, as a built expression writes them (normalised, either case), or () when there
+    are none to look for."""
+    if phrases is None:
+        needed = required_words_of_list(words, "cancelled")
+    else:
+        needed = required_words(words, phrases)
     return tuple(sorted({normalise_text(both_cases(word)) for word in needed}))
 
 
