@@ -150,8 +150,10 @@ def inspector(args: list[str], home: Path, env: dict[str, str] | None = None) ->
     """Run the MCP Inspector CLI once (``--format json``); its JSON answer."""
     if not INSPECTOR.exists():
         pytest.skip("the MCP Inspector is not installed (make setup-tests runs npm ci)")
+    # The Inspector gives a server 15 s to start by default: on a loaded machine a serve
+    # child can take longer, and how fast it starts is not what these tests judge.
     completed = subprocess.run(
-        [str(INSPECTOR), "--cli", "--format", "json", "-q", *args],
+        [str(INSPECTOR), "--cli", "--format", "json", "-q", "--connect-timeout", "100000", *args],
         capture_output=True,
         text=True,
         timeout=120,
