@@ -42,6 +42,10 @@ WORDS_DIR = Path(__file__).resolve().parent / "words"
 
 #: Sentence ends every language shares (after NFKC: "？" is "?", "！" is "!").
 SENTENCE_ENDS = ".!?。！？؟।\n"
+#: Marks that open a question instead of ending one (Spanish writes "¿...?"). A table
+#: lists one among its question marks; it never ends a sentence, and what follows it is
+#: asked.
+QUESTION_OPENERS = "¿"
 #: Up to this many characters of one sentence stand between two parts of a phrase.
 GAP = 60
 #: Placeholders a phrase may use, filled per language (a date) or per rule (a biller).
@@ -232,7 +236,8 @@ class SentenceWords(BaseModel):
     question: Phrases
     """Phrases that make a sentence a question even without a question mark."""
     question_marks: Marks
-    """The characters that end a question in this language ("?", Greek ";", Arabic "؟")."""
+    """The characters that end a question in this language ("?", Greek ";", Arabic "؟"), and
+    one that opens it where the language writes one (Spanish "¿", see QUESTION_OPENERS)."""
     negation: Phrases
     """A negation before a success cue turns it around ("has not been cancelled")."""
     future: Phrases

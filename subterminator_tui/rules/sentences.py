@@ -29,6 +29,7 @@ from babel import Locale, UnknownLocaleError
 from babel.units import format_unit
 
 from subterminator_tui.rules.language_words import (
+    QUESTION_OPENERS,
     SENTENCE_ENDS,
     LanguageWords,
     all_language_words,
@@ -41,9 +42,19 @@ from subterminator_tui.rules.text import INNER_DOT_MARK, normalise_text
 
 
 def sentence_ends(words: LanguageWords) -> str:
-    """The characters that end a sentence in ``words``' language (Greek ";" too)."""
-    extra = "".join(mark for mark in words.sentence.question_marks if mark not in SENTENCE_ENDS)
+    """The characters that end a sentence in ``words``' language (Greek ";" too; never an
+    opening mark such as Spanish "¿", which starts a question inside a sentence)."""
+    extra = "".join(
+        mark
+        for mark in words.sentence.question_marks
+        if mark not in SENTENCE_ENDS and mark not in QUESTION_OPENERS
+    )
     return SENTENCE_ENDS + extra
+
+
+def _question_openers(words: LanguageWords) -> str:
+    """The opening question marks ``words``' table lists, as a class body ("" if none)."""
+    return re.escape("".join(m for m in words.sentence.question_marks if m in QUESTION_OPENERS))
 
 
 def _within(words: LanguageWords, marked: bool) -> str:
@@ -253,17 +264,21 @@ def _fill(
     return re.sub(r"\{(subject|cancelled|date|biller)\}", lambda m: value(m.group(1)), regex)
 
 
-def _words_before(words: LanguageWords, marked: bool, skip: str = "") -> str:
+def _words_before(
+    words: LanguageWords, marked: bool, skip: str = "", *, before_question: bool = False
+) -> str:
     """The words of a sentence before a cue, none starting with ``skip``.
 
-    A spaced language steps a word at a time (a cue starts only where a word does): far
-    fewer tries than a character at a time, on a page of many sentences.
+    ``before_question``: none past an opening question mark ("¿"), since what follows one
+    is asked. A spaced language steps a word at a time (a cue starts only where a word
+    does): far fewer tries than a character at a time, on a page of many sentences.
     """
     guard = f"(?!{skip})" if skip else ""
+    openers = _question_openers(words) if before_question else ""
     if words.spaced:
-        other = in_sentence(sentence_ends(words), also=r"\w", marked=marked)
+        other = in_sentence(sentence_ends(words), also=r"\w" + openers, marked=marked)
         return rf"{other}*(?:{guard}\w+{other}+)*?"
-    return f"(?:{guard}{_within(words, marked)})*?"
+    return f"(?:{guard}{in_sentence(sentence_ends(words), also=openers, marked=marked)})*?"
 
 
 @functools.cache
@@ -298,8 +313,20 @@ def script_gate(words: LanguageWords, marked: bool = False) -> str:
 
 
 def _not_a_question(words: LanguageWords, marked: bool) -> str:
-    marks = "".join(re.escape(mark) for mark in words.sentence.question_marks)
-    return rf"(?!{_within(words, marked)}*[{marks}])"
+    """No question mark closes the rest of the sentence.
+
+    Where the language opens a question ("¿"), a closing mark after a new opening one
+    closes that question only: "... ha sido cancelada ¿Quieres volver?" states the
+    cancellation. An opening mark after a comma tags the sentence ("..., ¿verdad?"),
+    and the whole of it is asked.
+    """
+    closers = (m for m in words.sentence.question_marks if m not in QUESTION_OPENERS)
+    marks = "".join(re.escape(mark) for mark in closers)
+    openers = _question_openers(words)
+    if not openers:
+        return rf"(?!{_within(words, marked)}*[{marks}])"
+    new_question = rf"(?<![,;:])(?<![,;:]\s)[{openers}]"
+    return rf"(?!(?:(?!{new_question}){_within(words, marked)})*[{marks}])"
 
 
 def statement_regex(
@@ -333,10 +360,11 @@ def _statement(
     negation = alternation(words, words.sentence.negation, marked=marked)
     if negatable:
         phrase = alternation(words, phrases, skip=negation, biller=biller, marked=marked)
-        body = f"{_words_before(words, marked, negation)}{phrase}(?!\\s*{negation})"
+        before = _words_before(words, marked, negation, before_question=True)
+        body = f"{before}{phrase}(?!\\s*{negation})"
     else:
         phrase = alternation(words, phrases, biller=biller, marked=marked)
-        body = f"{_words_before(words, marked)}{phrase}"
+        body = f"{_words_before(words, marked, before_question=True)}{phrase}"
     body += after
     markers = alternation(
         words, (*words.sentence.condition, *words.sentence.question), marked=marked
@@ -344,7 +372,8 @@ def _statement(
     if also_not:
         markers = f"(?:{markers}|{also_not})"
     return (
-        f"{script_gate(words, marked)}(?={body})(?!{_words_before(words, marked)}{markers})"
+        f"{script_gate(words, marked)}(?={body})"
+        f"(?!{_words_before(words, marked, before_question=True)}{markers})"
         f"{body}{_not_a_question(words, marked)}"
     )
 

@@ -238,3 +238,25 @@ def test_a_confirm_page_that_predicts_the_end_leaves_the_done_page_as_evidence()
     held_before = {rule.why for rule in rules if holds_on_seen(rule, *before)}
     held_after = {rule.why for rule in rules if holds_on_seen(rule, *after)}
     assert held_after - held_before
+
+
+@pytest.mark.parametrize(
+    ("text", "confirms"),
+    [
+        # A question opened by "¿" is asked even where its closing mark is missing.
+        ("¿Tu suscripción ha sido cancelada", False),
+        ("¿Confirmas que tu suscripción ha sido cancelada", False),
+        # A question opened after a statement with no full stop asks only what follows.
+        ("Tu suscripción ha sido cancelada ¿Quieres volver a suscribirte?", True),
+        # After a comma the opening mark tags the sentence: the whole of it is asked.
+        ("Tu suscripción ha sido cancelada, ¿verdad?", False),
+        ("Si continúas, ¿tu suscripción se cancelará al final del periodo?", False),
+        # A closed question on its own ends there; what follows is stated.
+        ("¿Listo? Tu suscripción ha sido cancelada.", True),
+        ("¿Seguro que quieres cancelar? Tu suscripción se cancelará al final del periodo.", False),
+    ],
+)
+def test_an_inverted_question_mark_opens_a_question(text: str, confirms: bool) -> None:
+    """Spanish writes a question between "¿" and "?": the opening mark starts what is asked,
+    and never ends the sentence before it."""
+    assert _confirms(_table_of("es"), text) is confirms
