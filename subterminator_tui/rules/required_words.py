@@ -29,12 +29,15 @@ from subterminator_tui.rules.language_words import PLACEHOLDERS, LanguageWords
 _LISTED = ("subject", "cancelled")
 
 
-def required_words(words: LanguageWords, phrases: Iterable[str]) -> tuple[str, ...]:
+def required_words(
+    words: LanguageWords, phrases: Iterable[str], *, depth: int = 0
+) -> tuple[str, ...]:
     """Words of which every match of any of ``phrases`` holds one, or () when some phrase
-    needs none (then nothing can be looked for first)."""
+    needs none (then nothing can be looked for first). ``depth`` 1: the phrases are a
+    list's own, whose placeholders name no lists (one level down is as deep as it goes)."""
     found: set[str] = set()
     for phrase in phrases:
-        needed = _of_choices(_parsed(phrase), words, depth=0)
+        needed = _of_choices(_parsed(phrase), words, depth)
         if needed is None:
             return ()
         found |= needed
@@ -46,14 +49,7 @@ def required_words_of_list(words: LanguageWords, name: str) -> tuple[str, ...]:
     """:func:`required_words` of the ``{subject}`` or ``{cancelled}`` list (cached: every
     phrase that holds the placeholder reads it)."""
     listed = words.success.subject if name == "subject" else words.success.cancelled
-    found: set[str] = set()
-    for phrase in listed:
-        # A list's own phrases name no lists: one level down is as deep as it goes.
-        needed = _of_choices(_parsed(phrase), words, depth=1)
-        if needed is None:
-            return ()
-        found |= needed
-    return tuple(sorted(found))
+    return required_words(words, listed, depth=1)
 
 
 @functools.cache

@@ -251,12 +251,22 @@ def test_a_page_without_a_languages_letters_compiles_none_of_its_statements() ->
     gated = [item for _, item in _built_patterns(generic_rules.__wrapped__()) if item.needs_any]
     # Eleven languages have a script of their own, each with six statements.
     assert len(gated) >= 60
-    latin = normalise_text("Account\nYour subscription has been cancelled. Status: cancelled")
-    assert all(item.search(latin) is None for item in gated)
-    assert not any(item.is_compiled for item in gated), "a Latin page compiled a statement"
-    japanese = normalise_text("アカウント\nサブスクリプションは解約されました。")
-    found = [item for item in gated if item.search(japanese) is not None]
-    assert found, "the Japanese statement of a cancellation holds"
+    _compiled_only_where_read(
+        gated,
+        elsewhere="Account\nYour subscription has been cancelled. Status: cancelled",
+        own="アカウント\nサブスクリプションは解約されました。",
+    )
+
+
+def _compiled_only_where_read(gated: list[DeferredPattern], *, elsewhere: str, own: str) -> None:
+    """A page in another language is answered without compiling any of ``gated``; a page
+    in their own holds at least one, and those are compiled."""
+    other_page = normalise_text(elsewhere)
+    assert all(item.search(other_page) is None for item in gated)
+    assert not any(item.is_compiled for item in gated), "another language's page compiled one"
+    own_page = normalise_text(own)
+    found = [item for item in gated if item.search(own_page) is not None]
+    assert found, "the language's own statement of a cancellation holds"
     assert all(item.is_compiled for item in found)
 
 
@@ -268,13 +278,11 @@ def test_a_page_without_a_languages_words_compiles_none_of_its_expressions() -> 
     built = _built_patterns(generic_rules.__wrapped__())
     german_words = [item for where, item in built if item.needs_one_of and "German" in where]
     assert len(german_words) >= 8, "every German expression built from phrases needs words"
-    english = normalise_text("Account\nYour membership is active. Next payment: 3 May 2027.")
-    assert all(item.search(english) is None for item in german_words)
-    assert not any(item.is_compiled for item in german_words), "an English page compiled German"
-    german = normalise_text("Konto\nIhr Abonnement wurde erfolgreich gekündigt.")
-    found = [item for item in german_words if item.search(german) is not None]
-    assert found, "the German statement of a cancellation holds"
-    assert all(item.is_compiled for item in found)
+    _compiled_only_where_read(
+        german_words,
+        elsewhere="Account\nYour membership is active. Next payment: 3 May 2027.",
+        own="Konto\nIhr Abonnement wurde erfolgreich gekündigt.",
+    )
     # Every expression built from a table's phrase lists has words to look for.
     assert tables["de"].spaced
     assert sum(1 for _, item in built if item.needs_one_of) >= 8 * len(tables)
