@@ -86,6 +86,7 @@ class DeferredPattern:
     __slots__ = (
         "_compiled",
         "_needed",
+        "_needed_words",
         "_needs_one_of",
         "_pattern",
         "marked",
@@ -109,6 +110,7 @@ class DeferredPattern:
         """Characters (any case) of which every text the expression matches holds one."""
         self._needs_one_of = needs_one_of
         self._needed: re.Pattern[str] | None = None
+        self._needed_words: re.Pattern[str] | None = None
         self._pattern: str | None = None
         self._compiled: re.Pattern[str] | None = None
 
@@ -148,7 +150,7 @@ class DeferredPattern:
         ``marked`` one: the same length, so a match's span is the same)."""
         if self.needs_any and not self._holds_a_needed_character(string, pos, endpos):
             return None
-        if self.needs_one_of and not _words_pattern(self.needs_one_of).search(string, pos, endpos):
+        if self.needs_one_of and not self._holds_a_needed_word(string, pos, endpos):
             return None
         return self.compiled().search(
             mark_inner_dots(string) if self.marked else string, pos, endpos
@@ -159,6 +161,13 @@ class DeferredPattern:
         if self._needed is None:
             self._needed = re.compile(f"[{re.escape(self.needs_any)}]", re.IGNORECASE)
         return self._needed.search(string, pos, endpos) is not None
+
+    def _holds_a_needed_word(self, string: str, pos: int, endpos: int) -> bool:
+        # Kept once found: every page is read with every rule, and the shared expression
+        # of the same words would otherwise be looked up by the whole tuple each time.
+        if self._needed_words is None:
+            self._needed_words = _words_pattern(self.needs_one_of)
+        return self._needed_words.search(string, pos, endpos) is not None
 
     def __eq__(self, other: object) -> bool:
         # A marked expression reads other text than the same expression unmarked, so the

@@ -198,6 +198,12 @@ def alternation(
     return f"(?:{group})"
 
 
+def as_written(text: str) -> str:
+    """``text`` (a phrase, or a word of one) as a built expression writes it: each letter
+    read in either case, then normalised, as the page it reads is."""
+    return normalise_text(both_cases(text))
+
+
 def both_cases(regex: str) -> str:
     """``regex`` normalised so that it reads either case of each letter.
 
@@ -249,7 +255,7 @@ def _fill(
 ) -> str:
     # Each letter's cases are read before normalising: Greek "σ" reads as Latin "o",
     # its capital "Σ" does not.
-    plain = normalise_text(both_cases(phrase))
+    plain = as_written(phrase)
     regex = phrase_regex(plain, spaced=words.spaced, ends=ends, skip=skip, marked=marked)
 
     def value(name: str) -> str:
@@ -264,17 +270,15 @@ def _fill(
     return re.sub(r"\{(subject|cancelled|date|biller)\}", lambda m: value(m.group(1)), regex)
 
 
-def _words_before(
-    words: LanguageWords, marked: bool, skip: str = "", *, before_question: bool = False
-) -> str:
-    """The words of a sentence before a cue, none starting with ``skip``.
+def _words_before(words: LanguageWords, marked: bool, skip: str = "") -> str:
+    """The words of a sentence before a cue, none starting with ``skip`` and none past an
+    opening question mark ("¿"), since what follows one is asked.
 
-    ``before_question``: none past an opening question mark ("¿"), since what follows one
-    is asked. A spaced language steps a word at a time (a cue starts only where a word
-    does): far fewer tries than a character at a time, on a page of many sentences.
+    A spaced language steps a word at a time (a cue starts only where a word does): far
+    fewer tries than a character at a time, on a page of many sentences.
     """
     guard = f"(?!{skip})" if skip else ""
-    openers = _question_openers(words) if before_question else ""
+    openers = _question_openers(words)
     if words.spaced:
         other = in_sentence(sentence_ends(words), also=r"\w" + openers, marked=marked)
         return rf"{other}*(?:{guard}\w+{other}+)*?"
@@ -360,11 +364,10 @@ def _statement(
     negation = alternation(words, words.sentence.negation, marked=marked)
     if negatable:
         phrase = alternation(words, phrases, skip=negation, biller=biller, marked=marked)
-        before = _words_before(words, marked, negation, before_question=True)
-        body = f"{before}{phrase}(?!\\s*{negation})"
+        body = f"{_words_before(words, marked, negation)}{phrase}(?!\\s*{negation})"
     else:
         phrase = alternation(words, phrases, biller=biller, marked=marked)
-        body = f"{_words_before(words, marked, before_question=True)}{phrase}"
+        body = f"{_words_before(words, marked)}{phrase}"
     body += after
     markers = alternation(
         words, (*words.sentence.condition, *words.sentence.question), marked=marked
@@ -373,7 +376,7 @@ def _statement(
         markers = f"(?:{markers}|{also_not})"
     return (
         f"{script_gate(words, marked)}(?={body})"
-        f"(?!{_words_before(words, marked, before_question=True)}{markers})"
+        f"(?!{_words_before(words, marked)}{markers})"
         f"{body}{_not_a_question(words, marked)}"
     )
 
@@ -498,7 +501,7 @@ def words_needed(words: LanguageWords, phrases: tuple[str, ...] | None) -> tuple
         needed = required_words_of_list(words, "cancelled")
     else:
         needed = required_words(words, phrases)
-    return tuple(sorted({normalise_text(both_cases(word)) for word in needed}))
+    return tuple(sorted({as_written(word) for word in needed}))
 
 
 def control_regex(

@@ -172,12 +172,12 @@ TypesFor = Callable[[CheckpointRequest], Awaitable[str | None]]
 @dataclass
 class PersonAtThePrompt:
     """The person the headless front end reads, without the terminal: ``answers`` are the
-    lines they type, one per question (an approving answer, as the terminal reads it, approves;
-    anything else refuses);
-    once they run out, the input has ended and every later question is refused unanswered,
-    as the command does at the end of its stdin. What each question said is kept as the
-    command prints it. ``types_for``, when given, types each line instead, once its
-    question is on screen (a page may change meanwhile, say).
+    lines they type, one per question (an approving answer, as the terminal reads it,
+    approves; anything else refuses); once they run out, the input has ended and every
+    later question is refused unanswered, as the command does at the end of its stdin.
+    What each question said is kept as the command prints it. ``types_for``, when given,
+    types each line instead, once its question is on screen (a page may change
+    meanwhile, say).
     """
 
     answers: list[str]
