@@ -21,7 +21,8 @@ from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.session import RunRequest, prepared_run
 from tests.conftest import browser_parts_missing, in_module_loop
 from tests.support.polling import until
-from tests.support.shared_browser import SharedBrowser, tab_count
+from tests.support.shared_browser import SharedBrowser, is_blank, local_storage_at, tab_count
+from tests.support.trap_runs import ApprovingPerson, run_trap
 
 pytestmark = [pytest.mark.browser, in_module_loop]
 
@@ -82,6 +83,10 @@ async def test_a_second_run_on_the_shared_browser_sees_nothing_of_the_first(
     shared = SharedBrowser(tmp_path / "shared")
     try:
         first = await leave_state_behind(shared, tmp_path)
+        assert shared.gateway is not None
+        # Read by origin: Playwright's own read of the storage in the second run visits
+        # only the origins it remembers, and the reset has it forget them.
+        assert await local_storage_at(shared.gateway, first.origin, forget=True) == []
         async with prepared_run(
             demoflix_request(tmp_path, "second"), start_browser=shared
         ) as second:
@@ -116,6 +121,8 @@ async def test_without_the_reset_the_first_runs_state_reaches_the_second(
     shared = SharedBrowser(tmp_path / "shared", resets=False)
     try:
         first = await leave_state_behind(shared, tmp_path)
+        assert shared.gateway is not None
+        assert await local_storage_at(shared.gateway, first.origin, forget=False) == [[COOKIE, "1"]]
         async with prepared_run(
             demoflix_request(tmp_path, "second"), start_browser=shared
         ) as second:
@@ -125,5 +132,25 @@ async def test_without_the_reset_the_first_runs_state_reaches_the_second(
             assert COOKIE in [cookie["name"] for cookie in state["cookies"]]
             assert first.origin in [origin["origin"] for origin in state["origins"]]
             await until(lambda: tab_count(gateway) == 2, what="the first run's second tab")
+    finally:
+        await shared.aclose()
+
+
+async def test_runs_in_a_row_keep_the_one_browser(tmp_path: Path) -> None:
+    """Three guarded runs, each on its own practice site and judging its own requests:
+    every reset after them works, so they start one browser.
+
+    Playwright reads the storage by visiting every origin it remembers, and it remembers
+    every origin ever shown. Before the reset had it forget them, the last run's judge
+    refused the earlier runs' sites, so every second reset failed and replaced the browser.
+    """
+    if missing := browser_parts_missing():
+        pytest.skip(missing)
+    shared = SharedBrowser(tmp_path / "shared")
+    try:
+        for trap in ("trap-iframe", "trap-prompt", "trap-meta-refresh"):
+            await run_trap(trap, ApprovingPerson(), tmp_path / trap, shared)
+        assert shared.starts == 1
+        assert shared.gateway is not None and await is_blank(shared.gateway)
     finally:
         await shared.aclose()

@@ -6,13 +6,15 @@ whose runs need no fresh one passes :class:`SharedBrowser` as ``prepared_run``'s
 ``start_browser`` instead. Between two runs the filter follows the new run's policy
 (``EgressProxy.follow``) and the browser is reset and checked: one tab on about:blank,
 no cookies, no storage for any origin, no saved sign-in beside the profile, the
-gateway's memory of the last page gone. A reset that cannot be shown to have worked
-stops the browser, so the next run gets a fresh one.
+gateway's memory of the last page gone; then Playwright forgets the origins it showed
+(its reset of a context for reuse). A reset that cannot be shown to have worked stops
+the browser, so the next run gets a fresh one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -20,11 +22,12 @@ from typing import Any
 
 import pytest
 
+from subterminator_tui.browser.answers import text_of
 from subterminator_tui.browser.egress import EgressPolicy, EgressProxy, egress_filter
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.interception import SendEverything
 from subterminator_tui.browser.launch import plan_launch
-from subterminator_tui.browser.sign_in import SIGN_IN_FILE
+from subterminator_tui.browser.sign_in import SIGN_IN_FILE, parse_saved_state
 from subterminator_tui.browser.typed_values import IgnoreTypedValues
 from subterminator_tui.errors import MCPConnectionError, MCPToolError
 from subterminator_tui.reach.reachability import Reachability
@@ -121,20 +124,24 @@ class SharedBrowser:
                     break
             else:
                 return False
+            # Before the storage is read: Playwright reads it by opening a page of its own
+            # on every origin it remembers, and the last run's judge refuses some of them
+            # (an earlier run's site, a trap's forbidden host): every second reset failed
+            # and replaced a browser that was blank. No page of the last run is left.
+            gateway.requests.judge_with(SendEverything())
+            gateway.typing.report_to(IgnoreTypedValues())
             await _forget_storage(gateway)
         except (MCPToolError, MCPConnectionError):
             return False
         (gateway.plan.profile_dir / SIGN_IN_FILE).unlink(missing_ok=True)
         try:
-            blank = await is_blank(gateway)
+            blank = await is_blank(gateway) and await _forget_origins(gateway)
         except (MCPToolError, MCPConnectionError):
             return False
         # Last, since the look above is remembered as the last page too.
         gateway.last_snapshot = None
         gateway.restarts = 0
         gateway.console.forget()
-        gateway.requests.judge_with(SendEverything())
-        gateway.typing.report_to(IgnoreTypedValues())
         return blank
 
 
@@ -175,6 +182,55 @@ async def _forget_storage(gateway: BrowserGateway) -> None:
     await gateway.devtools.send(None, lambda send, to: send.Storage.clearCookies({}, to))
 
 
+#: Playwright's own reset of a context for reuse: no cookie, no cache, and for every origin
+#: it remembers, no storage, database or service worker; then it remembers none.
+_RESET_FOR_REUSE = (
+    "async (page) => { await page.context().setStorageState({cookies: [], origins: []}); "
+    "return 'reset'; }"
+)
+
+
+async def _forget_origins(gateway: BrowserGateway) -> bool:
+    """Have Playwright forget the origins the browser showed, once they are shown blank.
+
+    Playwright reads the storage by visiting every origin it remembers, and remembers every
+    origin ever shown: without this, each reset visits all earlier runs' sites again (a
+    module of 57 runs took twice as long). The check before this one covered them.
+    """
+    result = await gateway._dispatch("browser_run_code_unsafe", {"code": _RESET_FOR_REUSE})
+    if result.is_error:
+        return False
+    # Its page for the visits is closed by now; our DevTools session hears of it later.
+    with contextlib.suppress(AssertionError):
+        await until(lambda: tab_count(gateway) == 1, within=5.0, what="one tab")
+    return tab_count(gateway) == 1
+
+
+async def local_storage_at(gateway: BrowserGateway, origin: str, *, forget: bool) -> Any:
+    """The local storage items the browser holds for ``origin``, as ``[[name, value]]``.
+
+    Read on a page of its own whose requests Playwright answers with an empty page: no
+    request leaves, and no filter or judge is asked. ``forget`` has Playwright forget the
+    origins again afterwards (the visit made it remember this one).
+    """
+    code = (
+        "async (page) => { const probe = await page.context().newPage();"
+        " await probe.route('**/*', (route) => route.fulfill({body: '<html></html>'}));"
+        f" await probe.goto({json.dumps(origin)});"
+        " const items = await probe.evaluate(() => Object.entries(localStorage));"
+        " await probe.close(); return JSON.stringify(items); }"
+    )
+    tabs = tab_count(gateway)
+    result = await gateway._dispatch("browser_run_code_unsafe", {"code": code})
+    if result.is_error:
+        raise MCPToolError(text_of(result))
+    await until(lambda: tab_count(gateway) == tabs, within=5.0, what="the probe's page closed")
+    if forget and not await _forget_origins(gateway):
+        raise MCPToolError("Playwright did not forget the origins")
+    # The answer is JSON in the code's result, as a saved sign-in's is.
+    return parse_saved_state(text_of(result))
+
+
 def tab_count(gateway: BrowserGateway) -> int:
     """The browser's tabs, as our DevTools session sees them."""
     return sum(1 for kind in gateway.devtools.targets.values() if kind == "page")
@@ -185,4 +241,7 @@ async def is_blank(gateway: BrowserGateway) -> bool:
     state: Any = await gateway.storage_state()
     if state is None or state.get("cookies") or state.get("origins"):
         return False
+    # That page of Playwright's is closed by now; our DevTools session hears of it later.
+    with contextlib.suppress(AssertionError):
+        await until(lambda: tab_count(gateway) == 1, within=5.0, what="one tab")
     return tab_count(gateway) == 1 and (await gateway.snapshot()).url == "about:blank"
