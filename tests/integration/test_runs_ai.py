@@ -22,13 +22,17 @@ from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import PageSeen
 from subterminator_tui.session import RunRequest
 from subterminator_tui.settings import load_settings
+from tests.conftest import in_module_loop
 from tests.fakes.demoflix_brain import DemoflixBrain, find_ref
 from tests.fakes.fake_model import FakeModelServer, FakeRequest, FakeTurn
 from tests.fakes.human import ScriptedHuman
 from tests.fakes.provider_env import clear_provider_env
 from tests.integration.runs import run_service
+from tests.support.shared_browser import SharedBrowser
 
-pytestmark = pytest.mark.browser
+# One browser for the module's runs, reset between them (tests/support/shared_browser.py):
+# each run needs a clean page and policy, not a new Chromium.
+pytestmark = [pytest.mark.browser, in_module_loop]
 
 API_KEY = "sk-ant-test-key-4b1d9e"
 
@@ -65,12 +69,15 @@ def bodies(server: FakeModelServer) -> list[dict[str, object]]:
 
 
 async def test_ai_pilot_cancels_through_the_real_sdk(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """A model drives the flow, the human approves, the rules verify."""
     with serving(DemoflixBrain(), anthropic_env) as server:
         run = await run_service(
-            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+            RunRequest("demoflix", pilot="ai"),
+            ScriptedHuman([Decision("approve")]),
+            tmp_path,
+            start_browser=shared_runs,
         )
     assert run.result.reason == "completed" and run.result.verified
     assert run.state.cancel_requests == 1 and not run.state.offer_accepted
@@ -86,24 +93,30 @@ async def test_ai_pilot_cancels_through_the_real_sdk(
 
 
 async def test_only_the_first_tool_call_runs(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """Extra tool calls in a reply are ignored (here one that would end the run)."""
     brain = DemoflixBrain(extra_calls=[("complete_task", {"status": "failed", "reason": "x"})])
     with serving(brain, anthropic_env):
         run = await run_service(
-            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+            RunRequest("demoflix", pilot="ai"),
+            ScriptedHuman([Decision("approve")]),
+            tmp_path,
+            start_browser=shared_runs,
         )
     assert run.result.reason == "completed"
 
 
 async def test_history_grows_by_two_and_old_pages_become_stubs(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """Two messages a turn; only the newest page is sent in full."""
     with serving(DemoflixBrain(), anthropic_env) as server:
         await run_service(
-            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+            RunRequest("demoflix", pilot="ai"),
+            ScriptedHuman([Decision("approve")]),
+            tmp_path,
+            start_browser=shared_runs,
         )
     sent = bodies(server)
     # Anthropic merges a tool result into the next user turn: count content items instead.
@@ -115,12 +128,15 @@ async def test_history_grows_by_two_and_old_pages_become_stubs(
 
 
 async def test_checkpoint_judges_the_real_target_not_the_models_words(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """A model calling the Finish button "Continue" is still stopped before it clicks."""
     with serving(DemoflixBrain(finish_description="Continue"), anthropic_env):
         run = await run_service(
-            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("reject")]), tmp_path
+            RunRequest("demoflix", pilot="ai"),
+            ScriptedHuman([Decision("reject")]),
+            tmp_path,
+            start_browser=shared_runs,
         )
     assert [request.action for request in run.human.approvals] == [
         "Click button 'Finish cancellation'"
@@ -130,13 +146,15 @@ async def test_checkpoint_judges_the_real_target_not_the_models_words(
 
 
 async def test_guidance_goes_back_to_the_model_and_nothing_is_dispatched(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """The person's guidance is the tool result; the click waits for the next approval."""
     brain = DemoflixBrain()
     human = ScriptedHuman([Decision("guidance", "Check the end date first"), Decision("approve")])
     with serving(brain, anthropic_env):
-        run = await run_service(RunRequest("demoflix", pilot="ai"), human, tmp_path)
+        run = await run_service(
+            RunRequest("demoflix", pilot="ai"), human, tmp_path, start_browser=shared_runs
+        )
     assert run.human.seen_at_approval == [0, 0]
     guided = next(text for text in brain.seen if "Check the end date first" in text)
     assert '"human_guidance"' in guided
@@ -144,20 +162,23 @@ async def test_guidance_goes_back_to_the_model_and_nothing_is_dispatched(
 
 
 async def test_unverified_success_claim_is_sent_back(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """Claiming success too early is answered that it was not confirmed; the run goes on."""
     brain = DemoflixBrain(premature_claims=1)
     with serving(brain, anthropic_env):
         run = await run_service(
-            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+            RunRequest("demoflix", pilot="ai"),
+            ScriptedHuman([Decision("approve")]),
+            tmp_path,
+            start_browser=shared_runs,
         )
     assert any("Cannot verify success" in text for text in brain.seen)
     assert run.result.reason == "completed"
 
 
 async def test_navigation_outside_the_domains_is_refused(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """The guard refuses another domain; the browser never leaves the service."""
     brain = DemoflixBrain()
@@ -171,7 +192,10 @@ async def test_navigation_outside_the_domains_is_refused(
 
     with serving(wander_then_behave, anthropic_env):
         run = await run_service(
-            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+            RunRequest("demoflix", pilot="ai"),
+            ScriptedHuman([Decision("approve")]),
+            tmp_path,
+            start_browser=shared_runs,
         )
     assert any("Navigation to https://evil.example/ refused" in text for text in brain.seen)
     assert all(event.allowed for event in run.reporter.of(PageSeen))
@@ -179,7 +203,7 @@ async def test_navigation_outside_the_domains_is_refused(
 
 
 async def test_browser_error_is_reported_as_error_json_and_the_loop_goes_on(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """A failed action comes back as {"error": true, "message": ...}."""
     brain = DemoflixBrain()
@@ -197,7 +221,10 @@ async def test_browser_error_is_reported_as_error_json_and_the_loop_goes_on(
 
     with serving(misuse_then_behave, anthropic_env):
         run = await run_service(
-            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+            RunRequest("demoflix", pilot="ai"),
+            ScriptedHuman([Decision("approve")]),
+            tmp_path,
+            start_browser=shared_runs,
         )
     errors = [text for text in brain.seen if text.startswith('{"error": true, "message":')]
     assert errors
@@ -205,24 +232,28 @@ async def test_browser_error_is_reported_as_error_json_and_the_loop_goes_on(
 
 
 async def test_three_replies_without_a_tool_end_with_llm_no_action(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """Three text-only replies in a row end the run."""
     with serving(lambda _request: FakeTurn(text="I would rather chat."), anthropic_env) as server:
-        run = await run_service(RunRequest("demoflix", pilot="ai"), ScriptedHuman(), tmp_path)
+        run = await run_service(
+            RunRequest("demoflix", pilot="ai"), ScriptedHuman(), tmp_path, start_browser=shared_runs
+        )
     assert run.result.reason == "llm_no_action"
     assert len(server.requests) == 3
     assert "Call a tool or complete_task." in json.dumps(server.requests[-1].body["messages"])
 
 
 async def test_failed_completion_is_trusted(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """complete_task(failed) ends the run: not a success, not "verified" (that would contradict
     success: false), exit 1; nothing irreversible was sent, so "not cancelled" is true."""
     reply = FakeTurn(tool_calls=[("complete_task", {"status": "failed", "reason": "No button."})])
     with serving(lambda _request: reply, anthropic_env):
-        run = await run_service(RunRequest("demoflix", pilot="ai"), ScriptedHuman(), tmp_path)
+        run = await run_service(
+            RunRequest("demoflix", pilot="ai"), ScriptedHuman(), tmp_path, start_browser=shared_runs
+        )
     assert run.result.reason == "task_failed"
     assert not run.result.verified and not run.result.success
     assert run.result.exit_code == 1
@@ -230,7 +261,7 @@ async def test_failed_completion_is_trusted(
 
 
 async def test_model_may_ask_for_approval(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """request_human_approval pauses for the person; the answer is the tool result."""
     brain = DemoflixBrain()
@@ -245,7 +276,9 @@ async def test_model_may_ask_for_approval(
 
     human = ScriptedHuman([Decision("approve"), Decision("approve")])
     with serving(ask_first, anthropic_env):
-        run = await run_service(RunRequest("demoflix", pilot="ai"), human, tmp_path)
+        run = await run_service(
+            RunRequest("demoflix", pilot="ai"), human, tmp_path, start_browser=shared_runs
+        )
     assert human.approvals[0].kind == "model_request"
     assert human.approvals[0].action == "Start cancelling"
     assert any(text.startswith('{"approved": true}') for text in brain.seen)
@@ -253,7 +286,7 @@ async def test_model_may_ask_for_approval(
 
 
 async def test_what_the_person_types_never_reaches_the_model(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """After a sign-in hand-off the model hears only that it completed."""
     human = ScriptedHuman(
@@ -261,7 +294,9 @@ async def test_what_the_person_types_never_reaches_the_model(
         handoffs=[{"Username": "demo", "Password": "demo-pass"}] * 2,
     )
     with serving(DemoflixBrain(), anthropic_env) as server:
-        run = await run_service(RunRequest("demoflix-expiry", pilot="ai"), human, tmp_path)
+        run = await run_service(
+            RunRequest("demoflix-expiry", pilot="ai"), human, tmp_path, start_browser=shared_runs
+        )
     assert run.result.reason == "completed"
     sent = json.dumps(bodies(server))
     assert "demo-pass" not in sent
@@ -269,7 +304,9 @@ async def test_what_the_person_types_never_reaches_the_model(
     assert API_KEY not in sent
 
 
-async def test_openai_models_drive_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_openai_models_drive_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
+) -> None:
     """A --model gpt-4o run goes through the OpenAI SDK."""
     clear_provider_env(monkeypatch)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-test")
@@ -281,6 +318,7 @@ async def test_openai_models_drive_too(tmp_path: Path, monkeypatch: pytest.Monke
             RunRequest("demoflix", pilot="ai", model="gpt-4o"),
             ScriptedHuman([Decision("approve")]),
             tmp_path,
+            start_browser=shared_runs,
         )
     finally:
         server.stop()
@@ -289,13 +327,16 @@ async def test_openai_models_drive_too(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 async def test_tokens_come_from_the_providers_usage_through_to_the_journal(
-    tmp_path: Path, anthropic_env: pytest.MonkeyPatch
+    tmp_path: Path, anthropic_env: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """Cache reads and writes as the model server reported them reach the result, each turn's
     journal row, the run's row with its cost, and ``show``."""
     with serving(DemoflixBrain(), anthropic_env) as server:
         run = await run_service(
-            RunRequest("demoflix", pilot="ai"), ScriptedHuman([Decision("approve")]), tmp_path
+            RunRequest("demoflix", pilot="ai"),
+            ScriptedHuman([Decision("approve")]),
+            tmp_path,
+            start_browser=shared_runs,
         )
     result = run.result
     assert result.model_calls == len(server.requests) >= 3

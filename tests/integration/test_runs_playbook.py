@@ -11,9 +11,10 @@ from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Notice, RunStarted, TurnStarted
 from subterminator_tui.session import RunRequest
-from tests.conftest import isolate
+from tests.conftest import in_module_loop, isolate
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import FinishedRun, run_service
+from tests.support.shared_browser import SharedBrowser
 
 pytestmark = pytest.mark.browser
 
@@ -59,32 +60,48 @@ def test_checkpoint_is_asked_before_the_action_runs(approved_demo: FinishedRun) 
     assert is_png(Path(request.screenshot_path))
 
 
-async def test_rejecting_the_checkpoint_dispatches_nothing(tmp_path: Path) -> None:
+# The runs below share one browser, reset between them (tests/support/shared_browser.py):
+# each needs a clean page and policy, not a new Chromium. The demo above has its own.
+@in_module_loop
+async def test_rejecting_the_checkpoint_dispatches_nothing(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """Answering `n` ends the run as human_rejected (exit 1) and nothing is cancelled."""
-    run = await run_service(RunRequest("demoflix"), ScriptedHuman([Decision("reject")]), tmp_path)
+    run = await run_service(
+        RunRequest("demoflix"),
+        ScriptedHuman([Decision("reject")]),
+        tmp_path,
+        start_browser=shared_runs,
+    )
     assert run.result.reason == "human_rejected"
     assert run.result.exit_code == 1
     assert run.state.cancel_requests == 0
     assert run.state.membership == "active"
 
 
-async def test_already_cancelled_account_is_recognised_without_any_action(tmp_path: Path) -> None:
+@in_module_loop
+async def test_already_cancelled_account_is_recognised_without_any_action(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """A membership cancelled before the run: already_cancelled (exit 7), no turn, no request."""
-    run = await run_service(RunRequest("demoflix-cancelled"), ScriptedHuman(), tmp_path)
+    run = await run_service(
+        RunRequest("demoflix-cancelled"), ScriptedHuman(), tmp_path, start_browser=shared_runs
+    )
     assert (run.result.reason, run.result.exit_code) == ("already_cancelled", 7)
     assert run.result.turns == 0
     assert run.human.approvals == []
     assert run.state.cancel_requests == 0
 
 
+@in_module_loop
 async def test_two_factor_hand_off_types_for_the_person_and_keeps_it_secret(
-    tmp_path: Path,
+    tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:
     """Sign-in and code typed by the program; the values reach no journal or event."""
     human = ScriptedHuman(
         [Decision("approve")], handoffs=[dict(SIGN_IN), {"Verification code": "246810"}]
     )
-    run = await run_service(RunRequest("demoflix-2fa"), human, tmp_path)
+    run = await run_service(RunRequest("demoflix-2fa"), human, tmp_path, start_browser=shared_runs)
     assert run.result.reason == "completed"
     assert run.state.cancel_requests == 1
     assert [request.kind for request in human.handoff_requests] == ["login", "two_factor"]
@@ -97,10 +114,15 @@ async def test_two_factor_hand_off_types_for_the_person_and_keeps_it_secret(
     assert "demo-pass" not in events and "246810" not in events
 
 
-async def test_session_expiry_mid_flow_hands_off_and_resumes(tmp_path: Path) -> None:
+@in_module_loop
+async def test_session_expiry_mid_flow_hands_off_and_resumes(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """The session ends on the way to the offer; after the person signs in the flow resumes."""
     human = ScriptedHuman([Decision("approve")], handoffs=[dict(SIGN_IN), dict(SIGN_IN)])
-    run = await run_service(RunRequest("demoflix-expiry"), human, tmp_path)
+    run = await run_service(
+        RunRequest("demoflix-expiry"), human, tmp_path, start_browser=shared_runs
+    )
     assert run.result.reason == "completed"
     assert run.state.session_expired
     assert run.state.cancel_requests == 1
@@ -108,16 +130,23 @@ async def test_session_expiry_mid_flow_hands_off_and_resumes(tmp_path: Path) -> 
     assert any("completed the login step" in text for text in notices)
 
 
-async def test_cancelled_hand_off_ends_the_run(tmp_path: Path) -> None:
+@in_module_loop
+async def test_cancelled_hand_off_ends_the_run(tmp_path: Path, shared_runs: SharedBrowser) -> None:
     """A person who cancels the sign-in ends the run; nothing is cancelled."""
     run = await run_service(
-        RunRequest("demoflix-2fa"), ScriptedHuman(handoffs=["cancel"]), tmp_path
+        RunRequest("demoflix-2fa"),
+        ScriptedHuman(handoffs=["cancel"]),
+        tmp_path,
+        start_browser=shared_runs,
     )
     assert run.result.reason == "human_rejected"
     assert run.state.cancel_requests == 0
 
 
-async def test_divergence_without_a_model_names_the_step_and_the_fix(tmp_path: Path) -> None:
+@in_module_loop
+async def test_divergence_without_a_model_names_the_step_and_the_fix(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """A missing playbook step stops the run (exit 1) and says how to enable the AI."""
     services = tmp_path / "services.toml"
     services.write_text(
@@ -126,7 +155,7 @@ async def test_divergence_without_a_model_names_the_step_and_the_fix(tmp_path: P
         encoding="utf-8",
     )
     request = RunRequest("renamed", services=(str(services),))
-    run = await run_service(request, ScriptedHuman(), tmp_path)
+    run = await run_service(request, ScriptedHuman(), tmp_path, start_browser=shared_runs)
     assert run.result.reason == "playbook_diverged"
     assert run.result.exit_code == 1
     assert run.result.message is not None
@@ -135,18 +164,31 @@ async def test_divergence_without_a_model_names_the_step_and_the_fix(tmp_path: P
     assert run.state.cancel_requests == 0
 
 
-async def test_no_checkpoint_runs_without_asking_and_says_so(tmp_path: Path) -> None:
+@in_module_loop
+async def test_no_checkpoint_runs_without_asking_and_says_so(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """--no-checkpoint: nobody is asked, and the run start says checkpoints are off."""
-    run = await run_service(RunRequest("demoflix", checkpoints=False), ScriptedHuman(), tmp_path)
+    run = await run_service(
+        RunRequest("demoflix", checkpoints=False),
+        ScriptedHuman(),
+        tmp_path,
+        start_browser=shared_runs,
+    )
     assert run.result.reason == "completed"
     assert run.human.approvals == []
     (started,) = run.reporter.of(RunStarted)
     assert started.checkpoints is False
 
 
-async def test_dry_run_proposes_and_does_nothing(tmp_path: Path) -> None:
+@in_module_loop
+async def test_dry_run_proposes_and_does_nothing(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """--dry-run shows the first proposed action and dispatches none."""
-    run = await run_service(RunRequest("demoflix", dry_run=True), ScriptedHuman(), tmp_path)
+    run = await run_service(
+        RunRequest("demoflix", dry_run=True), ScriptedHuman(), tmp_path, start_browser=shared_runs
+    )
     assert run.result.reason == "dry_run"
     assert run.result.exit_code == 0
     assert run.result.message == "Click button 'Cancel membership'"
@@ -154,9 +196,12 @@ async def test_dry_run_proposes_and_does_nothing(tmp_path: Path) -> None:
     assert "cancel_start" not in " ".join(run.state.events)
 
 
-async def test_max_turns_ends_the_run(tmp_path: Path) -> None:
+@in_module_loop
+async def test_max_turns_ends_the_run(tmp_path: Path, shared_runs: SharedBrowser) -> None:
     """The turn budget ends the run with max_turns_exceeded."""
-    run = await run_service(RunRequest("demoflix", max_turns=2), ScriptedHuman(), tmp_path)
+    run = await run_service(
+        RunRequest("demoflix", max_turns=2), ScriptedHuman(), tmp_path, start_browser=shared_runs
+    )
     assert run.result.reason == "max_turns_exceeded"
     assert run.result.turns == 2
     assert len(run.reporter.of(TurnStarted)) == 2
@@ -180,11 +225,17 @@ def test_journal_records_every_turn(approved_demo: FinishedRun) -> None:
     assert finish.snapshot and "Cancellation confirmed" in finish.snapshot
 
 
-async def test_error_page_is_not_taken_for_success(tmp_path: Path) -> None:
+@in_module_loop
+async def test_error_page_is_not_taken_for_success(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """The failing first finish shows an error page: the claim is not verified, nothing is faked;
     the approved step did go out, so the run says "sent, not verified", never "not cancelled"."""
     run = await run_service(
-        RunRequest("demoflix-error"), ScriptedHuman([Decision("approve")]), tmp_path
+        RunRequest("demoflix-error"),
+        ScriptedHuman([Decision("approve")]),
+        tmp_path,
+        start_browser=shared_runs,
     )
     assert (run.result.reason, run.result.exit_code) == ("sent_not_verified", 4)
     assert "playbook_diverged" in (run.result.message or "")
@@ -193,7 +244,10 @@ async def test_error_page_is_not_taken_for_success(tmp_path: Path) -> None:
     assert run.state.cancel_requests == 0
 
 
-async def test_page_outside_the_allowed_domains_raises_a_checkpoint(tmp_path: Path) -> None:
+@in_module_loop
+async def test_page_outside_the_allowed_domains_raises_a_checkpoint(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """A page that ends up outside allowed_domains stops the run until the person decides."""
     services = tmp_path / "services.toml"
     services.write_text(
@@ -202,7 +256,9 @@ async def test_page_outside_the_allowed_domains_raises_a_checkpoint(tmp_path: Pa
         encoding="utf-8",
     )
     request = RunRequest("elsewhere", services=(str(services),))
-    run = await run_service(request, ScriptedHuman([Decision("reject")]), tmp_path)
+    run = await run_service(
+        request, ScriptedHuman([Decision("reject")]), tmp_path, start_browser=shared_runs
+    )
     assert [approval.kind for approval in run.human.approvals] == ["left_domains"], run.result
     assert run.result.reason == "human_rejected"
     assert run.state.cancel_requests == 0
