@@ -19,10 +19,14 @@ from subterminator_tui.headless.reporter import TerminalReporter
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import RunFinished
 from subterminator_tui.session import RunRequest
+from tests.conftest import in_module_loop
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import FinishedRun, run_service
+from tests.support.shared_browser import SharedBrowser
 
-pytestmark = pytest.mark.browser
+# One browser for the module's runs, reset between them (tests/support/shared_browser.py):
+# each run needs a clean page and policy, not a new Chromium.
+pytestmark = [pytest.mark.browser, in_module_loop]
 
 
 async def run_portal(service: str, tmp_path: Path) -> FinishedRun:
@@ -30,10 +34,15 @@ async def run_portal(service: str, tmp_path: Path) -> FinishedRun:
     return await run_service(RunRequest(service, pilot="playbook"), ScriptedHuman(), tmp_path)
 
 
-async def test_a_plan_billed_by_apple_ends_billed_elsewhere_naming_apple(tmp_path: Path) -> None:
+async def test_a_plan_billed_by_apple_ends_billed_elsewhere_naming_apple(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """Exit 5, Apple's own page to cancel, nothing clicked, the journal keeps the biller."""
     run = await run_service(
-        RunRequest("portal-billed-apple", pilot="playbook"), ScriptedHuman(), tmp_path
+        RunRequest("portal-billed-apple", pilot="playbook"),
+        ScriptedHuman(),
+        tmp_path,
+        start_browser=shared_runs,
     )
     result = run.result
     assert result.reason == "billed_elsewhere" and result.exit_code == exit_codes.BILLED_ELSEWHERE
@@ -52,11 +61,14 @@ async def test_a_plan_billed_by_apple_ends_billed_elsewhere_naming_apple(tmp_pat
 
 
 async def test_a_phone_only_plan_ends_offline_only_with_contacts_and_a_letter(
-    tmp_path: Path,
+    tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:
     """Exit 6: the page's phone number and address, and a letter naming the membership."""
     run = await run_service(
-        RunRequest("portal-phone-only", pilot="playbook"), ScriptedHuman(), tmp_path
+        RunRequest("portal-phone-only", pilot="playbook"),
+        ScriptedHuman(),
+        tmp_path,
+        start_browser=shared_runs,
     )
     result = run.result
     assert result.reason == "offline_only" and result.exit_code == exit_codes.OFFLINE_ONLY
@@ -72,10 +84,15 @@ async def test_a_phone_only_plan_ends_offline_only_with_contacts_and_a_letter(
     assert "+1 800 555 0199" in receipt and "PP-2026-0042" in receipt, "contacts and the letter"
 
 
-async def test_a_plan_already_cancelled_says_so_at_once(tmp_path: Path) -> None:
+async def test_a_plan_already_cancelled_says_so_at_once(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """Exit 7 before any turn: the rules read the cancellation on the first page."""
     run = await run_service(
-        RunRequest("portal-already-cancelled", pilot="playbook"), ScriptedHuman(), tmp_path
+        RunRequest("portal-already-cancelled", pilot="playbook"),
+        ScriptedHuman(),
+        tmp_path,
+        start_browser=shared_runs,
     )
     result = run.result
     assert result.reason == "already_cancelled"
@@ -83,10 +100,15 @@ async def test_a_plan_already_cancelled_says_so_at_once(tmp_path: Path) -> None:
     assert result.turns == 0 and run.state.cancel_requests == 0
 
 
-async def test_the_ending_is_printed_with_its_letter(tmp_path: Path) -> None:
+async def test_the_ending_is_printed_with_its_letter(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """The headless summary shows where to cancel, the contacts and the letter."""
     run = await run_service(
-        RunRequest("portal-phone-only", pilot="playbook"), ScriptedHuman(), tmp_path
+        RunRequest("portal-phone-only", pilot="playbook"),
+        ScriptedHuman(),
+        tmp_path,
+        start_browser=shared_runs,
     )
     out = tmp_path / "out.txt"
     with out.open("w", encoding="utf-8") as handle:
@@ -98,12 +120,15 @@ async def test_the_ending_is_printed_with_its_letter(tmp_path: Path) -> None:
     assert "A letter you can send" in printed and "I hereby cancel" in printed
 
 
-async def test_the_normal_flow_is_not_mistaken_for_an_ending(tmp_path: Path) -> None:
+async def test_the_normal_flow_is_not_mistaken_for_an_ending(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """The cancellable account still cancels (its renewal sentence is no ending)."""
     run = await run_service(
         RunRequest("portal-remembered", pilot="playbook"),
         ScriptedHuman([Decision("approve")]),
         tmp_path,
+        start_browser=shared_runs,
     )
     assert run.result.reason == "completed", run.result
     assert run.state.cancel_requests == 1
