@@ -30,10 +30,14 @@ from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import load_services
 from subterminator_tui.session import RunRequest, prepared_run
+from tests.conftest import in_module_loop
 from tests.fakes.human import RecordingReporter
 from tests.support.bench_people import approve_everything
+from tests.support.shared_browser import SharedBrowser
 from tests.support.trap_runs import MAX_TURNS, ApprovingPerson, run_trap
 
+# One browser for the module's walks, reset between them (tests/support/shared_browser.py):
+# each needs a clean page and policy, not a new Chromium. The bench's own runs start theirs.
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
 
 #: The flows that asked twice for one commit, and the commit's name in its question.
@@ -42,9 +46,10 @@ COMMIT = "Finish cancellation"
 
 
 async def walk(
-    scenario: str, person: ApprovingPerson, tmp_path: Path, **options: bool
+    scenario: str, person: ApprovingPerson, tmp_path: Path, browser: SharedBrowser, **options: bool
 ) -> TaskResult:
-    """Walk ``scenario``'s intended path with the scripted model, ``person`` answering."""
+    """Walk ``scenario``'s intended path with the scripted model, ``person`` answering, in
+    the module's shared browser."""
     service = load_services(user_file=None, practice_scenarios=True).get(f"gauntlet-{scenario}")
     request = RunRequest(
         service.id,
@@ -56,18 +61,21 @@ async def walk(
         **options,
     )
     with ScriptedModelServer(PlaybookBrain(service.playbook)) as model, scripted_model_env(model):
-        async with prepared_run(request) as prepared:
+        async with prepared_run(request, start_browser=browser) as prepared:
             site = prepared.browser.practice
             assert site is not None
             person.state = site.state
             return await prepared.run(person, RecordingReporter())
 
 
+@in_module_loop
 @pytest.mark.parametrize("scenario", ASKED_TWICE)
-async def test_one_question_covers_the_one_commit(scenario: str, tmp_path: Path) -> None:
+async def test_one_question_covers_the_one_commit(
+    scenario: str, tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """One question, the commit's; the server cancels once, after it; verified."""
     person = ApprovingPerson()
-    result = await walk(scenario, person, tmp_path)
+    result = await walk(scenario, person, tmp_path, shared_runs)
     assert person.state is not None
     truth = read_ground_truth(person.state)
     assert [asked.action for asked in person.asked if COMMIT in asked.action] == [
@@ -79,12 +87,15 @@ async def test_one_question_covers_the_one_commit(scenario: str, tmp_path: Path)
     assert (result.reason, result.success, result.verified) == ("completed", True, True)
 
 
+@in_module_loop
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", ASKED_TWICE)
-async def test_unguarded_the_commit_goes_unasked(scenario: str, tmp_path: Path) -> None:
+async def test_unguarded_the_commit_goes_unasked(
+    scenario: str, tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """The proof: with the checkpoints off the same path cancels and nobody is asked."""
     person = ApprovingPerson()
-    await walk(scenario, person, tmp_path, checkpoints=False)
+    await walk(scenario, person, tmp_path, shared_runs, checkpoints=False)
     assert person.state is not None
     assert person.asked == [] and read_ground_truth(person.state).cancelled
 
@@ -98,22 +109,28 @@ class RefusingPerson(ApprovingPerson):
         return Decision("reject")
 
 
-async def test_refused_the_click_leaves_no_dialog_to_answer_unasked(tmp_path: Path) -> None:
+@in_module_loop
+async def test_refused_the_click_leaves_no_dialog_to_answer_unasked(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """native-confirm: the person says no to "Finish cancellation"; nothing reaches the
     server (the dialog's answer rides on an approval only)."""
     person = RefusingPerson()
-    result = await walk("native-confirm", person, tmp_path)
+    result = await walk("native-confirm", person, tmp_path, shared_runs)
     assert person.state is not None
     assert [COMMIT in asked.action for asked in person.asked] == [True]
     assert read_ground_truth(person.state).irreversible == ()
     assert result.reason == "human_rejected"
 
 
-async def test_the_approved_relabelled_click_is_the_cancellation(tmp_path: Path) -> None:
+@in_module_loop
+async def test_the_approved_relabelled_click_is_the_cancellation(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """trap-relabel: "Remind me later" is asked as activating "Cancel my plan", approved,
     and that click cancels: cancelled and verified, no guard miss."""
     person = ApprovingPerson()
-    result, _ = await run_trap("trap-relabel", person, tmp_path)
+    result, _ = await run_trap("trap-relabel", person, tmp_path, shared_runs)
     assert person.state is not None
     assert len(person.asked) == 1 and "Cancel my plan" in person.asked[0].action
     assert person.approvals_at == [0]
