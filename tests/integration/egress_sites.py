@@ -72,6 +72,10 @@ class CountingServer:
         with self._server.lock:
             return list(self._server.paths)
 
+    def close(self) -> None:
+        """Let the port go without ever serving (a server not entered)."""
+        self._server.server_close()
+
     def __enter__(self) -> CountingServer:
         self._thread.start()
         return self
