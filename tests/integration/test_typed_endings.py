@@ -21,17 +21,12 @@ from subterminator_tui.orchestrator.events import RunFinished
 from subterminator_tui.session import RunRequest
 from tests.conftest import in_module_loop
 from tests.fakes.human import ScriptedHuman
-from tests.integration.runs import FinishedRun, run_service
+from tests.integration.runs import run_service
 from tests.support.shared_browser import SharedBrowser
 
 # One browser for the module's runs, reset between them (tests/support/shared_browser.py):
 # each run needs a clean page and policy, not a new Chromium.
 pytestmark = [pytest.mark.browser, in_module_loop]
-
-
-async def run_portal(service: str, tmp_path: Path) -> FinishedRun:
-    """Run a portal variant with the playbook pilot and a person who approves nothing."""
-    return await run_service(RunRequest(service, pilot="playbook"), ScriptedHuman(), tmp_path)
 
 
 async def test_a_plan_billed_by_apple_ends_billed_elsewhere_naming_apple(

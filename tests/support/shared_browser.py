@@ -157,10 +157,18 @@ async def _one_blank_tab(gateway: BrowserGateway) -> bool:
         await gateway.call("browser_tabs", {"action": "select", "index": 0})
     with contextlib.suppress(MCPToolError):
         await gateway.call("browser_navigate", {"url": "about:blank"})
-    # Our DevTools session hears of a closed tab a moment after Playwright MCP closed it.
+    return await _tabs_come_to(gateway, 1) and (await gateway.snapshot()).url == "about:blank"
+
+
+async def _tabs_come_to(gateway: BrowserGateway, count: int) -> bool:
+    """Whether our DevTools session comes to see ``count`` tabs within a few seconds.
+
+    It hears of a tab closed (by Playwright MCP, or a page Playwright opened for itself to
+    read or clear the storage) a moment after the close was answered.
+    """
     with contextlib.suppress(AssertionError):
-        await until(lambda: tab_count(gateway) == 1, within=5.0, what="one tab")
-    return tab_count(gateway) == 1 and (await gateway.snapshot()).url == "about:blank"
+        await until(lambda: tab_count(gateway) == count, within=5.0, what=f"{count} tabs")
+    return tab_count(gateway) == count
 
 
 async def _forget_storage(gateway: BrowserGateway) -> None:
@@ -198,12 +206,7 @@ async def _forget_origins(gateway: BrowserGateway) -> bool:
     module of 57 runs took twice as long). The check before this one covered them.
     """
     result = await gateway._dispatch("browser_run_code_unsafe", {"code": _RESET_FOR_REUSE})
-    if result.is_error:
-        return False
-    # Its page for the visits is closed by now; our DevTools session hears of it later.
-    with contextlib.suppress(AssertionError):
-        await until(lambda: tab_count(gateway) == 1, within=5.0, what="one tab")
-    return tab_count(gateway) == 1
+    return not result.is_error and await _tabs_come_to(gateway, 1)
 
 
 async def local_storage_at(gateway: BrowserGateway, origin: str, *, forget: bool) -> Any:
@@ -224,7 +227,8 @@ async def local_storage_at(gateway: BrowserGateway, origin: str, *, forget: bool
     result = await gateway._dispatch("browser_run_code_unsafe", {"code": code})
     if result.is_error:
         raise MCPToolError(text_of(result))
-    await until(lambda: tab_count(gateway) == tabs, within=5.0, what="the probe's page closed")
+    if not await _tabs_come_to(gateway, tabs):
+        raise MCPToolError("the probe's page did not close")
     if forget and not await _forget_origins(gateway):
         raise MCPToolError("Playwright did not forget the origins")
     # The answer is JSON in the code's result, as a saved sign-in's is.
@@ -241,7 +245,4 @@ async def is_blank(gateway: BrowserGateway) -> bool:
     state: Any = await gateway.storage_state()
     if state is None or state.get("cookies") or state.get("origins"):
         return False
-    # That page of Playwright's is closed by now; our DevTools session hears of it later.
-    with contextlib.suppress(AssertionError):
-        await until(lambda: tab_count(gateway) == 1, within=5.0, what="one tab")
-    return tab_count(gateway) == 1 and (await gateway.snapshot()).url == "about:blank"
+    return await _tabs_come_to(gateway, 1) and (await gateway.snapshot()).url == "about:blank"
