@@ -222,6 +222,9 @@ class OperatorConsole(App[int]):
         refill would reset the cursor and, until the table next measures itself, draw
         every column at its header's width.
         """
+        if not self.is_running:
+            # Closing: Textual removes the screen's widgets before it stops this timer.
+            return
         table = self.query_one("#sessions", DataTable)
         sessions = self._sessions()
         keys = {str(session.key) for session in sessions}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
 
 import pytest
 from mcp import Client
 from textual.app import App
+from textual.widgets import Static
 
 from subterminator_tui.exit_codes import INTERRUPTED
 from subterminator_tui.practice.demoflix import DemoflixServer
@@ -123,3 +126,34 @@ async def test_a_stray_y_never_approves_a_strangers_call(tmp_path: Path) -> None
         await pilot.press("escape", "n")
         await wait_until(pilot, lambda: held.decision == "rejected", "the rejection")
         await stop_console(pilot, app)
+
+
+async def test_a_refresh_tick_while_the_console_closes_does_nothing(tmp_path: Path) -> None:
+    """At exit Textual removes the screen's widgets before it stops the app's timers.
+
+    A refresh tick in that window found no sessions table and failed the exit (seen once
+    in a full run). A probe waits, at exit, until the table is gone, then ticks as the
+    refresh timer would: the tick must raise nothing.
+    """
+    app = console(tmp_path)
+    ticks: list[BaseException | None] = []
+
+    class TickWhileClosing(Static):
+        async def on_unmount(self) -> None:
+            deadline = time.monotonic() + 30
+            # Poll interval only: the table's removal decides, not the delay (Textual sends
+            # no event when a widget leaves the DOM).
+            while app.default_screen.query("#sessions") and time.monotonic() < deadline:  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+            assert not app.default_screen.query("#sessions"), "the table was never removed"
+            try:
+                app.refresh_sessions()
+            except Exception as error:  # what the timer's tick would raise
+                ticks.append(error)
+            else:
+                ticks.append(None)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.parts is not None, "the server parts")
+        await app.default_screen.mount(TickWhileClosing())
+    assert ticks == [None]
