@@ -27,9 +27,11 @@ from subterminator_tui.browser.egress import EgressPolicy, EgressProxy, egress_f
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.interception import SendEverything
 from subterminator_tui.browser.launch import plan_launch
+from subterminator_tui.browser.mcp_process import ServerStopped
 from subterminator_tui.browser.sign_in import SIGN_IN_FILE, parse_saved_state
+from subterminator_tui.browser.snapshot import normalize_snapshot
 from subterminator_tui.browser.typed_values import IgnoreTypedValues
-from subterminator_tui.errors import MCPConnectionError, MCPToolError
+from subterminator_tui.errors import MCPConnectionError, MCPToolError, SnapshotValidationError
 from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.settings import Settings
 from tests.support.isolation import isolate
@@ -37,6 +39,10 @@ from tests.support.polling import until
 
 #: How many times closing tabs and leaving the page is tried before the browser is replaced.
 _RESET_TRIES = 3
+
+
+#: What a failed reset raises: the browser is then replaced by a fresh one.
+_NOT_RESET = (MCPToolError, MCPConnectionError, ServerStopped, SnapshotValidationError)
 
 
 class SharedBrowser:
@@ -131,14 +137,13 @@ class SharedBrowser:
             gateway.requests.judge_with(SendEverything())
             gateway.typing.report_to(IgnoreTypedValues())
             await _forget_storage(gateway)
-        except (MCPToolError, MCPConnectionError):
+        except _NOT_RESET:
             return False
         (gateway.plan.profile_dir / SIGN_IN_FILE).unlink(missing_ok=True)
         try:
             blank = await is_blank(gateway) and await _forget_origins(gateway)
-        except (MCPToolError, MCPConnectionError):
+        except _NOT_RESET:
             return False
-        # Last, since the look above is remembered as the last page too.
         gateway.last_snapshot = None
         gateway.restarts = 0
         gateway.console.forget()
@@ -151,13 +156,21 @@ async def _one_blank_tab(gateway: BrowserGateway) -> bool:
         # A dialog the last page left open blocks every other call.
         await gateway.call("browser_handle_dialog", {"accept": False})
     for index in range(tab_count(gateway) - 1, 0, -1):
-        with contextlib.suppress(MCPToolError):
-            await gateway.call("browser_tabs", {"action": "close", "index": index})
-    with contextlib.suppress(MCPToolError):
-        await gateway.call("browser_tabs", {"action": "select", "index": 0})
-    with contextlib.suppress(MCPToolError):
-        await gateway.call("browser_navigate", {"url": "about:blank"})
-    return await _tabs_come_to(gateway, 1) and (await gateway.snapshot()).url == "about:blank"
+        await gateway._dispatch("browser_tabs", {"action": "close", "index": index})
+    await gateway._dispatch("browser_tabs", {"action": "select", "index": 0})
+    await gateway._dispatch("browser_navigate", {"url": "about:blank"})
+    return await _tabs_come_to(gateway, 1) and await _shown_url(gateway) == "about:blank"
+
+
+async def _shown_url(gateway: BrowserGateway) -> str:
+    """The URL Playwright MCP shows for the selected tab, from one look.
+
+    The reset sends its calls as they are (an error is an answer, and the URL decides):
+    the gateway's own calls take a page with no title as still loading until a second
+    look agrees, and about:blank has none: half a second, three times a reset.
+    """
+    answer = text_of(await gateway._dispatch("browser_snapshot", {}))
+    return normalize_snapshot(answer, gateway.plan.run_dir).url
 
 
 async def _tabs_come_to(gateway: BrowserGateway, count: int) -> bool:
@@ -245,4 +258,4 @@ async def is_blank(gateway: BrowserGateway) -> bool:
     state: Any = await gateway.storage_state()
     if state is None or state.get("cookies") or state.get("origins"):
         return False
-    return await _tabs_come_to(gateway, 1) and (await gateway.snapshot()).url == "about:blank"
+    return await _tabs_come_to(gateway, 1) and await _shown_url(gateway) == "about:blank"
