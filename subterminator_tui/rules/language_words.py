@@ -31,9 +31,10 @@ import tomllib
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ValidationError, ValidationInfo
 
 from subterminator_tui.errors import ServiceConfigError
+from subterminator_tui.rules.check_stamps import remember_checked, was_checked
 from subterminator_tui.rules.fields import STRICT_MODEL_CONFIG, as_tuple
 from subterminator_tui.rules.problems import describe_error, key_path
 from subterminator_tui.rules.text import INNER_DOT, normalise_text
@@ -141,6 +142,18 @@ def _whole_optional_group(word: str) -> bool:
     return depth == 0
 
 
+#: The validation context's key saying this table's exact bytes already passed the phrase
+#: check (``check_stamps``): the phrases are not compiled again.
+PHRASES_CHECKED = "phrases_checked"
+
+
+def _check_phrases_once(values: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+    """:func:`_check_phrases`, unless this table's exact bytes already passed it."""
+    if info.context and info.context.get(PHRASES_CHECKED):
+        return values
+    return _check_phrases(values)
+
+
 def _check_phrases(values: tuple[str, ...]) -> tuple[str, ...]:
     """Every phrase compiles, with placeholders filled by a stand-in, and is not blank."""
     for index, value in enumerate(values):
@@ -222,7 +235,7 @@ Phrases = Annotated[
     tuple[str, ...],
     BeforeValidator(as_tuple),
     AfterValidator(_require_items),
-    AfterValidator(_check_phrases),
+    AfterValidator(_check_phrases_once),
 ]
 
 
@@ -438,11 +451,13 @@ class LanguageWords(BaseModel):
 def read_language_words(path: Path) -> LanguageWords:
     """Parse and validate one table; ServiceConfigError names the file and the key."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        content = path.read_bytes()
+        data = tomllib.loads(content.decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ServiceConfigError(f"{path}: cannot be read: {error}") from None
+    checked = was_checked(path, content)
     try:
-        words = LanguageWords.model_validate(data)
+        words = LanguageWords.model_validate(data, context={PHRASES_CHECKED: checked})
     except ValidationError as error:
         problems = [
             f"{path}: key '{key_path(detail['loc'])}': {describe_error(detail)}"
@@ -453,6 +468,8 @@ def read_language_words(path: Path) -> LanguageWords:
         raise ServiceConfigError(
             f"{path}: key 'language': '{words.language}' does not match the file's name"
         )
+    if not checked:
+        remember_checked(path, content)
     return words
 
 
