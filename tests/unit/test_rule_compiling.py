@@ -288,6 +288,26 @@ def test_a_page_without_a_languages_words_compiles_none_of_its_expressions() -> 
     assert sum(1 for _, item in built if item.needs_one_of) >= 8 * len(tables)
 
 
+def test_a_page_naming_no_biller_compiles_no_billers_expression() -> None:
+    """A biller's expression needs a sentence naming the biller: a page that names none is
+    answered without compiling it (each is every language's words, ~50,000 characters),
+    and a page billed through Apple compiles and holds Apple's.
+
+    The mobile carriers' names need "o" (O2) or "at" (AT&T): nearly every page holds one,
+    so theirs is compiled as before.
+    """
+    built = _built_patterns(generic_rules.__wrapped__())
+    billers = [item for where, item in built if where.startswith("billed_elsewhere:")]
+    assert len(billers) >= 5 and all(item.needs_one_of for item in billers)
+    named = [item for item in billers if min(map(len, item.needs_one_of)) > 2]
+    assert len(named) >= 4, "Apple, Google Play, Roku and Amazon each need a telling word"
+    _compiled_only_where_read(
+        named,
+        elsewhere="Account\nYour membership is active. Cancel anytime online.",
+        own="Account\nYour subscription is billed through the App Store.",
+    )
+
+
 @pytest.mark.parametrize(
     ("phrase", "needed"),
     [
