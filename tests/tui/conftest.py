@@ -76,16 +76,23 @@ RUN_DEADLINE = 60.0
 
 
 async def wait_until(
-    pilot: Pilot[int], condition: Callable[[], bool], what: str, within: float = RUN_DEADLINE
+    pilot: Pilot[int],
+    condition: Callable[[], bool],
+    what: str,
+    within: float = RUN_DEADLINE,
+    *,
+    seen: Callable[[], str] | None = None,
 ) -> None:
-    """Let the app run until ``condition()`` holds; fail naming ``what`` after ``within`` s.
+    """Let the app run until ``condition()`` holds; fail naming ``what`` after ``within`` s,
+    and what ``seen()`` says was there instead.
 
     Returns after one more idle pass, so a screen that just came up has been laid out.
     """
     deadline = time.monotonic() + within
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {within:.0f} s waiting for {what}")
+            instead = f"; instead: {seen()}" if seen is not None else ""
+            raise AssertionError(f"timed out after {within:.0f} s waiting for {what}{instead}")
         # Poll interval only: the condition decides, not the delay.
         await pilot.pause(0.05)
     await pilot.pause()
@@ -342,8 +349,13 @@ def console_scene(tmp_path: Path, *, held: bool, keys: bool = False) -> Scene:
             )
             return listed and measured and f"1 session · {waiting}" in shown
 
+        def seen() -> str:
+            table = app.screen_stack[0].query_one("#sessions", DataTable)
+            rows = [table.get_row_at(index) for index in range(table.row_count)]
+            return f"rows {rows!r}, screen {screen_text(app)!r}"
+
         # The table and status line are redrawn on a timer: wait for the settled picture.
-        await wait_until(pilot, settled, "the session in the table and status line")
+        await wait_until(pilot, settled, "the session in the table and status line", seen=seen)
         if keys:
             await pilot.press("f1")
             await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
