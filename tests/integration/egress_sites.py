@@ -54,8 +54,20 @@ class CountingServer:
     """An HTTP server on ``host`` (any free port) that counts every connection it accepts."""
 
     def __init__(self, host: str) -> None:
-        self._server = _CountingHTTPServer(host)
-        port = self._server.server_address[1]
+        # Free ports are per address: a server on 127.0.0.2 (or ::1) could get the number
+        # the egress proxy then takes on 127.0.0.1, and a request to it would be refused
+        # first as a loop through the proxy (seen twice in full runs). The same number is
+        # held on 127.0.0.1 while the server lives, so nothing there can take it.
+        self._held: socket.socket | None = None
+        while True:
+            self._server = _CountingHTTPServer(host)
+            port = self._server.server_address[1]
+            if host == "127.0.0.1":
+                break
+            self._held = _held_port(port)
+            if self._held is not None:
+                break
+            self._server.server_close()
         self.authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         self.base_url = f"http://{self.authority}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -75,6 +87,12 @@ class CountingServer:
     def close(self) -> None:
         """Let the port go without ever serving (a server not entered)."""
         self._server.server_close()
+        self._let_go()
+
+    def _let_go(self) -> None:
+        if self._held is not None:
+            self._held.close()
+            self._held = None
 
     def __enter__(self) -> CountingServer:
         self._thread.start()
@@ -89,6 +107,19 @@ class CountingServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+        self._let_go()
+
+
+def _held_port(port: int) -> socket.socket | None:
+    """A socket bound to 127.0.0.1:``port`` (without SO_REUSEADDR, so no other bind there
+    succeeds), or None when the number is taken there already."""
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        held.bind(("127.0.0.1", port))
+    except OSError:
+        held.close()
+        return None
+    return held
 
 
 def adversarial_pages(forbidden: str, elsewhere: str) -> dict[str, str]:

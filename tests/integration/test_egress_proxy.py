@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import socket
 from collections.abc import AsyncIterator, Iterator
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -84,15 +84,28 @@ async def test_a_tunnel_to_the_named_address_relays_bytes(
     assert allowed_site.paths == ["/inside"]
 
 
+def _binds_on_127_0_0_1(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def test_a_server_on_another_loopback_address_holds_its_number_on_127_0_0_1() -> None:
+    """Ports are per address: while a server lives on 127.0.0.2, nothing (the proxy above
+    all, which binds as asyncio does, reusing addresses) gets its number on 127.0.0.1."""
+    with CountingServer("127.0.0.2") as other:
+        port = int(other.authority.rsplit(":", 1)[1])
+        assert not _binds_on_127_0_0_1(port)
+    assert _binds_on_127_0_0_1(port)
+
+
 async def test_a_refusal_is_a_403_page_naming_host_and_reason(proxy: EgressProxy) -> None:
     """The browser shows 'SubTerminator blocked a request to HOST: why'."""
-    forbidden = CountingServer("127.0.0.2")
-    # Free ports are per address: 127.0.0.2 can get the proxy's own number, and a request
-    # there is refused first as a loop through the proxy (seen once in a full run).
-    while forbidden.authority.endswith(f":{urlsplit(proxy.url).port}"):
-        forbidden.close()
-        forbidden = CountingServer("127.0.0.2")
-    with forbidden:
+    with CountingServer("127.0.0.2") as forbidden:
         answer = await exchange(
             proxy, f"CONNECT {forbidden.authority} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
         )
