@@ -49,6 +49,7 @@ from subterminator_tui.tui.screens.help import HelpScreen, help_rows
 from subterminator_tui.tui.screens.quit import QuitScreen
 from subterminator_tui.tui.screens.sign_in_path import SignInPathScreen
 from subterminator_tui.tui.widgets.live_page import LivePage
+from subterminator_tui.tui.widgets.sessions_table import SessionsTable
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 
 #: How often the sessions table and the live page are redrawn from the registry.
@@ -117,7 +118,7 @@ class OperatorConsole(App[int]):
         """Status line, sessions beside the selected session's page, the footer."""
         yield Static("Starting the server...", id="console-status")
         with Horizontal(id="console-main"):
-            table: DataTable[str] = DataTable(id="sessions", cursor_type="row")
+            table = SessionsTable(id="sessions")
             table.border_title = "Sessions"
             yield table
             with Vertical(id="console-page"):
