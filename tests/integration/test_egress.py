@@ -102,6 +102,22 @@ async def open_page(guarded: BrowserGateway, site: AdversarialSite, path: str) -
         await guarded.call("browser_navigate", {"url": site.base_url + path})
 
 
+async def wait_for_text(guarded: BrowserGateway, text: str) -> None:
+    """Until ``text`` is on the page, for up to :data:`WAIT` seconds.
+
+    Playwright MCP's wait gives up after five seconds, and a machine running the whole
+    suite once took longer than that to start the page's script (the socket's failure).
+    """
+    deadline = asyncio.get_running_loop().time() + WAIT
+    while True:
+        try:
+            await guarded.call("browser_wait_for", {"text": text})
+            return
+        except MCPToolError:
+            if asyncio.get_running_loop().time() > deadline:
+                raise
+
+
 async def click(guarded: BrowserGateway, role: str, name: str) -> None:
     """Click the element of ``role`` and ``name`` on the current page."""
     page = await guarded.snapshot()
@@ -136,7 +152,7 @@ async def test_a_websocket_never_leaves_the_hardened_browser(
 ) -> None:
     """The socket-refusing rule fails the handshake in the browser: the proxy sees nothing."""
     await open_page(guarded, site, "/websocket")
-    await guarded.call("browser_wait_for", {"text": "Socket failed"})
+    await wait_for_text(guarded, "Socket failed")
     await guarded.call("browser_navigate", {"url": f"{site.base_url}/ok"})
     assert forbidden.connections == 0
     # Refused before the proxy: neither let through nor refused there.
