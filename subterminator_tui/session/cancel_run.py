@@ -154,12 +154,16 @@ class CancelSession:
     front end can show or read it.
     """
 
-    def __init__(self, request: RunRequest) -> None:
+    def __init__(
+        self, request: RunRequest, *, start_browser: BrowserStarter = fresh_browser
+    ) -> None:
         self.checked = check_request(request)
         self.browser: ServiceBrowser | None = None
+        #: Starts the run's browser: a fresh one in the product (as for ``prepared_run``).
+        self.start_browser = start_browser
 
     async def __call__(self, gate: HumanGate, reporter: Reporter) -> TaskResult:
         """Open everything, run to the end, close everything."""
-        async with prepared_run(self.checked) as prepared:
+        async with prepared_run(self.checked, start_browser=self.start_browser) as prepared:
             self.browser = prepared.browser
             return await prepared.run(gate, reporter)

@@ -9,6 +9,7 @@ its own practice site only. Without the reset, the same leftovers do reach the s
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -152,5 +153,37 @@ async def test_runs_in_a_row_keep_the_one_browser(tmp_path: Path) -> None:
             await run_trap(trap, ApprovingPerson(), tmp_path / trap, shared)
         assert shared.starts == 1
         assert shared.gateway is not None and await is_blank(shared.gateway)
+    finally:
+        await shared.aclose()
+
+
+async def test_a_reset_cut_short_replaces_the_browser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run cancelled where it stood (an app closed at its checkpoint) can be cancelled
+    again while the browser is reset: the half-reset browser, its last run's judge still
+    holding requests, is replaced, never lent to the next run.
+
+    Lent, it held the next run's first page: the app's next run never reached its
+    checkpoint (tests/tui/test_app_pilot.py, the guidance after the model's words).
+    """
+    if missing := browser_parts_missing():
+        pytest.skip(missing)
+    shared = SharedBrowser(tmp_path / "shared")
+
+    async def cut_short() -> bool:
+        raise asyncio.CancelledError
+
+    try:
+        monkeypatch.setattr(shared, "_reset", cut_short)
+        with pytest.raises(asyncio.CancelledError):
+            async with prepared_run(demoflix_request(tmp_path, "first"), start_browser=shared):
+                pass
+        monkeypatch.undo()
+        assert shared.gateway is not None and shared.gateway.alive
+        first = shared.gateway.node_pid
+        async with prepared_run(demoflix_request(tmp_path, "second"), start_browser=shared) as run:
+            assert run.browser.gateway.node_pid != first
+        assert shared.starts == 2
     finally:
         await shared.aclose()

@@ -60,6 +60,7 @@ class SharedBrowser:
         #: How many browsers were started (1 when every reset worked).
         self.starts = 0
         self._stack: AsyncExitStack | None = None
+        self._unfinished_reset = False
 
     @asynccontextmanager
     async def __call__(
@@ -79,7 +80,8 @@ class SharedBrowser:
         if settings.browser_backend != "local":
             raise RuntimeError("a shared browser is a local one")
         policy = EgressPolicy.for_reach(reach)
-        if self.gateway is None or self.egress is None or not self.gateway.alive:
+        stale = self.gateway is None or self.egress is None or not self.gateway.alive
+        if stale or self._unfinished_reset:
             await self._start(policy, settings, headless)
         else:
             await self.egress.follow(policy)
@@ -87,8 +89,13 @@ class SharedBrowser:
         try:
             yield self.gateway, self.egress
         finally:
+            # A run cancelled where it stood (an app closed at its checkpoint) may be
+            # cancelled again during the reset: a half-reset browser (the last run's judge
+            # still holding its requests) is replaced, never lent.
+            self._unfinished_reset = True
             if self.resets and not await self._reset():
                 await self.aclose()
+            self._unfinished_reset = False
 
     async def _start(self, policy: EgressPolicy, settings: Settings, headless: bool | None) -> None:
         await self.aclose()

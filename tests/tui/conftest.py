@@ -25,6 +25,7 @@ from subterminator_tui.serve.config import ServeConfig
 from subterminator_tui.serve.oversight import approvals
 from subterminator_tui.serve.server.http import HttpOptions, http_transport
 from subterminator_tui.session import CancelSession, RunRequest, RunSession
+from subterminator_tui.session.browser import BrowserStarter, fresh_browser
 from subterminator_tui.settings import load_settings
 from subterminator_tui.tui.app import SubTerminatorApp
 from subterminator_tui.tui.operator_console import OperatorConsole
@@ -45,6 +46,7 @@ from tests.fakes.scripted_session import (
     login_handoff,
     long_snapshot,
 )
+from tests.support.shared_browser import SharedBrowser
 
 #: Every app test runs in this terminal size (snapshots depend on it).
 SIZE = (140, 40)
@@ -124,15 +126,26 @@ class PracticeRun:
 
     request: RunRequest
     session: CancelSession | None = None
+    #: Starts the run's browser: a fresh one, or the module's shared one (``shared_runs``).
+    start_browser: BrowserStarter = fresh_browser
 
     @classmethod
-    def of(cls, service: str, tmp_path: Path, *, pilot: str = "auto") -> PracticeRun:
-        """Headless, with a private profile under ``tmp_path``."""
+    def of(
+        cls,
+        service: str,
+        tmp_path: Path,
+        *,
+        pilot: str = "auto",
+        shared: SharedBrowser | None = None,
+    ) -> PracticeRun:
+        """Headless, with a private profile under ``tmp_path``, or in ``shared``'s browser
+        (a test that needs no fresh one; it runs in the module's loop: ``in_module_loop``)."""
         missing = browser_parts_missing()
         if missing:
             pytest.skip(missing)
         profile = tmp_path / "profile"
-        return cls(RunRequest(service, pilot=pilot, headless=True, profile_dir=str(profile)))
+        request = RunRequest(service, pilot=pilot, headless=True, profile_dir=str(profile))
+        return cls(request, start_browser=shared or fresh_browser)
 
     @property
     def profile(self) -> Path:
@@ -142,7 +155,7 @@ class PracticeRun:
 
     def app(self) -> SubTerminatorApp:
         """The app and session ``subterminator cancel`` builds, kept here to read the site."""
-        self.session = CancelSession(self.request)
+        self.session = CancelSession(self.request, start_browser=self.start_browser)
         return create_app(load_settings(image_previews=False), self.session)
 
     @property

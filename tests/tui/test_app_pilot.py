@@ -32,12 +32,13 @@ from subterminator_tui.tui.widgets.key_hints import KeyHints
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 from subterminator_tui.tui.widgets.turn_log import TurnLog
 from subterminator_tui.tui.widgets.url_bar import UrlBar
-from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
+from tests.conftest import browser_parts_missing, in_module_loop, wait_until_no_profile_processes
 from tests.fakes.demoflix_brain import DemoflixBrain
 from tests.fakes.fake_model import FakeModelServer, FakeRequest
 from tests.fakes.provider_env import clear_provider_env
 from tests.fakes.scripted_session import ScriptedSession, failing_session, long_snapshot
 from tests.support.app_screens import at_checkpoint, at_end
+from tests.support.shared_browser import SharedBrowser
 from tests.tui.conftest import SIZE, PracticeRun, plain, screen_text, scripted_app, wait_until
 
 PASSWORD = "demo-pass"
@@ -84,9 +85,12 @@ def exited(app: SubTerminatorApp) -> bool:
 class TestCheckpointWithThePlaybook:
     """The demoflix playbook stops before "Finish cancellation"; the person's key decides."""
 
-    async def test_y_finishes_the_run_verified_with_one_cancel(self, tmp_path: Path) -> None:
+    @in_module_loop
+    async def test_y_finishes_the_run_verified_with_one_cancel(
+        self, tmp_path: Path, shared_runs: SharedBrowser
+    ) -> None:
         """`y` at the checkpoint: the run goes on, the end screen reports success, one cancel."""
-        run = PracticeRun.of("demoflix", tmp_path)
+        run = PracticeRun.of("demoflix", tmp_path, shared=shared_runs)
         app = run.app()
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
@@ -96,9 +100,12 @@ class TestCheckpointWithThePlaybook:
             assert "cancellation completed and verified" in screen_text(app)
             assert run.state.cancel_requests == 1
 
-    async def test_q_on_the_success_screen_exits_0(self, tmp_path: Path) -> None:
+    @in_module_loop
+    async def test_q_on_the_success_screen_exits_0(
+        self, tmp_path: Path, shared_runs: SharedBrowser
+    ) -> None:
         """After a verified cancellation, `q` on the end screen leaves with exit code 0."""
-        run = PracticeRun.of("demoflix", tmp_path)
+        run = PracticeRun.of("demoflix", tmp_path, shared=shared_runs)
         app = run.app()
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
@@ -108,9 +115,12 @@ class TestCheckpointWithThePlaybook:
             await wait_until(pilot, lambda: exited(app), "the app to exit")
         assert app.return_code == 0
 
-    async def test_n_rejects_cancels_nothing_and_exits_1(self, tmp_path: Path) -> None:
+    @in_module_loop
+    async def test_n_rejects_cancels_nothing_and_exits_1(
+        self, tmp_path: Path, shared_runs: SharedBrowser
+    ) -> None:
         """`n` at the checkpoint ends the run as human_rejected: no cancel, exit code 1."""
-        run = PracticeRun.of("demoflix", tmp_path)
+        run = PracticeRun.of("demoflix", tmp_path, shared=shared_runs)
         app = run.app()
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
@@ -141,12 +151,16 @@ class TestBehindTheCheckpoint:
 class TestCheckpointWithTheAIPilot:
     """The modal describes the step from the page, whatever the model calls it."""
 
+    @in_module_loop
     async def test_the_modal_names_the_real_target_not_the_models_words(
-        self, tmp_path: Path, serve_model: Callable[[DemoflixBrain], FakeModelServer]
+        self,
+        tmp_path: Path,
+        serve_model: Callable[[DemoflixBrain], FakeModelServer],
+        shared_runs: SharedBrowser,
     ) -> None:
         """A model calling the Finish button "Continue": the modal says what the button is."""
         serve_model(DemoflixBrain(finish_description="Continue"))
-        run = PracticeRun.of("demoflix", tmp_path, pilot="ai")
+        run = PracticeRun.of("demoflix", tmp_path, pilot="ai", shared=shared_runs)
         app = run.app()
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
@@ -158,12 +172,13 @@ class TestCheckpointWithTheAIPilot:
 class TestGuidanceWithTheAIPilot:
     """`g` sends the person's words to the model instead of running the step."""
 
+    @in_module_loop
     async def test_guidance_reaches_the_model_and_the_run_still_completes(
-        self, tmp_path: Path, fake_model: FakeModelServer
+        self, tmp_path: Path, fake_model: FakeModelServer, shared_runs: SharedBrowser
     ) -> None:
         """Guidance typed at the checkpoint is in the model's next request; approving finishes."""
         guidance = "Check the end date before finishing"
-        run = PracticeRun.of("demoflix", tmp_path, pilot="ai")
+        run = PracticeRun.of("demoflix", tmp_path, pilot="ai", shared=shared_runs)
         app = run.app()
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: at_checkpoint(app), "the first checkpoint")
@@ -188,9 +203,12 @@ class TestGuidanceWithTheAIPilot:
 class TestHandoff:
     """Sign-in and code typed into the app's modals go into the page, and only there."""
 
-    async def test_typed_sign_in_and_code_get_the_run_through(self, tmp_path: Path) -> None:
+    @in_module_loop
+    async def test_typed_sign_in_and_code_get_the_run_through(
+        self, tmp_path: Path, shared_runs: SharedBrowser
+    ) -> None:
         """demoflix-2fa: sign-in modal, then code modal; the run reaches the checkpoint and ends."""
-        run = PracticeRun.of("demoflix-2fa", tmp_path)
+        run = PracticeRun.of("demoflix-2fa", tmp_path, shared=shared_runs)
         app = run.app()
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: handoff_of(app, "login"), "the sign-in modal")
@@ -204,15 +222,16 @@ class TestHandoff:
         assert app.result is not None and app.result.reason == "completed"
         assert run.state.cancel_requests == 1
 
+    @in_module_loop
     async def test_secrets_reach_neither_the_model_nor_the_screen(
-        self, tmp_path: Path, fake_model: FakeModelServer
+        self, tmp_path: Path, fake_model: FakeModelServer, shared_runs: SharedBrowser
     ) -> None:
         """With the AI pilot, the typed password and code are in no model request and not shown.
 
         The practice site's hint (its published demo credentials) is on the hand-off
         modal by design, so there the screen may show them exactly as often as the hint does.
         """
-        run = PracticeRun.of("demoflix-2fa", tmp_path, pilot="ai")
+        run = PracticeRun.of("demoflix-2fa", tmp_path, pilot="ai", shared=shared_runs)
         app = run.app()
 
         def shown_only_in_hint(secret: str) -> bool:
@@ -268,9 +287,12 @@ class TestQuitDuringARun:
 class TestLookingBack:
     """After the run, the turns can be browsed."""
 
-    async def test_an_older_turn_shows_its_page_in_the_url_bar(self, tmp_path: Path) -> None:
+    @in_module_loop
+    async def test_an_older_turn_shows_its_page_in_the_url_bar(
+        self, tmp_path: Path, shared_runs: SharedBrowser
+    ) -> None:
         """Esc on the end screen, then an older row in the turn log: the URL bar says "Turn N"."""
-        run = PracticeRun.of("demoflix", tmp_path)
+        run = PracticeRun.of("demoflix", tmp_path, shared=shared_runs)
         app = run.app()
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: at_checkpoint(app), "the checkpoint modal")
@@ -423,8 +445,9 @@ class TestShutdown:
 
 
 @pytest.mark.browser
+@in_module_loop
 async def test_any_site_by_url_ends_verified_by_generic_rules(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """The app runs a site in no services file by its address; the end says whose rules held."""
     missing = browser_parts_missing()
@@ -444,7 +467,8 @@ async def test_any_site_by_url_ends_verified_by_generic_rules(
         run = PracticeRun(
             RunRequest(
                 "", url=f"{site.base_url}/account", headless=True, profile_dir=str(tmp_path / "p")
-            )
+            ),
+            start_browser=shared_runs,
         )
         app = run.app()
         async with app.run_test(size=SIZE) as pilot:
