@@ -58,7 +58,9 @@ def match_service(merchant: Merchant, services: Sequence[ServiceConfig]) -> Cata
         return CatalogMatch(service=sold)
     # One each, by id: hashing a service hashes its rules, which compiles every expression
     # they hold (DeferredPattern), 5 CPU seconds for a year's statement.
-    return CatalogMatch(service=None, possible=tuple({s.id: s for s in shared}.values()))
+    return CatalogMatch(
+        service=None, possible=tuple({service.id: service for service in shared}.values())
+    )
 
 
 def _app_sold_by_store(
