@@ -56,11 +56,7 @@ def match_service(merchant: Merchant, services: Sequence[ServiceConfig]) -> Cata
     sold = _app_sold_by_store(merchant, services)
     if sold is not None:
         return CatalogMatch(service=sold)
-    # One each, by id: hashing a service hashes its rules, which compiles every expression
-    # they hold (DeferredPattern), 5 CPU seconds for a year's statement.
-    return CatalogMatch(
-        service=None, possible=tuple({service.id: service for service in shared}.values())
-    )
+    return CatalogMatch(service=None, possible=tuple(dict.fromkeys(shared)))
 
 
 def _app_sold_by_store(

@@ -26,6 +26,7 @@ from subterminator_tui.session.browser import open_service_browser
 from subterminator_tui.settings import load_settings
 from tests.conftest import wait_until_no_profile_processes
 from tests.integration.egress_sites import AdversarialSite, CountingServer, adversarial_pages
+from tests.support.polling import until
 from tests.support.sign_ins import sign_in
 
 pytestmark = pytest.mark.browser
@@ -102,20 +103,13 @@ async def open_page(guarded: BrowserGateway, site: AdversarialSite, path: str) -
         await guarded.call("browser_navigate", {"url": site.base_url + path})
 
 
-async def wait_for_text(guarded: BrowserGateway, text: str) -> None:
-    """Until ``text`` is on the page, for up to :data:`WAIT` seconds.
-
-    Playwright MCP's wait gives up after five seconds, and a machine running the whole
-    suite once took longer than that to start the page's script (the socket's failure).
-    """
-    deadline = asyncio.get_running_loop().time() + WAIT
-    while True:
-        try:
-            await guarded.call("browser_wait_for", {"text": text})
-            return
-        except MCPToolError:
-            if asyncio.get_running_loop().time() > deadline:
-                raise
+async def shows_text(guarded: BrowserGateway, text: str) -> bool:
+    """Whether ``text`` comes onto the page within Playwright MCP's wait (five seconds)."""
+    try:
+        await guarded.call("browser_wait_for", {"text": text})
+    except MCPToolError:
+        return False
+    return True
 
 
 async def click(guarded: BrowserGateway, role: str, name: str) -> None:
@@ -152,7 +146,9 @@ async def test_a_websocket_never_leaves_the_hardened_browser(
 ) -> None:
     """The socket-refusing rule fails the handshake in the browser: the proxy sees nothing."""
     await open_page(guarded, site, "/websocket")
-    await wait_for_text(guarded, "Socket failed")
+    # Up to WAIT, not Playwright MCP's five seconds: a machine running the whole suite once
+    # took longer than that to start the page's script (the socket's failure).
+    await until(lambda: shows_text(guarded, "Socket failed"), within=WAIT, what="the failure")
     await guarded.call("browser_navigate", {"url": f"{site.base_url}/ok"})
     assert forbidden.connections == 0
     # Refused before the proxy: neither let through nor refused there.

@@ -131,13 +131,9 @@ def test_a_bare_word_alone_on_a_card_line_is_no_app_name() -> None:
     assert match_service(name_merchant("CALM"), catalog).service is None
 
 
-def test_finding_subscriptions_hashes_no_rule_expression(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A statement is matched by descriptors alone: no rule expression is hashed.
-
-    Hashing an expression compiles it, and hashing a service hashes all of its rules: a
-    year's statement deduplicated the services an Apple line may be that way and compiled
-    every expression they hold, 5 CPU seconds for ``subterminator find``.
-    """
+@pytest.fixture
+def hashed_expressions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The rule expressions hashed from now on (a hash compiles one), by their source."""
     hashed: list[str] = []
     original = DeferredPattern.__hash__
 
@@ -146,6 +142,24 @@ def test_finding_subscriptions_hashes_no_rule_expression(monkeypatch: pytest.Mon
         return original(expression)
 
     monkeypatch.setattr(DeferredPattern, "__hash__", recording)
+    return hashed
+
+
+def test_hashing_a_service_hashes_none_of_its_rules(hashed_expressions: list[str]) -> None:
+    """A service hashes by its id: a set or a cache of services compiles no expression."""
+    catalog = services()
+    assert any(service.success for service in catalog), "services with rules"
+    assert len(set(catalog)) == len(catalog)
+    assert hashed_expressions == []
+
+
+def test_finding_subscriptions_hashes_no_rule_expression(hashed_expressions: list[str]) -> None:
+    """A statement is matched by descriptors alone: no rule expression is hashed.
+
+    Hashing an expression compiles it, and a service used to hash all of its rules: a
+    year's statement deduplicated the services an Apple line may be that way and compiled
+    every expression they hold, 5 CPU seconds for ``subterminator find``.
+    """
     report = find_subscriptions([STATEMENTS / "bank.csv"], services())
     assert any(found.possible_services for found in report.subscriptions), "an Apple line"
-    assert hashed == []
+    assert hashed_expressions == []
