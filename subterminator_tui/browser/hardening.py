@@ -13,6 +13,7 @@ preferences close what no switch reaches.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 from subterminator_tui.browser.devtools_session import DEVTOOLS_ARGS
@@ -26,25 +27,74 @@ HARDENING_ARGS = (
     "--enforce-webrtc-ip-permission-check",
     # QUIC (HTTP/3, WebTransport) is UDP too.
     "--disable-quic",
-    # Prefetch and prerender load a gated URL the moment a page merely names it.
-    "--disable-features=Prerender2,SpeculationRulesPrefetchFuture,PrefetchProxy,"
-    "NoStatePrefetchHoldback,PreloadingHeuristicsMLModel,WebTransport",
 )
+
+#: Chromium's features a hardened browser turns off. Prefetch and prerender load a gated
+#: URL the moment a page merely names it; WebTransport is a socket (see socket_refusal).
+HARDENING_FEATURES = (
+    "Prerender2",
+    "SpeculationRulesPrefetchFuture",
+    "PrefetchProxy",
+    "NoStatePrefetchHoldback",
+    "PreloadingHeuristicsMLModel",
+    "WebTransport",
+)
+
+#: The features Playwright itself turns off (``chromiumSwitches.ts`` of the pinned
+#: playwright-core; ``test_browser_config`` reads them there). Chromium keeps only the last
+#: ``--disable-features`` it is given, so a list of ours alone would switch these back on
+#: (requests to Google at start-up, Translate, HTTPS upgrades, Chromium's refusal of a
+#: redirect under request interception, among others): ours repeats them.
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "DialMediaRouteProvider",
+    "GlobalMediaControls",
+    "HttpsUpgrades",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "BlockOriginHeaderModificationOnRedirect",
+    "Translate",
+    "AutoDeElevate",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+
+#: A headless browser has no address bar, yet Chromium preloads the bar's suggestion
+#: popup as two pages in a renderer of their own: about 0.6 CPU s of every browser start.
+HEADLESS_UNUSED_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
 
 
 #: The extension that refuses sockets, written beside the config file (one per run).
 SOCKET_REFUSAL_DIR = "socket-refusal"
 
 
-def write_browser_config(path: Path, *, hardened: bool = True) -> Path:
+def write_browser_config(path: Path, *, hardened: bool = True, headless: bool = True) -> Path:
     """Write Playwright MCP's config file with Chromium's extra switches to ``path``."""
     args = [*DEVTOOLS_ARGS]
+    features = list(PLAYWRIGHT_DISABLED_FEATURES)
     if hardened:
         refusal = write_socket_refusal(path.parent / SOCKET_REFUSAL_DIR)
         args += [*HARDENING_ARGS, *socket_refusal_args(refusal)]
+        features += HARDENING_FEATURES
+    if headless:
+        features += HEADLESS_UNUSED_FEATURES
+    if len(features) > len(PLAYWRIGHT_DISABLED_FEATURES):
+        # One list, Playwright's and ours: a second switch would replace Playwright's.
+        args.append(disable_features_switch(features))
     config = {"browser": {"launchOptions": {"args": args}}}
     path.write_text(json.dumps(config, indent=2), encoding="utf-8")
     return path
+
+
+def disable_features_switch(features: Iterable[str]) -> str:
+    """The one ``--disable-features`` switch for ``features``, each named once."""
+    return "--disable-features=" + ",".join(dict.fromkeys(features))
 
 
 def socket_refusal_args(extension: Path) -> tuple[str, ...]:

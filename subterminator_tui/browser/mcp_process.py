@@ -117,7 +117,9 @@ class PlaywrightMCPProcess:
         self._server_died = False
         self._requests = asyncio.Queue()
         if self.plan.remote is None:
-            write_browser_config(self.plan.browser_config, hardened=self.plan.hardened)
+            write_browser_config(
+                self.plan.browser_config, hardened=self.plan.hardened, headless=self.plan.headless
+            )
             if self.plan.hardened:
                 keep_preferences(self.plan.profile_dir)
             forget_endpoint(self.plan.profile_dir)

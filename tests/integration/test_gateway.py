@@ -18,6 +18,7 @@ from subterminator_tui.browser.tools import REQUIRED_TOOLS
 from subterminator_tui.errors import MCPConnectionError, MCPToolError
 from subterminator_tui.practice.demoflix import DemoflixServer
 from tests.conftest import in_module_loop, wait_until_no_profile_processes
+from tests.support.playwright_switches import last_disabled_features, playwright_disabled_features
 from tests.support.sign_ins import sign_in
 
 pytestmark = pytest.mark.browser
@@ -45,6 +46,24 @@ async def test_node_is_started_directly_with_the_pinned_cli(shared_gateway: Brow
         assert flag in argv
     assert argv[argv.index("--codegen") + 1] == "none"
     assert argv[argv.index("--output-dir") + 1].startswith(str(shared_gateway.plan.run_dir))
+
+
+@in_module_loop
+async def test_the_browser_keeps_playwrights_features_off_and_preloads_no_browser_ui(
+    shared_gateway: BrowserGateway,
+) -> None:
+    """The launched Chromium's last --disable-features holds Playwright's list and ours.
+
+    Chromium keeps only the last such switch: a list of ours alone turned Playwright's back
+    on. And a headless browser has no address bar, so no renderer preloads its popup.
+    """
+    processes = processes_using_profile(shared_gateway.plan.profile_dir)
+    browsers = [p for p in processes if p.program == "chromium" and "--type=" not in p.cmdline]
+    assert len(browsers) == 1, processes
+    features = last_disabled_features(command_line(browsers[0].pid))
+    missing = set(playwright_disabled_features()) - set(features)
+    assert not missing, f"Playwright's own features switched back on: {sorted(missing)}"
+    assert not [p for p in processes if "--top-chrome-webui" in p.cmdline]
 
 
 @in_module_loop

@@ -5,7 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from subterminator_tui.browser.hardening import SOCKET_REFUSAL_DIR, write_browser_config
+import pytest
+
+from subterminator_tui.browser.hardening import (
+    HARDENING_FEATURES,
+    HEADLESS_UNUSED_FEATURES,
+    SOCKET_REFUSAL_DIR,
+    write_browser_config,
+)
+from tests.support.playwright_switches import last_disabled_features, playwright_disabled_features
 
 
 def launch_args(config: Path) -> list[str]:
@@ -44,3 +52,26 @@ def test_an_unprotected_browser_loads_no_extension(tmp_path: Path) -> None:
     assert not any("extension" in arg for arg in args)
     assert "--disable-quic" not in args
     assert not (tmp_path / SOCKET_REFUSAL_DIR).exists()
+
+
+@pytest.mark.parametrize(("hardened", "headless"), [(True, True), (True, False), (False, True)])
+def test_our_features_join_playwrights_own_in_one_switch(
+    tmp_path: Path, hardened: bool, headless: bool
+) -> None:
+    """Chromium keeps the last --disable-features: ours must carry Playwright's list too."""
+    args = launch_args(
+        write_browser_config(tmp_path / "c.json", hardened=hardened, headless=headless)
+    )
+    assert len([arg for arg in args if arg.startswith("--disable-features=")]) == 1
+    features = last_disabled_features(args)
+    missing = set(playwright_disabled_features()) - set(features)
+    assert not missing, f"Playwright's own features switched back on: {sorted(missing)}"
+    assert (set(HARDENING_FEATURES) <= set(features)) is hardened
+    assert (set(HEADLESS_UNUSED_FEATURES) <= set(features)) is headless
+    assert len(features) == len(set(features))
+
+
+def test_a_headed_unprotected_browser_keeps_playwrights_switch_alone(tmp_path: Path) -> None:
+    """With nothing of ours to turn off, no second list is given: Playwright's stands."""
+    config = write_browser_config(tmp_path / "c.json", hardened=False, headless=False)
+    assert not last_disabled_features(launch_args(config))
