@@ -24,6 +24,7 @@ from subterminator_tui.browser.snapshot import (
 from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
 from tests.fixtures.demoflix_walk import FIXTURES, capture_all
 from tests.support.isolation import isolate
+from tests.support.run_once import once_per_run
 
 pytestmark = pytest.mark.browser
 
@@ -32,8 +33,11 @@ Captured = dict[str, tuple[str, NormalizedSnapshot]]
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory: pytest.TempPathFactory) -> tuple[Captured, Path]:
-    """Every practice page's live raw answer and normalized form, walked once per module.
+def live(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Captured, Path]:
+    """Every practice page's live raw answer and normalized form, walked once per test run
+    (by one worker; the others read its walk: ``tests/support/run_once.py``).
 
     Module-scoped, so the function-scoped isolated home does not apply yet: the
     same isolation is set up here for the duration of the walk.
@@ -41,12 +45,16 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> tuple[Captured, Path]:
     missing = browser_parts_missing()
     if missing:
         pytest.skip(missing)
-    workdir = tmp_path_factory.mktemp("walk")
-    with pytest.MonkeyPatch.context() as patch:
-        home = tmp_path_factory.mktemp("walk-home")
-        isolate(home, patch)
-        pages = asyncio.run(capture_all(workdir))
-    return pages, workdir
+
+    def walk() -> tuple[Captured, Path]:
+        workdir = tmp_path_factory.mktemp("walk")
+        with pytest.MonkeyPatch.context() as patch:
+            home = tmp_path_factory.mktemp("walk-home")
+            isolate(home, patch)
+            pages = asyncio.run(capture_all(workdir))
+        return pages, workdir
+
+    return once_per_run(request, "demoflix-walk", walk)
 
 
 def portless(text: str) -> str:
