@@ -20,6 +20,7 @@ service and the key path, e.g. ``services.toml: service 'netflix', key
 from __future__ import annotations
 
 import enum
+import hashlib
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -75,8 +76,42 @@ def load_services(
     one). A user file that does not exist is skipped; a missing ``extra_files``
     entry is an error. Raises ServiceConfigError listing every problem found.
     """
+    files = _files_to_load(extra_files, user_file, practice_scenarios)
+    key = _read_as(files)
+    registry = _LOADED.get(key) if key is not None else None
+    if registry is None:
+        registry = _load(files)
+        if key is not None:
+            _LOADED[key] = registry
+            while len(_LOADED) > _LOADED_KEPT:
+                del _LOADED[next(iter(_LOADED))]
+    return registry
+
+
+#: Registries this process built, by the files they were read from (:func:`_read_as`). A
+#: run reads its services several times, and a process running many (serve, a test
+#: worker) reads them for each: about 60 ms of TOML and validation each time, where
+#: reading the bytes again is well under one. A registry is immutable (its services are
+#: frozen), so one can serve them all.
+_LOADED: dict[tuple[tuple[str, bytes], ...], ServiceRegistry] = {}
+_LOADED_KEPT = 8
+
+
+def _read_as(files: Sequence[Path]) -> tuple[tuple[str, bytes], ...] | None:
+    """Each file's path and a digest of its bytes (not its modification time, which a file
+    rewritten within a clock tick keeps); None when one cannot be read (loading it again
+    raises the error that names it)."""
+    try:
+        return tuple(
+            (str(path.resolve()), hashlib.blake2b(path.read_bytes()).digest()) for path in files
+        )
+    except OSError:
+        return None
+
+
+def _load(files: Sequence[Path]) -> ServiceRegistry:
     definitions: dict[str, _Definition] = {}
-    for path in _files_to_load(extra_files, user_file, practice_scenarios):
+    for path in files:
         for service_id, table in read_services_file(path).items():
             definitions[service_id] = _Definition(service_id, table, path)
     services, problems = _Resolver(definitions).resolve_all()

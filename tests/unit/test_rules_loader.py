@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -463,3 +464,33 @@ def test_researched_must_be_a_date(tmp_path: Path) -> None:
     """``researched`` is a date such as 2026-11-22."""
     path = _write(tmp_path, ACME + 'researched = "last week"\n')
     assert "key 'researched': Input should be a date such as 2026-11-22" in _load_error(path)
+
+
+# --- loading again ----------------------------------------------------------------------
+
+
+def test_the_same_files_load_once_per_process(tmp_path: Path) -> None:
+    """A run reads its services several times: the same bytes give the same registry."""
+    path = _write(tmp_path, ACME)
+    first = load_services([path], user_file=None)
+    assert load_services([path], user_file=None) is first
+    assert load_services([path], user_file=None, practice_scenarios=True) is not first
+
+
+def test_a_file_rewritten_within_one_clock_tick_is_read_again(tmp_path: Path) -> None:
+    """Same path, size and modification time, other bytes: the new definition counts."""
+    path = _write(tmp_path, ACME)
+    stat = path.stat()
+    assert load_services([path], user_file=None).get("acme").name == "Acme"
+    _write(tmp_path, ACME.replace('"Acme"', '"Acne"'))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size
+    assert load_services([path], user_file=None).get("acme").name == "Acne"
+
+
+def test_a_file_that_went_missing_is_an_error_again(tmp_path: Path) -> None:
+    """Nothing remembered hides a file that is gone: its error names it."""
+    path = _write(tmp_path, ACME)
+    load_services([path], user_file=None)
+    path.unlink()
+    assert f"{path}: file not found" in _load_error(path)
