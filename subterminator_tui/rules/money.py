@@ -26,12 +26,14 @@ with letters come from CLDR (Babel) for every locale of those languages.
 from __future__ import annotations
 
 import functools
+import json
 import re
 import sys
+import tomllib
 import unicodedata
 from collections.abc import Iterable, Sequence
-
-from babel import Locale, localedata
+from pathlib import Path
+from typing import Any
 
 from subterminator_tui.rules.language_words import languages
 from subterminator_tui.rules.sentences import every_language
@@ -56,10 +58,36 @@ _WORD_SIGNS = (
 _NOT_SIGNS = frozenset({"den", "din", "Le", "DA", "UM", "FC", "KM", "SR", "LS", "VT"})
 
 
+#: The currency signs CLDR writes and the characters Unicode calls currency symbols, saved
+#: beside this module: computing them reads every locale's data file, about a third of a
+#: CPU second in every process that reads an amount. ``test_rules_money`` checks the file
+#: against the computation; ``python -m subterminator_tui.rules.money`` writes it again.
+SIGNS_FILE = Path(__file__).with_name("currency_signs.toml")
+
+
 @functools.cache
+def _saved_signs() -> dict[str, Any]:
+    return tomllib.loads(SIGNS_FILE.read_text(encoding="utf-8"))
+
+
 def _cldr_signs() -> tuple[str, ...]:
+    """The currency signs written with letters (:func:`computed_cldr_signs`), as saved."""
+    return tuple(_saved_signs()["cldr_signs"])
+
+
+@functools.cache
+def _currency_symbols() -> str:
+    """Every currency symbol Unicode knows (category Sc), as saved, escaped for a class."""
+    return "".join(re.escape(char) for char in _saved_signs()["currency_symbols"])
+
+
+def computed_cldr_signs() -> list[str]:
     """Every currency sign CLDR writes in the languages the rules know, in every region's
-    locale (``R$``, ``zł``, ``₹``, ``Rp``, ``HK$``, ``ر.س.``...), as a page shows them."""
+    locale (``R$``, ``zł``, ``₹``, ``Rp``, ``HK$``, ``ر.س.``...), as a page shows them:
+    longest first, so a longer sign is tried before one it begins with."""
+    # Imported here: only writing or checking the saved file reads CLDR.
+    from babel import Locale, localedata
+
     tags = {tag.split("-")[0] for tag in languages()}
     signs: set[str] = set(_WORD_SIGNS)
     for identifier in localedata.locale_identifiers():
@@ -73,17 +101,27 @@ def _cldr_signs() -> tuple[str, ...]:
                 continue
             if plain and plain not in _NOT_SIGNS and not (plain.isascii() and plain.isalpha()):
                 signs.add(plain)
-    return tuple(sorted(signs, key=len, reverse=True))
+    return sorted(signs, key=lambda sign: (-len(sign), sign))
 
 
-@functools.cache
-def _currency_symbols() -> str:
-    """Every currency symbol Unicode knows (category Sc), escaped for a character class."""
+def computed_currency_symbols() -> str:
+    """Every character of Unicode's category Sc, in code point order."""
     return "".join(
-        re.escape(chr(code))
-        for code in range(sys.maxunicode + 1)
-        if unicodedata.category(chr(code)) == "Sc"
+        chr(code) for code in range(sys.maxunicode + 1) if unicodedata.category(chr(code)) == "Sc"
     )
+
+
+def write_signs_file(path: Path = SIGNS_FILE) -> None:
+    """Compute the signs and save them to ``path`` (JSON strings are TOML strings)."""
+    lines = [
+        "# Written by `python -m subterminator_tui.rules.money` from CLDR (Babel's data) and",
+        "# Unicode (Python's unicodedata); test_rules_money checks it still agrees. Do not edit.",
+        f"currency_symbols = {json.dumps(computed_currency_symbols(), ensure_ascii=False)}",
+        "cldr_signs = [",
+        *(f"    {json.dumps(sign, ensure_ascii=False)}," for sign in computed_cldr_signs()),
+        "]",
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 # A number as any locale writes it: 14.97, 14,97, 1,299.00, 1.299,00, 1 200, 1'200, 99.
@@ -203,3 +241,7 @@ def money_shown(labels: Sequence[str], region: str = "") -> str | None:
     if charge is not None and not declines(labels):
         return f"the part of the page it belongs to shows {charge} with a charge or plan change"
     return None
+
+
+if __name__ == "__main__":
+    write_signs_file()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
+
 import pytest
 
 from subterminator_tui.browser.calls import ToolCall
@@ -10,7 +13,16 @@ from subterminator_tui.browser.snapshot import NormalizedSnapshot, SnapshotEleme
 from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.rules import generic_service
 from subterminator_tui.rules.defaults import DEFAULT_CHECKPOINTS
-from subterminator_tui.rules.money import declines, money_shown, shows_amount, shows_charge
+from subterminator_tui.rules.money import (
+    SIGNS_FILE,
+    computed_cldr_signs,
+    computed_currency_symbols,
+    declines,
+    money_shown,
+    shows_amount,
+    shows_charge,
+    write_signs_file,
+)
 from subterminator_tui.rules.text import fold_text, normalise_text
 
 TOOLS = frozenset({"browser_click", "browser_press_key", "browser_select_option"})
@@ -215,3 +227,16 @@ def test_a_tier_beside_its_price_alone_is_not_a_charge() -> None:
 def test_what_was_asked_is_still_asked(region: str) -> None:
     """Prices split over spans, "$0.00 today, then ...", a bare Continue under an offer."""
     assert money_shown(["Continue"], region) is not None
+
+
+def test_the_saved_currency_signs_are_what_cldr_and_unicode_give(tmp_path: Path) -> None:
+    """The file the rules read is the computation's, sign for sign (regenerate it with
+    ``python -m subterminator_tui.rules.money`` when Babel or Unicode moves)."""
+    write_signs_file(tmp_path / "signs.toml")
+    assert (tmp_path / "signs.toml").read_text(encoding="utf-8") == SIGNS_FILE.read_text(
+        encoding="utf-8"
+    ), "currency_signs.toml is stale: run python -m subterminator_tui.rules.money"
+    saved = tomllib.loads(SIGNS_FILE.read_text(encoding="utf-8"))
+    assert saved["currency_symbols"] == computed_currency_symbols()
+    assert saved["cldr_signs"] == computed_cldr_signs()
+    assert {"zł", "R$", "kr", "₹"} <= {*saved["cldr_signs"], *saved["currency_symbols"]}
