@@ -62,6 +62,12 @@ class _Request:
     reply: asyncio.Future[types.CallToolResult]
 
 
+def _take_error(reply: asyncio.Future[types.CallToolResult]) -> None:
+    """Mark an abandoned answer's error as seen (the call's caller already had its own)."""
+    if not reply.cancelled():
+        reply.exception()
+
+
 class ServerStopped(Exception):
     """The Playwright MCP process is gone; the gateway may restart it."""
 
@@ -372,6 +378,11 @@ class PlaywrightMCPProcess:
                 snapshot=self.last_page(),
             ) from None
         finally:
+            if not reply.done():
+                # A caller gone (timed out, cancelled) leaves its answer to come: its error,
+                # a dead server's, is taken here, not printed on the terminal ("Future
+                # exception was never retrieved") when the answer is collected.
+                reply.add_done_callback(_take_error)
             seconds = time.perf_counter() - started
             self.mcp_seconds += seconds
             logger.debug("%s took %.3f s", name, seconds)
