@@ -77,16 +77,16 @@ SOCKET_REFUSAL_DIR = "socket-refusal"
 def write_browser_config(path: Path, *, hardened: bool = True, headless: bool = True) -> Path:
     """Write Playwright MCP's config file with Chromium's extra switches to ``path``."""
     args = [*DEVTOOLS_ARGS]
-    features = list(PLAYWRIGHT_DISABLED_FEATURES)
+    ours: list[str] = []
     if hardened:
         refusal = write_socket_refusal(path.parent / SOCKET_REFUSAL_DIR)
         args += [*HARDENING_ARGS, *socket_refusal_args(refusal)]
-        features += HARDENING_FEATURES
+        ours += HARDENING_FEATURES
     if headless:
-        features += HEADLESS_UNUSED_FEATURES
-    if len(features) > len(PLAYWRIGHT_DISABLED_FEATURES):
+        ours += HEADLESS_UNUSED_FEATURES
+    if ours:
         # One list, Playwright's and ours: a second switch would replace Playwright's.
-        args.append(disable_features_switch(features))
+        args.append(disable_features_switch([*PLAYWRIGHT_DISABLED_FEATURES, *ours]))
     config = {"browser": {"launchOptions": {"args": args}}}
     path.write_text(json.dumps(config, indent=2), encoding="utf-8")
     return path
