@@ -22,7 +22,13 @@ from subterminator_tui.reach.reachability import Reachability
 from subterminator_tui.session import RunRequest, prepared_run
 from tests.conftest import browser_parts_missing, in_module_loop
 from tests.support.polling import until
-from tests.support.shared_browser import SharedBrowser, is_blank, local_storage_at, tab_count
+from tests.support.shared_browser import (
+    SharedBrowser,
+    is_blank,
+    local_storage_at,
+    session_storage_in_tab,
+    tab_count,
+)
 from tests.support.trap_runs import ApprovingPerson, run_trap
 
 pytestmark = [pytest.mark.browser, in_module_loop]
@@ -133,6 +139,69 @@ async def test_without_the_reset_the_first_runs_state_reaches_the_second(
             assert COOKIE in [cookie["name"] for cookie in state["cookies"]]
             assert first.origin in [origin["origin"] for origin in state["origins"]]
             await until(lambda: tab_count(gateway) == 2, what="the first run's second tab")
+    finally:
+        await shared.aclose()
+
+
+#: An origin the first run stored something for, though no page of it is open at the end.
+ELSEWHERE = "http://127.0.0.1:8089"
+
+
+async def test_what_a_run_left_in_a_site_it_left_and_in_its_tab_is_gone(tmp_path: Path) -> None:
+    """The reset reads the storage with the tab parked on the run's last site: a site the
+    run stored something for and then left, and the session storage of the tab itself
+    (read by no other page), are emptied too, on the same browser."""
+    if missing := browser_parts_missing():
+        pytest.skip(missing)
+    shared = SharedBrowser(tmp_path / "shared")
+    try:
+        async with prepared_run(demoflix_request(tmp_path, "first"), start_browser=shared) as run:
+            gateway = run.browser.gateway
+            parts = urlsplit(run.browser.start_url)
+            origin = f"{parts.scheme}://{parts.netloc}"
+            # Playwright adds it on a page of its own (its requests answered by Playwright).
+            gateway.requests.judge_with(SendEverything())
+            await gateway.add_storage_state(
+                {
+                    "cookies": [],
+                    "origins": [
+                        {"origin": ELSEWHERE, "localStorage": [{"name": COOKIE, "value": "1"}]}
+                    ],
+                }
+            )
+            await gateway.call("browser_navigate", {"url": run.browser.start_url})
+            # Past the gateway's allowlist: the page itself stores it, as a site's script would.
+            await gateway._dispatch(
+                "browser_evaluate", {"function": f"() => sessionStorage.setItem('{COOKIE}', '1')"}
+            )
+            assert await local_storage_at(gateway, ELSEWHERE, forget=False) == [[COOKIE, "1"]]
+        assert shared.gateway is not None and shared.starts == 1
+        assert await session_storage_in_tab(shared.gateway, origin) == []
+        assert await local_storage_at(shared.gateway, ELSEWHERE, forget=True) == []
+        assert await is_blank(shared.gateway)
+    finally:
+        await shared.aclose()
+
+
+async def test_without_the_reset_a_tabs_session_storage_stays(tmp_path: Path) -> None:
+    """The proof the session storage check above can fail: a tab keeps its session storage
+    for a site when it leaves it and comes back."""
+    if missing := browser_parts_missing():
+        pytest.skip(missing)
+    shared = SharedBrowser(tmp_path / "shared", resets=False)
+    try:
+        async with prepared_run(demoflix_request(tmp_path, "first"), start_browser=shared) as run:
+            gateway = run.browser.gateway
+            parts = urlsplit(run.browser.start_url)
+            await gateway.call("browser_navigate", {"url": run.browser.start_url})
+            # Past the gateway's allowlist: the page itself stores it, as a site's script would.
+            await gateway._dispatch(
+                "browser_evaluate", {"function": f"() => sessionStorage.setItem('{COOKIE}', '1')"}
+            )
+            await gateway.call("browser_navigate", {"url": "about:blank"})
+            gateway.requests.judge_with(SendEverything())
+            left = await session_storage_in_tab(gateway, f"{parts.scheme}://{parts.netloc}")
+            assert left == [[COOKIE, "1"]]
     finally:
         await shared.aclose()
 
