@@ -44,13 +44,16 @@ def _checker_digest() -> bytes:
 def stamp_path(table: Path, content: bytes) -> Path:
     """Where the stamp for ``table`` holding ``content`` is, checked by this checker."""
     digest = hashlib.sha256(_checker_digest() + content).hexdigest()[:32]
-    name = f"{table.stem}.{digest}.checked"
+    return pycache_folder(table.parent) / f"{table.stem}.{digest}.checked"
+
+
+def pycache_folder(folder: Path) -> Path:
+    """Where Python keeps the bytecode of modules in ``folder``."""
     prefix = sys.pycache_prefix
     if prefix:
-        # As Python does for bytecode: the table's absolute folder, under the prefix.
-        folder = table.resolve().parent
-        return Path(prefix).joinpath(*folder.parts[1:], name)
-    return table.parent / "__pycache__" / name
+        # As Python does for bytecode: the absolute folder, under the prefix.
+        return Path(prefix).joinpath(*folder.resolve().parts[1:])
+    return folder / "__pycache__"
 
 
 def was_checked(table: Path, content: bytes) -> bool:

@@ -24,6 +24,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from subterminator_tui.errors import ServiceConfigError
 from subterminator_tui.reach.urls import site_entry
 from subterminator_tui.resources import builtin_generic_rules_file
+from subterminator_tui.rules.built_rules import load_or_build
 from subterminator_tui.rules.endings import BillerEntry, BillerRule
 from subterminator_tui.rules.fields import DeferredPattern
 from subterminator_tui.rules.language_words import LanguageWords, all_language_words
@@ -287,12 +288,13 @@ def biller_rule(biller: BillerEntry, tables: tuple[LanguageWords, ...]) -> dict[
 
 @functools.cache
 def generic_rules() -> GenericRules:
-    """The built-in ``generic.toml``, read once."""
+    """The built-in ``generic.toml``, read once a process, built once a package
+    (``built_rules``: the next process loads what the first one built)."""
     try:
         path = builtin_generic_rules_file()
     except FileNotFoundError as error:
         raise ServiceConfigError(str(error)) from None
-    return read_generic_rules(path)
+    return load_or_build("generic-rules", GenericRules, lambda: read_generic_rules(path))
 
 
 def is_generic_rule(rule: PageRule) -> bool:
