@@ -10,6 +10,7 @@ reports loudly.
 
 from __future__ import annotations
 
+from subterminator_tui.rules.built_rules import load_or_build
 from subterminator_tui.rules.language_words import LanguageWords, all_language_words
 from subterminator_tui.rules.page_rules import CheckpointRule
 from subterminator_tui.rules.sentences import control_regex
@@ -22,8 +23,11 @@ def _rule(words: LanguageWords) -> CheckpointRule:
     return CheckpointRule.model_validate(data, strict=False)
 
 
-#: One rule per language table (``controls.commit``), English first.
-DEFAULT_CHECKPOINTS: tuple[CheckpointRule, ...] = tuple(_rule(w) for w in all_language_words())
+#: One rule per language table (``controls.commit``), English first; built once a package
+#: (reading every table is most of a command's import of the rules), then loaded.
+DEFAULT_CHECKPOINTS: tuple[CheckpointRule, ...] = load_or_build(
+    "default-checkpoints", tuple, lambda: tuple(_rule(w) for w in all_language_words())
+)
 
 
 def checkpoints_for(

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from subterminator_tui.resources import builtin_generic_rules_file
-from subterminator_tui.rules import built_rules
+from subterminator_tui.rules import built_rules, defaults
 from subterminator_tui.rules.generic import GenericRules, generic_rules, read_generic_rules
+from subterminator_tui.rules.language_words import all_language_words
 
 
 class Builds:
@@ -136,3 +137,10 @@ def test_a_folder_that_cannot_be_written_only_means_building(pycache: Path, buil
     assert built_rules.load_or_build("generic-rules", GenericRules, builds) == builds.rules
     assert builds.calls == 2
     assert not list(pycache.parent.glob(".generic-rules.*"))
+
+
+def test_the_loaded_default_checkpoints_are_a_fresh_builds() -> None:
+    """Loaded with the module (built by an earlier process, or by this one): as built."""
+    built = tuple(defaults._rule(words) for words in all_language_words())
+    assert built == defaults.DEFAULT_CHECKPOINTS
+    assert len(built) == len(all_language_words()) >= 20
