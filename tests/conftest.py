@@ -88,19 +88,32 @@ async def module_browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncItera
     """One started gateway for a module's tests that need no fresh browser.
 
     Starting Chromium and Playwright MCP is most of such a test's time; a test about a
-    fresh profile, a crash, a restart or the processes keeps ``gateway`` instead. Its own
-    home and profile; after the module, no process may still use the profile.
+    fresh profile, a crash, a restart or the processes keeps ``gateway`` instead.
+    """
+    async with module_gateway(tmp_path_factory.mktemp("module-browser")) as started:
+        yield started
+
+
+@contextlib.asynccontextmanager
+async def module_gateway(
+    root: Path, *, proxy_server: str | None = None
+) -> AsyncIterator[BrowserGateway]:
+    """A headless gateway for a whole module: its own home and profile under ``root``
+    (through ``proxy_server`` when given); after it, no process may still use the profile.
     """
     missing = browser_parts_missing()
     if missing:
         pytest.skip(missing)
-    root = tmp_path_factory.mktemp("module-browser")
     # Module-scoped, so the function-scoped isolated home does not apply yet: the same
     # isolation holds here while the browser lives (its children inherit it).
     with pytest.MonkeyPatch.context() as patch:
         isolate(root / "home", patch)
         plan = plan_launch(
-            load_settings(), headless=True, profile_dir=root / "profile", runs_root=root / "runs"
+            load_settings(),
+            headless=True,
+            profile_dir=root / "profile",
+            runs_root=root / "runs",
+            proxy_server=proxy_server,
         )
         async with BrowserGateway(plan) as started:
             yield started

@@ -25,15 +25,14 @@ import pytest_asyncio
 
 from subterminator_tui.browser.egress import EgressPolicy, EgressProxy, egress_filter
 from subterminator_tui.browser.gateway import BrowserGateway
-from subterminator_tui.browser.launch import LaunchPlan, plan_launch
+from subterminator_tui.browser.launch import LaunchPlan
 from subterminator_tui.errors import MCPToolError
 from subterminator_tui.practice.demoflix import DemoflixServer
 from subterminator_tui.rules import load_services
 from subterminator_tui.session.browser import open_service_browser
 from subterminator_tui.settings import load_settings
-from tests.conftest import browser_parts_missing, in_module_loop, wait_until_no_profile_processes
+from tests.conftest import in_module_loop, module_gateway, wait_until_no_profile_processes
 from tests.integration.egress_sites import AdversarialSite, CountingServer, adversarial_pages
-from tests.support.isolation import isolate
 from tests.support.polling import until
 from tests.support.shared_browser import tab_count
 from tests.support.sign_ins import sign_in
@@ -106,21 +105,9 @@ async def module_guarded(
     """One hardened browser behind the module's filter: what these tests judge is the
     filter's answer to each request, not a fresh profile (the tests about those start
     their own). No process outlives the module."""
-    if missing := browser_parts_missing():
-        pytest.skip(missing)
     root = tmp_path_factory.mktemp("egress-browser")
-    with pytest.MonkeyPatch.context() as patch:
-        isolate(root / "home", patch)
-        plan = plan_launch(
-            load_settings(),
-            headless=True,
-            profile_dir=root / "profile",
-            runs_root=root / "runs",
-            proxy_server=module_filter.url,
-        )
-        async with BrowserGateway(plan) as started:
-            yield started
-    assert wait_until_no_profile_processes(plan.profile_dir) == []
+    async with module_gateway(root, proxy_server=module_filter.url) as started:
+        yield started
 
 
 @pytest_asyncio.fixture(loop_scope="module")
