@@ -7,8 +7,8 @@ test worker. The same package builds the same rules, so the first process leaves
 a pickle and the next ones load it (about 10 ms).
 
 The pickle's name is a digest of everything the build reads or runs: every source and
-data file of the package, the versions of the libraries it uses (pydantic, Babel, the
-look-alike table) and Python's. An edited file, an upgraded library or another Python
+data file of the package, the versions of the libraries it uses (pydantic, Babel) and
+Python's. An edited file, an upgraded library or another Python
 finds no pickle and builds again; writing a new one removes the old ones. It lives where
 Python caches compiled modules (``__pycache__`` beside the rules, or under
 ``PYTHONPYCACHEPREFIX``), a place Python already trusts with code it runs; nothing is
@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import TypeVar
 
 import babel
-import confusable_homoglyphs
 import pydantic
 
 from subterminator_tui.rules.check_stamps import pycache_folder
@@ -49,7 +48,7 @@ def package_digest() -> str:
         if path.suffix in {".py", ".toml"} and "__pycache__" not in path.parts:
             digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\0")
             digest.update(path.read_bytes() + b"\0")
-    for version in (pydantic.VERSION, babel.__version__, confusable_homoglyphs.__version__):
+    for version in (pydantic.VERSION, babel.__version__):
         digest.update(version.encode() + b"\0")
     digest.update(sys.version.encode())
     return digest.hexdigest()[:32]

@@ -8,7 +8,7 @@ passes it again. So the first process to check a table leaves an empty stamp fil
 the next one skips the compiling; everything else a table is validated for still runs.
 
 A stamp's name is a digest of the table's bytes, the checker's own source files, the
-version of the look-alike table the text is normalised with, and Python's version: an
+look-alike table the text is normalised with, and Python's version: an
 edited table, an edited checker or another Python finds no stamp and checks again. Stamps
 live where Python caches compiled modules: ``__pycache__`` beside the table, or under
 ``PYTHONPYCACHEPREFIX`` when it is set; none is written where Python writes no bytecode
@@ -24,19 +24,17 @@ import hashlib
 import sys
 from pathlib import Path
 
-import confusable_homoglyphs
-
-#: The sources whose code decides the check: the phrase check and the normalisation.
-_CHECKER_SOURCES = ("language_words.py", "text.py")
+#: The sources whose code decides the check: the phrase check and the normalisation (with
+#: the look-alikes it reads).
+_CHECKER_SOURCES = ("language_words.py", "text.py", "confusable_prototypes.toml")
 
 
 @functools.cache
 def _checker_digest() -> bytes:
-    """The checker as a digest: its source files, the look-alike table's version, Python's."""
+    """The checker as a digest: its source files, the look-alike table, Python's version."""
     digest = hashlib.sha256()
     for name in _CHECKER_SOURCES:
         digest.update((Path(__file__).parent / name).read_bytes())
-    digest.update(confusable_homoglyphs.__version__.encode())
     digest.update(sys.version.encode())
     return digest.digest()
 

@@ -16,6 +16,10 @@ rule's needle and pattern:
    skeleton also maps "m" to "rn" and "0" to "O", which would break the
    regular expressions rules are written in); letters of a script with no
    ASCII look-alike (Japanese, most of Cyrillic, accented Latin) stay as they are.
+   The look-alikes are saved beside this module (``confusable_prototypes.toml``,
+   from the table confusable_homoglyphs carries): loading that library's tables
+   took 0.09 CPU s in every process. ``test_rules_text`` checks the file against
+   the library; ``python -m subterminator_tui.rules.text`` writes it again.
 4. Curly quotes become straight ones (people type straight quotes in rules).
 5. Arabic short-vowel marks, shadda, sukun and the stretching tatweel are dropped:
    writers add them or leave them out at will ("تمّ" and "تم", "تلقائيًا" and
@@ -25,10 +29,11 @@ rule's needle and pattern:
 from __future__ import annotations
 
 import functools
+import json
 import re
+import tomllib
 import unicodedata
-
-from confusable_homoglyphs import confusables
+from pathlib import Path
 
 # Pages print curly quotes; people type straight ones. Arabic harakat (fathatan to
 # sukun), the superscript alef and the tatweel are optional in writing; they go.
@@ -62,17 +67,51 @@ def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", visible).translate(_TYPOGRAPHY)
 
 
+#: Each character the confusables table gives an ASCII look-alike for, with that look-alike.
+PROTOTYPES_FILE = Path(__file__).with_name("confusable_prototypes.toml")
+
+
 @functools.cache
+def _prototypes() -> dict[str, str]:
+    saved: dict[str, str] = tomllib.loads(PROTOTYPES_FILE.read_text(encoding="utf-8"))["prototypes"]
+    return saved
+
+
 def _prototype(char: str) -> str:
     """The ASCII look-alike Unicode's confusables table gives ``char``, else ``char``."""
-    found = confusables.is_confusable(char, preferred_aliases=["latin", "common"])
-    if not found:
-        return char
-    for homoglyph in found[0]["homoglyphs"]:
-        candidate = str(homoglyph["c"])
-        if candidate.isascii() and candidate.isprintable():
-            return candidate
-    return char
+    return _prototypes().get(char, char)
+
+
+def computed_prototypes() -> dict[str, str]:
+    """Every non-ASCII character the confusables table finds confusable with a Latin or
+    common one, with the first printable ASCII homoglyph it gives, in code point order."""
+    # Imported here: only writing or checking the saved file reads the library's tables.
+    from confusable_homoglyphs import confusables
+
+    found: dict[str, str] = {}
+    for char in sorted(key for key in confusables.confusables_data if len(key) == 1):
+        if char.isascii():
+            continue
+        confusable = confusables.is_confusable(char, preferred_aliases=["latin", "common"])
+        for homoglyph in confusable[0]["homoglyphs"] if confusable else ():
+            candidate = str(homoglyph["c"])
+            if candidate.isascii() and candidate.isprintable():
+                found[char] = candidate
+                break
+    return found
+
+
+def write_prototypes_file(path: Path = PROTOTYPES_FILE) -> None:
+    """Save :func:`computed_prototypes` to ``path``, each character escaped and named."""
+    lines = [
+        "# Written by `python -m subterminator_tui.rules.text` from Unicode's confusables table",
+        "# (TS #39, as confusable_homoglyphs carries it); test_rules_text checks it. Do not edit.",
+        "[prototypes]",
+    ]
+    for char, prototype in computed_prototypes().items():
+        name = unicodedata.name(char, f"U+{ord(char):04X}")
+        lines.append(f'"\\U{ord(char):08X}" = {json.dumps(prototype)}  # {name}')
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 #: A full stop that does not end a sentence: between figures ("30.6.2027"), or after a
@@ -102,3 +141,7 @@ def mark_inner_dots(text: str) -> str:
     hundreds of expressions.)
     """
     return _INNER_DOT.sub(INNER_DOT_MARK, text) if "." in text else text
+
+
+if __name__ == "__main__":
+    write_prototypes_file()
