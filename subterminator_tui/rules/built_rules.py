@@ -8,12 +8,13 @@ a pickle and the next ones load it (about 10 ms).
 
 The pickle's name is a digest of everything the build reads or runs: every source and
 data file of the package, the versions of the libraries it uses (pydantic, Babel) and
-Python's. An edited file, an upgraded library or another Python
-finds no pickle and builds again; writing a new one removes the old ones. It lives where
-Python caches compiled modules (``__pycache__`` beside the rules, or under
-``PYTHONPYCACHEPREFIX``), a place Python already trusts with code it runs; nothing is
-written where Python writes no bytecode, a pickle that cannot be read is built again,
-and a folder that cannot be written only means every process builds.
+Python's. An edited file, an upgraded library or another Python finds no pickle and
+builds again; writing a new one removes the old ones. It lives where Python caches
+compiled modules (``__pycache__`` beside the rules, or under ``PYTHONPYCACHEPREFIX``), a
+place Python already trusts with code it runs, and takes the mode of the rules' source as
+bytecode does; nothing is written where Python writes no bytecode, a pickle that cannot
+be read is built again, and a folder that cannot be written only means every process
+builds.
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ def _keep(path: Path, built: object) -> None:
         try:
             with os.fdopen(handle, "wb") as file:
                 pickle.dump(built, file, protocol=pickle.HIGHEST_PROTOCOL)
+            # Readable by whoever may read the rules (a temporary file is the owner's only).
+            os.chmod(temporary, Path(__file__).stat().st_mode & 0o666)
             # Processes started together each build and write: the last rename wins, whole.
             os.replace(temporary, path)
         finally:

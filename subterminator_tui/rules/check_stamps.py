@@ -8,8 +8,8 @@ passes it again. So the first process to check a table leaves an empty stamp fil
 the next one skips the compiling; everything else a table is validated for still runs.
 
 A stamp's name is a digest of the table's bytes, the checker's own source files, the
-look-alike table the text is normalised with, and Python's version: an
-edited table, an edited checker or another Python finds no stamp and checks again. Stamps
+look-alike table the text is normalised with, and Python's version: an edited table, an
+edited checker or another Python finds no stamp and checks again. Stamps
 live where Python caches compiled modules: ``__pycache__`` beside the table, or under
 ``PYTHONPYCACHEPREFIX`` when it is set; none is written where Python writes no bytecode
 (``PYTHONDONTWRITEBYTECODE``), and a directory that cannot be written only means the

@@ -54,6 +54,8 @@ def test_the_next_process_loads_what_the_first_built(pycache: Path, builds: Buil
     assert second is not first and second == first
     [kept] = _kept(pycache)
     assert kept == built_rules.cache_path("generic-rules")
+    # Readable as the rules' source is, as bytecode is (the temporary file was 0600).
+    assert kept.stat().st_mode & 0o777 == Path(built_rules.__file__).stat().st_mode & 0o666
     # Kept where Python keeps the rules' bytecode, named by the package's digest.
     assert kept.parent == pycache.joinpath(*Path(built_rules.__file__).resolve().parent.parts[1:])
     assert built_rules.package_digest() in kept.name
