@@ -5,17 +5,17 @@ starts a fresh browser and egress filter for every run (``fresh_browser``); a te
 whose runs need no fresh one passes :class:`SharedBrowser` as ``prepared_run``'s
 ``start_browser`` instead. Between two runs the filter follows the new run's policy
 (``EgressProxy.follow``) and the browser is reset and checked: one tab on about:blank,
-no cookies, no storage for any origin, nothing in the tab's session storage, no saved
-sign-in beside the profile, the gateway's memory of the last page gone; then Playwright
-forgets the origins it showed (its reset of a context for reuse). A reset that cannot be
-shown to have worked stops the browser, so the next run gets a fresh one.
+no cookies, no storage for any origin, no session storage in the tab for the site it
+ended on, no saved sign-in beside the profile, the gateway's memory of the last page gone;
+then Playwright forgets the origins it showed (its reset of a context for reuse). A reset
+that cannot be shown to have worked stops the browser, so the next run gets a fresh one.
 
 Playwright reads an origin's storage in place when a page shows it, and otherwise opens
 a page of its own and visits the origin: a renderer started and stopped, about 0.27 CPU
 seconds. The reset read the storage three times from a blank tab (to find the origins,
 to check them, to forget them), about 1.1 CPU s a reset over some 160 resets a run; it
 now clears the origins the last run's frames showed, reads once with the tab parked on
-the last one, and forgets (about 0.5 CPU s).
+the site the run ended on, and forgets (about 0.5 CPU s).
 """
 
 from __future__ import annotations
@@ -168,7 +168,8 @@ class SharedBrowser:
 
 
 async def _frame_origins(gateway: BrowserGateway) -> list[str]:
-    """The web origins of every page and frame open now, the top frame's first."""
+    """The web origins of every page and frame open now, the first tab's top frame first
+    (the tab the reset keeps: where the run ended)."""
     origins: list[str] = []
     for session in gateway.devtools.frames():
         tree = await gateway.devtools.ask(
@@ -236,11 +237,12 @@ async def _forget_storage(gateway: BrowserGateway, origins: list[str]) -> None:
     await gateway.devtools.send(None, lambda send, to: send.Storage.clearCookies({}, to))
 
 
-#: Read on the one tab parked on an origin the last run showed (an empty page Playwright
+#: Read on the one tab parked on the site the run ended on (an empty page Playwright
 #: answers itself: no request leaves): Playwright reads that origin's storage in place and
 #: opens a page of its own only for the other origins it remembers, where the read from
 #: a blank tab opened one for every origin (a renderer started and stopped: most of a
-#: reset's CPU). The tab's session storage, which no other page reads, is emptied there.
+#: reset's CPU). The tab's session storage for that site, which no other page reads, is
+#: emptied there (the count after the clear shows the clear ran).
 _READ_PARKED = """async (page) => {
   await page.route('**/*', (route) => route.fulfill({body: '<html></html>'}));
   try {
