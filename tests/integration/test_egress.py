@@ -34,7 +34,7 @@ from subterminator_tui.settings import load_settings
 from tests.conftest import in_module_loop, module_gateway, wait_until_no_profile_processes
 from tests.integration.egress_sites import AdversarialSite, CountingServer, adversarial_pages
 from tests.support.polling import until
-from tests.support.shared_browser import tab_count
+from tests.support.shared_browser import one_blank_tab, tab_count
 from tests.support.sign_ins import sign_in
 
 # The tests share one browser and filter (tests/conftest.py's module loop, where they live).
@@ -88,7 +88,7 @@ async def egress(
     """The filter, judging for a service allowing the site's and the practice site's origins
     (127.0.0.3 plays a public CDN) as a filter started for this test would: its open
     connections end, its counts start over. After the test it refuses everything, its
-    connections ended (the test's servers then close at once)."""
+    connections ended."""
     policy = EgressPolicy.for_domains([site.base_url, demoflix.base_url])
     cdn = (ipaddress.ip_address(ELSEWHERE), int(elsewhere.authority.rsplit(":", 1)[1]))
     await module_filter.follow(
@@ -113,17 +113,13 @@ async def module_guarded(
 @pytest_asyncio.fixture(loop_scope="module")
 async def guarded(module_guarded: BrowserGateway, egress: EgressProxy) -> BrowserGateway:
     """The module's browser behind this test's filter, on one blank tab (a popup the last
-    test opened is closed)."""
+    test opened is closed, a dialog it left is dismissed)."""
+    # A page the last test left still arriving can interrupt the first try.
     for _ in range(3):
-        # A page the last test left still arriving can interrupt the first try.
-        with contextlib.suppress(MCPToolError):
-            for index in range(tab_count(module_guarded) - 1, 0, -1):
-                await module_guarded.call("browser_tabs", {"action": "close", "index": index})
-            await module_guarded.call("browser_tabs", {"action": "select", "index": 0})
-            await module_guarded.call("browser_navigate", {"url": "about:blank"})
+        if await one_blank_tab(module_guarded):
             break
-    await until(lambda: tab_count(module_guarded) == 1, what="one tab")
     assert (await module_guarded.snapshot()).url == "about:blank"
+    assert tab_count(module_guarded) == 1
     return module_guarded
 
 

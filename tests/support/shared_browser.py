@@ -142,7 +142,7 @@ class SharedBrowser:
             # Where the last run's pages were: the one it ended on is read in place below.
             shown = await _frame_origins(gateway)
             for _ in range(_RESET_TRIES):
-                if await _one_blank_tab(gateway):
+                if await one_blank_tab(gateway):
                     break
             else:
                 return False
@@ -158,7 +158,7 @@ class SharedBrowser:
         (gateway.plan.profile_dir / SIGN_IN_FILE).unlink(missing_ok=True)
         try:
             blank = await _holds_nothing(gateway, shown) and await _forget_origins(gateway)
-            blank = blank and await is_blank(gateway, read_storage=False)
+            blank = blank and await _on_one_blank_tab(gateway)
         except _NOT_RESET:
             return False
         gateway.last_snapshot = None
@@ -185,7 +185,7 @@ async def _frame_origins(gateway: BrowserGateway) -> list[str]:
     return origins
 
 
-async def _one_blank_tab(gateway: BrowserGateway) -> bool:
+async def one_blank_tab(gateway: BrowserGateway) -> bool:
     """Close every tab but the first and leave its page; whether one blank tab is left."""
     with contextlib.suppress(MCPToolError):
         # A dialog the last page left open blocks every other call.
@@ -194,6 +194,11 @@ async def _one_blank_tab(gateway: BrowserGateway) -> bool:
         await gateway._dispatch("browser_tabs", {"action": "close", "index": index})
     await gateway._dispatch("browser_tabs", {"action": "select", "index": 0})
     await gateway._dispatch("browser_navigate", {"url": "about:blank"})
+    return await _on_one_blank_tab(gateway)
+
+
+async def _on_one_blank_tab(gateway: BrowserGateway) -> bool:
+    """Whether the browser comes to one tab, and Playwright MCP shows it on about:blank."""
     return await _tabs_come_to(gateway, 1) and await _shown_url(gateway) == "about:blank"
 
 
@@ -347,13 +352,9 @@ def tab_count(gateway: BrowserGateway) -> int:
     return sum(1 for kind in gateway.devtools.targets.values() if kind == "page")
 
 
-async def is_blank(gateway: BrowserGateway, *, read_storage: bool = True) -> bool:
-    """Whether the browser holds no cookie and no origin's storage, with one blank tab.
-
-    ``read_storage`` off: the storage was just read (the reset's own check); the tab only.
-    """
-    if read_storage:
-        state: Any = await gateway.storage_state()
-        if state is None or state.get("cookies") or state.get("origins"):
-            return False
-    return await _tabs_come_to(gateway, 1) and await _shown_url(gateway) == "about:blank"
+async def is_blank(gateway: BrowserGateway) -> bool:
+    """Whether the browser holds no cookie and no origin's storage, with one blank tab."""
+    state: Any = await gateway.storage_state()
+    if state is None or state.get("cookies") or state.get("origins"):
+        return False
+    return await _on_one_blank_tab(gateway)
