@@ -24,6 +24,8 @@
 - ``sentences`` the sentence judge: a table's words as the regular expressions rules read
 - ``recording`` a playbook from a run's journal turns (``subterminator record``)
 - ``user_file`` one service written into the user's own ``services.toml``
+- ``check_stamps``, ``built_rules``, ``kept_expressions`` what the first process checks, builds
+  or compiles, kept beside the bytecode for the next
 """
 
 from subterminator_tui.reach.urls import domain_allowed

@@ -77,19 +77,30 @@ def load_or_build(name: str, kind: type[_Built], build: Callable[[], _Built]) ->
 def _keep(path: Path, built: object) -> None:
     """Write ``built`` to ``path`` whole or not at all, and remove older builds of its name."""
     name = path.name.split(".", 1)[0]
-    # A read-only install, a full disk: the next process simply builds again.
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{name}.")
-        try:
-            with os.fdopen(handle, "wb") as file:
-                pickle.dump(built, file, protocol=pickle.HIGHEST_PROTOCOL)
-            # Readable by whoever may read the rules (a temporary file is the owner's only).
-            os.chmod(temporary, Path(__file__).stat().st_mode & 0o666)
-            # Processes started together each build and write: the last rename wins, whole.
-            os.replace(temporary, path)
-        finally:
-            Path(temporary).unlink(missing_ok=True)
+    if keep_file(path, pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL)):
         for older in path.parent.glob(f"{name}.*.pickle"):
             if older != path:
                 older.unlink(missing_ok=True)
+
+
+def keep_file(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` whole or not at all, readable as the rules' source is;
+    whether it was written."""
+    # A read-only install, a full disk: the next process simply builds again.
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        # Readable by whoever may read the rules (a temporary file is the owner's only).
+        os.chmod(temporary, Path(__file__).stat().st_mode & 0o666)
+        # Processes started together each build and write: the last rename wins, whole.
+        os.replace(temporary, path)
+    except OSError:
+        return False
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+    return True

@@ -40,6 +40,7 @@ import re
 from collections.abc import Sequence
 from urllib.parse import unquote, urlsplit
 
+from subterminator_tui.rules.kept_expressions import compile_kept
 from subterminator_tui.rules.page_rules import CheckpointRule
 from subterminator_tui.rules.sentences import every_language, every_language_pattern
 from subterminator_tui.rules.text import normalise_text
@@ -52,7 +53,7 @@ _SPLIT = re.compile(r"[/_\-.]+|(?<=[a-z0-9])(?=[A-Z])")
 @functools.cache
 def _whole(pick: str) -> re.Pattern[str]:
     """The list ``pick`` of every language (``commit.operation``), matching a whole part."""
-    return re.compile(rf"^(?:{every_language(pick)})$", re.IGNORECASE)
+    return compile_kept(rf"^(?:{every_language(pick)})$", re.IGNORECASE)
 
 
 def _is(pick: str, words: str) -> bool:
@@ -384,4 +385,4 @@ def _words(label: str) -> list[str]:
 def _keeping_pattern() -> re.Pattern[str]:
     """Names that keep, pause, resume, change or decline, in every language."""
     picks = ("controls.not_a_cancellation", "controls.resume", "money.decline")
-    return re.compile("|".join(f"(?:{every_language_pattern(p).pattern})" for p in picks), re.I)
+    return compile_kept("|".join(f"(?:{every_language_pattern(p).pattern})" for p in picks), re.I)

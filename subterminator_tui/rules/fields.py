@@ -17,6 +17,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, GetCoreSchemaHandler
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
+from subterminator_tui.rules.kept_expressions import compile_kept
 from subterminator_tui.rules.text import mark_inner_dots, normalise_text
 
 #: Every rule model's configuration: unknown keys refused, no coercion, immutable.
@@ -46,7 +47,7 @@ def compile_pattern(source: str) -> re.Pattern[str]:
     """Compile a rule's regular expression case-insensitively, or raise ValueError."""
     try:
         # The pattern reads normalised text, so it is written in the same form.
-        pattern = re.compile(normalise_text(source), re.IGNORECASE)
+        pattern = compile_kept(normalise_text(source), re.IGNORECASE)
     except re.error as error:
         raise ValueError(f"invalid regular expression '{source}': {error}") from None
     if pattern.search("") is not None:

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from subterminator_tui.rules.kept_expressions import compile_kept
 from subterminator_tui.rules.language_words import languages
 from subterminator_tui.rules.sentences import every_language
 from subterminator_tui.rules.text import normalise_text
@@ -136,7 +137,7 @@ def _amount() -> re.Pattern[str]:
     # number; a code or a word sign stands alone ("EUR", not the end of "NEURO").
     before = rf"(?:{symbol}|(?<![A-Za-z])(?:{words}))\s?(?:{_NUMBER})(?!\d)"
     after = rf"(?<![\d.,])(?:{_NUMBER})\s?(?:{symbol}|(?:{words})(?![A-Za-z]))"
-    return re.compile(f"{before}|{after}")
+    return compile_kept(f"{before}|{after}")
 
 
 @functools.cache
@@ -159,12 +160,12 @@ def _saving() -> re.Pattern[str]:
 @functools.cache
 def _decline() -> re.Pattern[str]:
     """A control that plainly turns the offer down: the way on, not the purchase."""
-    return re.compile(rf"^\s*(?:{every_language('money.decline')})", re.IGNORECASE)
+    return compile_kept(rf"^\s*(?:{every_language('money.decline')})", re.IGNORECASE)
 
 
 @functools.cache
 def _every(*picks: str) -> re.Pattern[str]:
-    return re.compile("|".join(every_language(pick) for pick in picks), re.IGNORECASE)
+    return compile_kept("|".join(every_language(pick) for pick in picks), re.IGNORECASE)
 
 
 def shows_amount(text: str) -> str | None:

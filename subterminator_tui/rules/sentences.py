@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from babel import Locale, UnknownLocaleError
 from babel.units import format_unit
 
+from subterminator_tui.rules.kept_expressions import compile_kept
 from subterminator_tui.rules.language_words import (
     QUESTION_OPENERS,
     SENTENCE_ENDS,
@@ -523,4 +524,4 @@ def every_language(pick: str) -> str:
 @functools.cache
 def every_language_pattern(pick: str) -> re.Pattern[str]:
     """:func:`every_language`, compiled case-insensitively (cached per list)."""
-    return re.compile(every_language(pick), re.IGNORECASE)
+    return compile_kept(every_language(pick), re.IGNORECASE)
