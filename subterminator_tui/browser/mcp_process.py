@@ -68,6 +68,14 @@ def _take_error(reply: asyncio.Future[types.CallToolResult]) -> None:
         reply.exception()
 
 
+def _leave(reply: asyncio.Future[types.CallToolResult]) -> None:
+    """A caller gone (timed out, cancelled) leaves its answer to come: its error, a dead
+    server's, is taken when it comes, not printed on the terminal ("Future exception was
+    never retrieved") when the answer is collected."""
+    if not reply.done():
+        reply.add_done_callback(_take_error)
+
+
 class ServerStopped(Exception):
     """The Playwright MCP process is gone; the gateway may restart it."""
 
@@ -323,6 +331,8 @@ class PlaywrightMCPProcess:
             await asyncio.wait_for(asyncio.shield(reply), within)
         except Exception:  # a timeout, the server gone, a refusal: all unanswered
             return False
+        finally:
+            _leave(reply)
         return True
 
     @property
@@ -378,11 +388,7 @@ class PlaywrightMCPProcess:
                 snapshot=self.last_page(),
             ) from None
         finally:
-            if not reply.done():
-                # A caller gone (timed out, cancelled) leaves its answer to come: its error,
-                # a dead server's, is taken here, not printed on the terminal ("Future
-                # exception was never retrieved") when the answer is collected.
-                reply.add_done_callback(_take_error)
+            _leave(reply)
             seconds = time.perf_counter() - started
             self.mcp_seconds += seconds
             logger.debug("%s took %.3f s", name, seconds)

@@ -35,14 +35,6 @@ def builds() -> Builds:
     return Builds()
 
 
-@pytest.fixture
-def pycache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Bytecode (and so the built rules) kept under a prefix of this test's own."""
-    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "pycache"))
-    monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    return tmp_path / "pycache"
-
-
 def _kept(pycache: Path) -> list[Path]:
     return sorted(pycache.rglob("*.pickle"))
 

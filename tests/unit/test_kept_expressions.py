@@ -28,14 +28,6 @@ _SHAPED = (
 )
 
 
-@pytest.fixture
-def pycache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Bytecode (and so the kept programs) under a prefix of this test's own."""
-    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "pycache"))
-    monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    return tmp_path / "pycache"
-
-
 def _kept(pycache: Path) -> list[Path]:
     return sorted(pycache.rglob("*.marshal"))
 
