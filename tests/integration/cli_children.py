@@ -12,6 +12,7 @@ from pathlib import Path
 
 from subterminator_tui.browser.processes import processes_using_profile
 from tests.fakes.provider_env import PROVIDER_VARIABLES
+from tests.support.warm_children import WarmPopen
 
 #: The checkpoint prompt of a playbook run (no model reads guidance, so none is offered).
 PROMPT = "Approve? [y/N]: "
@@ -51,8 +52,8 @@ class Cli:
         return ["cancel", service, "--headless", "--profile-dir", str(self.profile), *more]
 
     def start(self, args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        """A running child with stdin, stdout and stderr piped."""
-        child = subprocess.Popen(
+        """A running child with stdin, stdout and stderr piped (forked warm: see WarmPopen)."""
+        child = WarmPopen(
             [sys.executable, "-m", "subterminator_tui", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

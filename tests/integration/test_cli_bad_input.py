@@ -6,13 +6,13 @@ nothing before (issue "Honest outcomes under faults", items 4, 5 and 8).
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.integration.cli_children import Cli, assert_no_browser_started
+from tests.support import warm_children
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +37,7 @@ def test_an_empty_profile_dir_is_refused(cli: Cli, tmp_path: Path) -> None:
     """--profile-dir "": exit 2, and nothing is written into the current directory."""
     workdir = tmp_path / "cwd"
     workdir.mkdir()
-    child = subprocess.run(
+    child = warm_children.run(
         [
             sys.executable,
             "-m",
@@ -116,7 +116,7 @@ def test_answers_from_a_file_or_dev_null_work(
     else:
         source = Path("/dev/null")
     with source.open("rb") as stdin:
-        child = subprocess.run(
+        child = warm_children.run(
             [sys.executable, "-m", "subterminator_tui", *browser_cli.cancel_args("demoflix")],
             stdin=stdin,
             env=browser_cli.env(),

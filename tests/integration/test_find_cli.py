@@ -18,6 +18,8 @@ import pytest
 
 from subterminator_tui.rules.loader import load_services
 from subterminator_tui.statements.finding import find_subscriptions
+from tests.support import warm_children
+from tests.support.warm_children import WarmPopen
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "statements"
 #: Rows of the ledger that are not subscriptions: none may be kept anywhere.
@@ -26,7 +28,7 @@ OTHER_ROWS = ("CORNER GROCERY", "BLUE BOTTLE", "CINEMA CITY", "ACME CORP PAYROLL
 
 def find(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``subterminator find ARGS`` in a child with the test's (isolated) environment."""
-    return subprocess.run(
+    return warm_children.run(
         [sys.executable, "-m", "subterminator_tui", "find", *args],
         capture_output=True,
         text=True,
@@ -162,7 +164,7 @@ def test_an_ambiguous_column_is_asked_on_a_terminal(isolated_home: Path, tmp_pat
     path = tmp_path / "export.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     leader, follower = pty.openpty()
-    child = subprocess.Popen(
+    child = WarmPopen(
         [sys.executable, "-m", "subterminator_tui", "find", str(path)],
         stdin=follower,
         stdout=subprocess.PIPE,
@@ -208,7 +210,7 @@ def test_no_command_on_a_terminal_opens_the_home(isolated_home: Path) -> None:
     import select
 
     leader, follower = pty.openpty()
-    child = subprocess.Popen(
+    child = WarmPopen(
         [sys.executable, "-m", "subterminator_tui"],
         stdin=follower,
         stdout=follower,
@@ -234,7 +236,7 @@ def test_no_command_on_a_terminal_opens_the_home(isolated_home: Path) -> None:
 
 def test_no_command_without_a_terminal_prints_the_usage(isolated_home: Path) -> None:
     """Piped (a script), no command is still a usage error: exit 2, the commands listed."""
-    run = subprocess.run(
+    run = warm_children.run(
         [sys.executable, "-m", "subterminator_tui"],
         capture_output=True,
         text=True,

@@ -20,6 +20,7 @@ import pytest
 
 from subterminator_tui.browser.processes import process_table, processes_using_profile
 from tests.conftest import browser_parts_missing, wait_until_no_profile_processes
+from tests.support.warm_children import WarmPopen
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +30,7 @@ class RunningInspect:
 
     def __init__(self, profile: Path) -> None:
         self.profile = profile
-        self.process = subprocess.Popen(
+        self.process = WarmPopen(
             [
                 sys.executable,
                 "-m",

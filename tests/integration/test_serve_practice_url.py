@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pytest
 
 from subterminator_tui.exit_codes import CONFIGURATION
 from tests.integration.serve_parts import processes_under
+from tests.support import warm_children
 from tests.support.serve_clients import child_environment, serve_stdin_closed
 
 REFUSAL = "--practice-url must be a practice site on this computer, such as"
@@ -29,7 +29,7 @@ def test_cancel_refuses_a_look_alike_address_the_same_way(tmp_path: Path) -> Non
     """One check for both: cancel refuses the prefix look-alike with the same sentence."""
     url = "http://127.0.0.1.example.com:8000/"
     command = [sys.executable, "-m", "subterminator_tui", "cancel", "demoflix", "--no-tui"]
-    run = subprocess.run(
+    run = warm_children.run(
         [*command, "--pilot", "playbook", "--practice-url", url],
         input="",
         capture_output=True,

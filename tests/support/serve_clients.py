@@ -17,6 +17,8 @@ import mcp_types as types
 import pytest
 from mcp.client.stdio import StdioServerParameters
 
+from tests.support.warm_children import WarmPopen
+
 SERVE_COMMAND = [sys.executable, "-m", "subterminator_tui", "serve"]
 
 
@@ -103,7 +105,7 @@ class ServeChild:
     """A `subterminator serve --http` child; its stderr drained so it never blocks."""
 
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
-        self.process = subprocess.Popen(
+        self.process = WarmPopen(
             [*SERVE_COMMAND, *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

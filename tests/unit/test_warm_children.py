@@ -1,0 +1,255 @@
+"""A child forked from the warm interpreter starts as a fresh ``python -m`` child would.
+
+Each test runs the same probe module both ways (``subprocess.Popen`` and ``WarmPopen``)
+and compares what the two children saw and did, so a difference the fork brings shows as
+a failing comparison, not as a CLI test that passes for the wrong reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import warm_children
+from tests.support.warm_children import FRESH_SWITCH, WarmPopen
+
+#: The probe: what a process sees as it starts, then one thing to do (argv[1]).
+PROBE = """
+import atexit, json, os, signal, sys, threading, time
+
+def seen():
+    streams = [sys.stdin, sys.stdout, sys.stderr]
+    with open("/proc/self/cmdline", "rb") as cmdline, open("/proc/self/comm") as comm:
+        title = cmdline.read().replace(b"\\0", b" ").decode().strip()
+        name = comm.read().strip()
+    mask = os.umask(0)
+    os.umask(mask)
+    return {
+        "argv": sys.argv,
+        "cwd": os.getcwd(),
+        "path0": sys.path[0],
+        "env": dict(os.environ),
+        "signals": {
+            number.name: repr(signal.getsignal(number))
+            for number in signal.valid_signals()
+            if isinstance(number, signal.Signals)
+            and number not in (signal.SIGKILL, signal.SIGSTOP)
+        },
+        "blocked": sorted(int(number) for number in signal.pthread_sigmask(signal.SIG_BLOCK, [])),
+        "streams": [
+            [s.fileno(), s.name, s.encoding, s.errors, s.line_buffering, s.write_through,
+             type(s.buffer).__name__, s is getattr(sys, f"__{n}__")]
+            for s, n in zip(streams, ("stdin", "stdout", "stderr"))
+        ],
+        "fds": sorted(os.listdir("/proc/self/fd")),
+        "title": title,
+        "name": name,
+        "ours": sorted(m for m in sys.modules if m.startswith(("subterminator_tui", "tests"))),
+        "main": sorted(k for k in vars(sys.modules["__main__"]) if not k.startswith("__")),
+        "parents_group": os.getpgid(0) == os.getpgid(os.getppid()),
+        "session": os.getsid(0),
+        "umask": mask,
+        "threads": threading.active_count(),
+        "tzname": list(time.tzname),
+        "pycache": sys.pycache_prefix,
+        "flags": str(sys.flags),
+    }
+
+what = sys.argv[1]
+if what == "report":
+    print(json.dumps(seen()))
+elif what == "exit":
+    sys.exit(int(sys.argv[2]))
+elif what == "raise":
+    raise ValueError("raised on purpose")
+elif what == "echo":
+    data = sys.stdin.read()
+    print(len(data), data.upper(), end="")
+elif what == "wait":
+    print("waiting", flush=True)
+    sys.stdin.read()
+elif what == "atexit":
+    atexit.register(lambda: sys.stdout.write(" and atexit ran"))
+    sys.stdout.write("buffered, never flushed")
+"""
+
+
+@pytest.fixture
+def probe(tmp_path: Path) -> Path:
+    """A folder holding the probe module, the children's working directory."""
+    (tmp_path / "child_probe.py").write_text(PROBE, encoding="utf-8")
+    return tmp_path
+
+
+def start(kind: type[Any], probe: Path, *args: str, **options: Any) -> Any:
+    """The probe started by ``kind``, its three streams piped."""
+    return kind(
+        [sys.executable, "-m", "child_probe", *args],
+        cwd=probe,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **options,
+    )
+
+
+def report(kind: type[Any], probe: Path, **options: Any) -> dict[str, Any]:
+    child = start(kind, probe, "report", **options)
+    stdout, stderr = child.communicate(timeout=60)
+    assert child.returncode == 0, stderr
+    seen: dict[str, Any] = json.loads(stdout)
+    return seen
+
+
+def parent_of_running(kind: type[Any], probe: Path, **options: Any) -> int:
+    """The parent pid of a probe started by ``kind``, read while it waits."""
+    child = start(kind, probe, "wait", **options)
+    try:
+        assert child.stdout.readline() == b"waiting\n"
+        with open(f"/proc/{child.pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    finally:
+        child.communicate(b"", timeout=60)
+
+
+def test_a_warm_child_sees_what_a_fresh_child_sees(probe: Path) -> None:
+    """argv, cwd, sys.path, environment, signals, streams, open files, process title,
+    modules, session, umask, threads, time zone, flags: all as a fresh child's."""
+    env = {**os.environ, "ONLY_FOR_THIS_CHILD": "yes", "TZ": "America/Denver"}
+    fresh = report(subprocess.Popen, probe, env=env)
+    warm = report(WarmPopen, probe, env=env)
+    assert warm == fresh
+    assert fresh["env"]["ONLY_FOR_THIS_CHILD"] == "yes" and fresh["tzname"][0] == "MST"
+    assert fresh["ours"] == [] and fresh["parents_group"]
+    assert fresh["path0"] == str(probe) and fresh["argv"][1:] == ["report"]
+    assert "-m child_probe report" in fresh["title"] and fresh["name"] == "python"
+
+
+def test_the_warm_child_is_forked_and_the_fresh_one_is_ours(probe: Path) -> None:
+    """Proof that the comparisons above compare two kinds: only one is our own child."""
+    assert parent_of_running(subprocess.Popen, probe) == os.getpid()
+    interpreter = warm_children.warm_interpreter()
+    assert interpreter is not None
+    assert parent_of_running(WarmPopen, probe) == interpreter.process.pid
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "code", "output"),
+    [
+        (("exit", "3"), b"", 3, b""),
+        (("exit", "0"), b"", 0, b""),
+        (("raise",), b"", 1, b""),
+        (("echo",), b"some input", 0, b"10 SOME INPUT"),
+        (("atexit",), b"", 0, b"buffered, never flushed and atexit ran"),
+    ],
+)
+def test_exit_status_output_and_input_are_a_fresh_childs(
+    probe: Path, args: tuple[str, ...], stdin: bytes, code: int, output: bytes
+) -> None:
+    """Exit codes, a traceback, input to end of file, output never flushed by hand."""
+    results = []
+    for kind in (subprocess.Popen, WarmPopen):
+        child = start(kind, probe, *args)
+        stdout, stderr = child.communicate(stdin, timeout=60)
+        results.append((child.returncode, stdout, stderr))
+    assert results[1] == results[0]
+    assert results[0][:2] == (code, output)
+    assert (b"ValueError: raised on purpose" in results[0][2]) == (args[0] == "raise")
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+def test_a_signal_ends_a_warm_child_as_it_ends_a_fresh_one(probe: Path, number: int) -> None:
+    """Ctrl+C is a KeyboardInterrupt, SIGTERM and SIGKILL kill; wait and poll see it."""
+    results = []
+    for kind in (subprocess.Popen, WarmPopen):
+        child = start(kind, probe, "wait")
+        assert child.stdout.readline() == b"waiting\n"
+        assert child.poll() is None
+        child.send_signal(number)
+        code = child.wait(timeout=60)
+        _, stderr = child.communicate(timeout=60)
+        results.append((code, child.poll(), b"KeyboardInterrupt" in stderr))
+    assert results[1] == results[0]
+    assert results[0] == (-number, -number, number == signal.SIGINT)
+
+
+def test_a_timeout_is_raised_and_the_child_can_still_be_ended(probe: Path) -> None:
+    """communicate(timeout=) raises TimeoutExpired, as subprocess.run relies on."""
+    child = start(WarmPopen, probe, "wait")
+    with pytest.raises(subprocess.TimeoutExpired):
+        child.communicate(timeout=0.2)
+    child.kill()
+    child.communicate(timeout=60)
+    assert child.returncode == -signal.SIGKILL
+
+
+def test_run_is_subprocess_runs_with_a_warm_child(probe: Path) -> None:
+    """warm_children.run: input, captured text output, check, the exit code."""
+    command = [sys.executable, "-m", "child_probe"]
+    done = warm_children.run(
+        [*command, "echo"], input="abc", capture_output=True, text=True, cwd=probe
+    )
+    assert (done.returncode, done.stdout) == (0, "3 ABC")
+    with pytest.raises(subprocess.CalledProcessError):
+        warm_children.run([*command, "exit", "4"], cwd=probe, check=True)
+    with pytest.raises(subprocess.TimeoutExpired):
+        warm_children.run(
+            [*command, "wait"], input=None, stdin=subprocess.PIPE, cwd=probe, timeout=0.2
+        )
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"PYTHONHASHSEED": "7"}, {"LC_ALL": "C"}, {FRESH_SWITCH: "1"}],
+    ids=["a PYTHON variable", "a locale", "the switch"],
+)
+def test_what_a_warm_interpreter_cannot_stand_for_starts_fresh(
+    probe: Path, change: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A variable Python reads only as it starts, or the switch: a fresh child."""
+    if FRESH_SWITCH in change:
+        monkeypatch.setenv(FRESH_SWITCH, "1")
+    env = {**os.environ, **change}
+    assert parent_of_running(WarmPopen, probe, env=env) == os.getpid()
+
+
+def test_the_warm_interpreter_and_its_children_end_with_the_worker(tmp_path: Path) -> None:
+    """A worker killed outright leaves no warm interpreter and no child of it behind."""
+    (tmp_path / "child_probe.py").write_text(PROBE, encoding="utf-8")
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys\n"
+            "from tests.support.warm_children import WarmPopen, warm_interpreter\n"
+            "child = WarmPopen([sys.executable, '-m', 'child_probe', 'wait'],"
+            f" cwd={str(tmp_path)!r}, stdin=subprocess.PIPE, stdout=subprocess.PIPE)\n"
+            "assert child.stdout.readline() == b'waiting\\n'\n"
+            "print(warm_interpreter().process.pid, child.pid, flush=True)\n"
+            "sys.stdin.read()\n",
+        ],
+        cwd=Path(__file__).resolve().parents[2],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert worker.stdout is not None
+    pids = [int(pid) for pid in worker.stdout.readline().split()]
+    # A pidfd reads as ready when its process ends: an event, for processes not ours.
+    ends = [os.pidfd_open(pid) for pid in pids]
+    try:
+        assert select.select(ends, [], [], 0)[0] == []
+        worker.kill()
+        worker.wait()
+        for end in ends:
+            assert select.select([end], [], [], 30)[0] == [end]
+    finally:
+        for end in ends:
+            os.close(end)
