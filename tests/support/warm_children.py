@@ -12,8 +12,11 @@ standard streams, environment, working directory, signal dispositions and proces
 runs ``-m`` exactly as Python does (``runpy._run_module_as_main``), imports every module
 of ours afresh under its own environment, and ends as a process ends (atexit handlers,
 flushed streams, its exit status or the signal that killed it). What it takes from the
-fork is only the third-party modules in ``PRELOADED``, none of which reads the
-environment when imported.
+fork is only the third-party modules in ``PRELOADED``: none of them reads the environment
+or makes a per-process value (a key, a token) when imported, and random generators are
+seeded again after a fork. Our own modules are never preloaded: some make such values as
+they load (serve's approval codes are signed with a key drawn at import), and every
+child must draw its own.
 
 ``WarmPopen`` is ``subprocess.Popen`` with the child started this way: communicate, wait,
 poll, signals and timeouts are Popen's own. It starts a child the usual way, fresh, when
