@@ -221,6 +221,37 @@ def test_what_a_warm_interpreter_cannot_stand_for_starts_fresh(
     assert parent_of_running(WarmPopen, probe, env=env) == os.getpid()
 
 
+def test_the_switch_set_as_the_worker_starts_holds_in_a_tests_own_environment(
+    probe: Path,
+) -> None:
+    """The switch counts when the worker started with it, though a test's isolated
+    environment no longer has it (the fixtures build one without it)."""
+    script = (
+        "import os, subprocess, sys\n"
+        "from tests.support.warm_children import FRESH_SWITCH, WarmPopen\n"
+        "del os.environ[FRESH_SWITCH]\n"
+        "child = WarmPopen([sys.executable, '-m', 'child_probe', 'wait'],"
+        f" cwd={str(probe)!r}, stdin=subprocess.PIPE, stdout=subprocess.PIPE)\n"
+        "assert child.stdout.readline() == b'waiting\\n'\n"
+        "with open(f'/proc/{child.pid}/stat') as stat:\n"
+        "    parent = int(stat.read().rsplit(')', 1)[1].split()[1])\n"
+        "child.communicate(b'')\n"
+        "print(parent == os.getpid())\n"
+    )
+    (probe / "child_probe.py").write_text(PROBE, encoding="utf-8")
+    for switched, fresh in (("1", "True"), ("0", "False")):
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=Path(__file__).resolve().parents[2],
+            env={**os.environ, FRESH_SWITCH: switched},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        assert done.stdout.strip() == fresh, done.stderr
+
+
 def test_the_warm_interpreter_and_its_children_end_with_the_worker(tmp_path: Path) -> None:
     """A worker killed outright leaves no warm interpreter and no child of it behind."""
     (tmp_path / "child_probe.py").write_text(PROBE, encoding="utf-8")
