@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import io
 import json
 import os
@@ -293,6 +294,9 @@ def main() -> None:
             for part in ("library", "registration"):
                 with contextlib.suppress(ModuleNotFoundError):
                     importlib.import_module(f"cdp_use.cdp.{domain.name}.{part}")
+    # The preloaded objects live as long as every child: out of the collector's passes, a
+    # child's collections do not touch (and so copy) the pages the fork shares.
+    gc.freeze()
     open_fds = {int(fd) for fd in os.listdir("/proc/self/fd")}
     if open_fds - {0, 1, 2, 3}:  # 3: the listing itself
         raise RuntimeError(f"a preloaded module kept files open: {sorted(open_fds)}")
@@ -393,10 +397,15 @@ _interpreter: WarmInterpreter | None = None
 _interpreter_lock = threading.Lock()
 
 
+def every_child_fresh() -> bool:
+    """Whether the switch is on: set as this process started, or now."""
+    return _FRESH_AT_START or os.environ.get(FRESH_SWITCH) == "1"
+
+
 def warm_interpreter() -> WarmInterpreter | None:
     """This process's warm interpreter, started if need be; None when switched off."""
     global _interpreter
-    if _FRESH_AT_START or os.environ.get(FRESH_SWITCH) == "1":
+    if every_child_fresh():
         return None
     with _interpreter_lock:
         if _interpreter is None or not _interpreter.alive():
