@@ -120,26 +120,33 @@ class Request:
 
 
 def _receive(connection: socket.socket) -> Request:
+    """The request on ``connection``; the streams it passed are closed if it is torn."""
     message, fds, _flags, _address = socket.recv_fds(connection, 1 << 16, 3)
-    while (
-        len(message) < _HEADER.size or len(message) < _HEADER.size + _HEADER.unpack_from(message)[0]
-    ):
-        more = connection.recv(1 << 16)
-        if not more:
-            raise ConnectionError("the request ended early")
-        message += more
-    (length,) = _HEADER.unpack_from(message)
-    payload = json.loads(message[_HEADER.size : _HEADER.size + length])
-    if len(fds) != 3:
-        raise ConnectionError(f"expected 3 streams, got {len(fds)}")
-    return Request(streams=fds, **payload)
+    try:
+        while (
+            len(message) < _HEADER.size
+            or len(message) < _HEADER.size + _HEADER.unpack_from(message)[0]
+        ):
+            more = connection.recv(1 << 16)
+            if not more:
+                raise ConnectionError("the request ended early")
+            message += more
+        (length,) = _HEADER.unpack_from(message)
+        payload = json.loads(message[_HEADER.size : _HEADER.size + length])
+        if len(fds) != 3:
+            raise ConnectionError(f"expected 3 streams, got {len(fds)}")
+        return Request(streams=fds, **payload)
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
 
 
 def _serve(socket_path: str) -> Request | None:
     """Answer requests until the worker closes our stdin; None then, a Request in a child.
 
-    No ``finally`` and no ``with`` here: a forked child returns through this function,
-    and must not undo the warm interpreter's set-up on its way out.
+    No ``finally`` and no ``with`` around the loop: a forked child returns through this
+    function, and must not undo the warm interpreter's set-up on its way out.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the worker ends us, not a Ctrl+C
     wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -161,7 +168,7 @@ def _serve(socket_path: str) -> Request | None:
                 connection, _ = listener.accept()
                 try:
                     request = _receive(connection)
-                except (OSError, ValueError) as error:
+                except (OSError, ValueError, TypeError) as error:
                     print(f"warm interpreter: a bad request: {error}", file=sys.stderr)
                     connection.close()
                     continue
