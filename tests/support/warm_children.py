@@ -16,7 +16,9 @@ fork is only the third-party modules in ``PRELOADED``: none of them reads the en
 or makes a per-process value (a key, a token) when imported, and random generators are
 seeded again after a fork. Our own modules are never preloaded: some make such values as
 they load (serve's approval codes are signed with a key drawn at import), and every
-child must draw its own.
+child must draw its own. One difference is kept on purpose: the preloaded objects are
+frozen out of the garbage collector's passes (``gc.freeze``), so a child never walks or
+copies them, and a reference cycle among them is not collected as the child ends.
 
 ``WarmPopen`` is ``subprocess.Popen`` with the child started this way: communicate, wait,
 poll, signals and timeouts are Popen's own. It starts a child the usual way, fresh, when
