@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from subterminator_tui.browser.processes import process_table
 from tests.support import warm_children
 from tests.support.warm_children import FRESH_SWITCH, WarmPopen
 
@@ -124,8 +125,7 @@ def parent_of_running(kind: type[Any], probe: Path, **options: Any) -> int:
     child = start(kind, probe, "wait", **options)
     try:
         assert child.stdout.readline() == b"waiting\n"
-        with open(f"/proc/{child.pid}/stat") as stat:
-            return int(stat.read().rsplit(")", 1)[1].split()[1])
+        return next(row.ppid for row in process_table() if row.pid == child.pid)
     finally:
         child.communicate(b"", timeout=60)
 
@@ -243,13 +243,13 @@ def test_the_switch_set_as_the_worker_starts_holds_in_a_tests_own_environment(
     environment no longer has it (the fixtures build one without it)."""
     script = (
         "import os, subprocess, sys\n"
+        "from subterminator_tui.browser.processes import process_table\n"
         "from tests.support.warm_children import FRESH_SWITCH, WarmPopen\n"
         "del os.environ[FRESH_SWITCH]\n"
         "child = WarmPopen([sys.executable, '-m', 'child_probe', 'wait'],"
         f" cwd={str(probe)!r}, stdin=subprocess.PIPE, stdout=subprocess.PIPE)\n"
         "assert child.stdout.readline() == b'waiting\\n'\n"
-        "with open(f'/proc/{child.pid}/stat') as stat:\n"
-        "    parent = int(stat.read().rsplit(')', 1)[1].split()[1])\n"
+        "parent = next(row.ppid for row in process_table() if row.pid == child.pid)\n"
         "child.communicate(b'')\n"
         "print(parent == os.getpid())\n"
     )
