@@ -24,6 +24,12 @@ from subterminator_tui.settings import DEFAULT_SETTLE_MS, Settings, user_state_d
 # (API keys above all) stays out of the Node process's environment.
 _DISPLAY_VARIABLES = ("DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR", "LANG", "TZ")
 
+#: Loaded before Playwright MCP: keeps V8's compiled bundles between starts (its header
+#: says how, and why it can never run other code than the bundles' own).
+NODE_CODE_CACHE_HOOK = Path(__file__).with_name("node_code_cache.js")
+#: Where the hook keeps them (``PlaywrightMCPPackage.code_cache_dir``).
+NODE_CODE_CACHE_VARIABLE = "SUBTERMINATOR_NODE_CODE_CACHE"
+
 
 def display_available() -> bool:
     """True when a headed browser can open a window here."""
@@ -88,11 +94,13 @@ class LaunchPlan:
 
     def arguments(self) -> list[str]:
         """The server's command line after ``node``."""
+        # Node's own option first: the compiled bundles kept between starts.
+        args = ["--require", str(NODE_CODE_CACHE_HOOK), str(self.package.cli)]
         if self.remote is not None:
             # No profile, executable, headless or sandbox flags: the browser is elsewhere.
-            args = [str(self.package.cli), *self.remote.arguments()]
+            args += self.remote.arguments()
         else:
-            args = [str(self.package.cli), "--user-data-dir", str(self.profile_dir)]
+            args += ["--user-data-dir", str(self.profile_dir)]
             # Private DevTools: the launcher execs the browser inside its own network.
             launcher = self.browser_launcher if self.private_devtools else self.browser
             args += ["--executable-path", str(launcher)]
@@ -134,6 +142,7 @@ class LaunchPlan:
     def environment(self) -> dict[str, str]:
         """Variables added to the SDK's minimal default environment."""
         env = {key: os.environ[key] for key in _DISPLAY_VARIABLES if key in os.environ}
+        env[NODE_CODE_CACHE_VARIABLE] = str(self.package.code_cache_dir)
         env.update(self.extra_env)
         return env
 

@@ -42,6 +42,15 @@ class PlaywrightMCPPackage:
     cli: Path
     version: str
 
+    @property
+    def code_cache_dir(self) -> Path:
+        """Where V8 keeps the compiled bundles between starts (``node_code_cache.js``).
+
+        Inside the ``node_modules`` the package came from (the ``.cache`` folder tools
+        share there): whoever could change the cache could change the code beside it.
+        """
+        return self.cli.parents[2] / ".cache" / "subterminator"
+
 
 def _lockfile() -> dict[str, object]:
     path = node_project_dir() / "package-lock.json"

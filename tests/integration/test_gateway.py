@@ -11,7 +11,7 @@ import mcp_types as types
 import pytest
 
 from subterminator_tui.browser.gateway import BrowserGateway
-from subterminator_tui.browser.launch import LaunchPlan
+from subterminator_tui.browser.launch import NODE_CODE_CACHE_HOOK, LaunchPlan
 from subterminator_tui.browser.node import NodeRuntime
 from subterminator_tui.browser.processes import processes_using_profile
 from subterminator_tui.browser.tools import REQUIRED_TOOLS
@@ -39,9 +39,15 @@ async def test_connects_and_lists_the_required_tools(shared_gateway: BrowserGate
 
 @in_module_loop
 async def test_node_is_started_directly_with_the_pinned_cli(shared_gateway: BrowserGateway) -> None:
-    """The server runs as ``node .../@playwright/mcp/cli.js`` with the documented flags, not npx."""
+    """The server runs as ``node .../@playwright/mcp/cli.js`` with the documented flags, not npx.
+
+    Node loads one module of ours first: the hook that keeps the compiled bundles, which
+    the server's start has used (both bundles kept where the plan says)."""
     argv = command_line(shared_gateway.node_pid)
-    assert argv[1].endswith("node_modules/@playwright/mcp/cli.js")
+    assert argv[1:3] == ["--require", str(NODE_CODE_CACHE_HOOK)]
+    assert argv[3].endswith("node_modules/@playwright/mcp/cli.js")
+    kept = sorted(shared_gateway.plan.package.code_cache_dir.glob("*.v8"))
+    assert sorted(path.name.split("-")[0] for path in kept) == ["coreBundle", "utilsBundle"]
     for flag in ("--user-data-dir", "--output-dir", "--executable-path", "--snapshot-boxes"):
         assert flag in argv
     assert argv[argv.index("--codegen") + 1] == "none"

@@ -53,8 +53,22 @@ def resolvable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_command_line_starts_with_the_pinned_cli(tmp_path: Path) -> None:
-    """Node runs the pinned package's cli.js directly (never npx)."""
-    assert make_plan(tmp_path).arguments()[0] == str(CLI)
+    """Node runs the pinned package's cli.js directly (never npx), after the one module
+    Node loads first: the hook that keeps the compiled bundles (node_code_cache.js)."""
+    arguments = make_plan(tmp_path).arguments()
+    assert arguments[:3] == ["--require", str(launch.NODE_CODE_CACHE_HOOK), str(CLI)]
+    assert launch.NODE_CODE_CACHE_HOOK.is_file()
+    assert launch.NODE_CODE_CACHE_HOOK.parent == Path(launch.__file__).parent
+
+
+def test_the_code_cache_lives_in_the_packages_own_node_modules(tmp_path: Path) -> None:
+    """The compiled bundles are kept beside the code they come from, in the
+    node_modules the package was found in (whoever can change one can change the other),
+    and Node is told where."""
+    plan = make_plan(tmp_path)
+    assert plan.package.code_cache_dir == Path("/opt/node_modules/.cache/subterminator")
+    environment = plan.environment()
+    assert environment[launch.NODE_CODE_CACHE_VARIABLE] == str(plan.package.code_cache_dir)
 
 
 def test_command_line_names_the_profile(tmp_path: Path) -> None:
