@@ -83,7 +83,11 @@ def date_regex(tag: str, marked: bool = False) -> str:
     names = month_names(tag)
     if not names:
         return f"(?:{numeric})"
-    months = "|".join(both_cases(re.escape(name)) for name in sorted(names, key=len, reverse=True))
+    # Longest first (a shorter name may begin a longer one), then in order: built from a
+    # set, whose order changes with each process's string hashing, and the expression must
+    # be the same in every process (rules built in one are compared with another's).
+    by_length = sorted(names, key=lambda name: (-len(name), name))
+    months = "|".join(both_cases(re.escape(name)) for name in by_length)
     month = rf"(?<!\w)(?:{months})\.?(?!\w)"
     day = rf"\d{{1,2}}(?:st|nd|rd|th|er|e|º|{dot})?"
     year = r"\d{4}"
@@ -171,7 +175,8 @@ def duration_regex(tag: str, spaced: bool) -> str:
                     units.add(both_cases(re.escape(word)))
     if not units:
         return r"(?!x)x"
-    return rf"\d+\s*(?:{'|'.join(sorted(units, key=len, reverse=True))})"
+    # Longest first, then in order: the same expression in every process (as months above).
+    return rf"\d+\s*(?:{'|'.join(sorted(units, key=lambda unit: (-len(unit), unit)))})"
 
 
 def alternation(

@@ -7,6 +7,8 @@ process stale or half-written rules.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -138,3 +140,34 @@ def test_the_loaded_default_checkpoints_are_a_fresh_builds() -> None:
     built = tuple(defaults._rule(words) for words in all_language_words())
     assert built == defaults.DEFAULT_CHECKPOINTS
     assert len(built) == len(all_language_words()) >= 20
+
+
+_RULES_DIGEST = """
+import hashlib
+from subterminator_tui.resources import builtin_generic_rules_file
+from subterminator_tui.rules import defaults
+from subterminator_tui.rules.generic import read_generic_rules
+built = (read_generic_rules(builtin_generic_rules_file()), defaults.DEFAULT_CHECKPOINTS)
+print(hashlib.sha256(repr(built).encode()).hexdigest())
+"""
+
+
+def test_every_process_builds_the_same_rules_whatever_its_string_hashing() -> None:
+    """Rules built in one process are kept and compared with another's (a rule is known
+    as generic by being among the generic rules), and each process hashes strings with a
+    seed of its own: an expression built from a set in the set's order (the months once
+    were) differed between processes, and a rule built in one was not found among the
+    rules another had kept."""
+    digests = set()
+    for seed in ("1", "2", "3"):
+        environment = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONDONTWRITEBYTECODE": "1"}
+        result = subprocess.run(
+            [sys.executable, "-c", _RULES_DIGEST],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        digests.add(result.stdout.strip())
+    assert len(digests) == 1, digests
