@@ -37,7 +37,7 @@ from typing import Any
 
 from subterminator_tui.rules.kept_expressions import compile_kept
 from subterminator_tui.rules.language_words import languages
-from subterminator_tui.rules.sentences import every_language
+from subterminator_tui.rules.sentences import every_language, longest_first
 from subterminator_tui.rules.text import normalise_text
 
 _ISO_CODES_TEXT = (
@@ -102,7 +102,7 @@ def computed_cldr_signs() -> list[str]:
                 continue
             if plain and plain not in _NOT_SIGNS and not (plain.isascii() and plain.isalpha()):
                 signs.add(plain)
-    return sorted(signs, key=lambda sign: (-len(sign), sign))
+    return longest_first(signs)
 
 
 def computed_currency_symbols() -> str:

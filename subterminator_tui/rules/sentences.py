@@ -62,6 +62,14 @@ def _within(words: LanguageWords, marked: bool) -> str:
     return in_sentence(sentence_ends(words), marked=marked)
 
 
+def longest_first(alternatives: Iterable[str]) -> list[str]:
+    """``alternatives`` in the order an alternation tries them: longest first (a shorter
+    one may begin a longer one), then by text. Never a set's own order: that changes with
+    each process's string hashing, and an expression must be the same in every process
+    (rules built in one are kept and compared with another's)."""
+    return sorted(alternatives, key=lambda alternative: (-len(alternative), alternative))
+
+
 @functools.cache
 def date_regex(tag: str, marked: bool = False) -> str:
     """Any date in ``tag``'s language: figures, or a CLDR month name beside a day or year
@@ -83,11 +91,7 @@ def date_regex(tag: str, marked: bool = False) -> str:
     names = month_names(tag)
     if not names:
         return f"(?:{numeric})"
-    # Longest first (a shorter name may begin a longer one), then in order: built from a
-    # set, whose order changes with each process's string hashing, and the expression must
-    # be the same in every process (rules built in one are compared with another's).
-    by_length = sorted(names, key=lambda name: (-len(name), name))
-    months = "|".join(both_cases(re.escape(name)) for name in by_length)
+    months = "|".join(both_cases(re.escape(name)) for name in longest_first(names))
     month = rf"(?<!\w)(?:{months})\.?(?!\w)"
     day = rf"\d{{1,2}}(?:st|nd|rd|th|er|e|º|{dot})?"
     year = r"\d{4}"
@@ -175,8 +179,7 @@ def duration_regex(tag: str, spaced: bool) -> str:
                     units.add(both_cases(re.escape(word)))
     if not units:
         return r"(?!x)x"
-    # Longest first, then in order: the same expression in every process (as months above).
-    return rf"\d+\s*(?:{'|'.join(sorted(units, key=lambda unit: (-len(unit), unit)))})"
+    return rf"\d+\s*(?:{'|'.join(longest_first(units))})"
 
 
 def alternation(
