@@ -93,20 +93,21 @@ if (directory && defaultLoader !== undefined) {
     }
     let file;
     let cachedData;
+    let script;
     let wrapper;
     try {
       file = cacheFile(filename, content);
       cachedData = readCache(file);
-      const script = new vm.Script(Module.wrap(content), {
+      script = new vm.Script(Module.wrap(content), {
         filename,
         cachedData,
         importModuleDynamically: defaultLoader,
       });
-      wrapper = { script, run: script.runInThisContext({ displayErrors: true }) };
+      wrapper = script.runInThisContext({ displayErrors: true });
     } catch {
       return compile.call(this, content, filename);
     }
-    const result = wrapper.run.call(
+    const result = wrapper.call(
       this.exports,
       this.exports,
       requireFor(this),
@@ -115,8 +116,8 @@ if (directory && defaultLoader !== undefined) {
       path.dirname(filename),
     );
     // After the bundle ran: the cache then holds what its start compiled too.
-    if (cachedData === undefined || wrapper.script.cachedDataRejected) {
-      writeCache(file, wrapper.script.createCachedData());
+    if (cachedData === undefined || script.cachedDataRejected) {
+      writeCache(file, script.createCachedData());
     }
     return result;
   };

@@ -253,7 +253,6 @@ def test_the_switch_set_as_the_worker_starts_holds_in_a_tests_own_environment(
         "child.communicate(b'')\n"
         "print(parent == os.getpid())\n"
     )
-    (probe / "child_probe.py").write_text(PROBE, encoding="utf-8")
     for switched, fresh in (("1", "True"), ("0", "False")):
         done = subprocess.run(
             [sys.executable, "-c", script],
