@@ -11,20 +11,23 @@ unasked.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from mcp import StdioServerParameters
 
 from subterminator_bench.gauntlet import SCENARIOS_FILE
 from subterminator_bench.peers.harness import PeerRun, run_scenario
-from subterminator_bench.peers.servers import SERVERS, devtools_cli
+from subterminator_bench.peers.servers import SERVERS, Launch, devtools_cli
 from subterminator_bench.scenarios import expected_outcome
 from subterminator_tui.errors import ConfigurationError
 from subterminator_tui.rules import load_services
 from tests.conftest import browser_parts_missing
+from tests.support.serve_clients import started_warm
 
 pytestmark = pytest.mark.browser
 
@@ -52,7 +55,16 @@ async def run_on(server: str, scenario: str, workdir: Path) -> PeerRun:
     service = registry.get(scenario)
     expected = expected_outcome(service, registry)
     assert expected is not None
-    return await run_scenario(SERVERS[server], service, expected, workdir)
+    peer = SERVERS[server]
+
+    def warm_parameters(launch: Launch) -> StdioServerParameters:
+        # serve is forked from this worker's warm interpreter behind a stand-in (the bare
+        # servers, Node, start as given): the same server, without its imports' second.
+        return started_warm(peer.parameters(launch))
+
+    return await run_scenario(
+        dataclasses.replace(peer, parameters=warm_parameters), service, expected, workdir
+    )
 
 
 @pytest.mark.usefixtures("peers_parts")

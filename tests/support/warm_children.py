@@ -119,6 +119,9 @@ class Request:
     streams: list[int]
     start_new_session: bool
     process_group: int
+    #: The caller is a stand-in process (tests/support/warm_stand_in.py): when its
+    #: connection closes before the child ends, it was killed, and the child is too.
+    bound_to_caller: bool = False
 
 
 def _receive(connection: socket.socket) -> Request:
@@ -183,6 +186,8 @@ def _serve(socket_path: str) -> Request | None:
                     os.close(fd)
                 connection.sendall(f"pid {pid}\n".encode())
                 owners[pid] = connection
+                if request.bound_to_caller:
+                    selector.register(connection, selectors.EVENT_READ, pid)
             elif key.data == "child ended":
                 with contextlib.suppress(BlockingIOError):
                     while os.read(wake_read, 512):
@@ -192,9 +197,20 @@ def _serve(socket_path: str) -> Request | None:
                     if pid == 0:
                         break
                     if (owner := owners.pop(pid, None)) is not None:
+                        with contextlib.suppress(KeyError):
+                            selector.unregister(owner)
                         with contextlib.suppress(OSError):
                             owner.sendall(f"exit {status}\n".encode())
                         owner.close()
+            elif isinstance(key.data, int):
+                # A stand-in's connection closed (it sends nothing else): it was killed,
+                # and its child, in a session of its own, goes with it.
+                selector.unregister(key.fileobj)
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(key.data, signal.SIGKILL)
+                # Killed before its setsid, it leads no group yet (and has no children).
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(key.data, signal.SIGKILL)
             elif not os.read(sys.stdin.fileno(), 512):
                 # The worker is gone: no child of ours outlives it.
                 for pid in owners:
@@ -526,6 +542,32 @@ class WarmPopen(subprocess.Popen[AnyStr]):
         if self.returncode is None:
             raise subprocess.TimeoutExpired(self.args, timeout or 0)
         return self.returncode
+
+
+STAND_IN = Path(__file__).with_name("warm_stand_in.py")
+
+
+def started_by_a_client(
+    argv: list[str], env: dict[str, str]
+) -> tuple[str, list[str], dict[str, str]]:
+    """The command, arguments and environment a client is to start for ``argv`` in ``env``.
+
+    For ``python -m MODULE ...`` that the warm interpreter can stand for, a stand-in
+    (tests/support/warm_stand_in.py) whose child is warm; otherwise ``argv`` itself.
+    """
+    # Imported here: the warm interpreter runs this file, and a module of ours it imported
+    # would be preloaded into every child (a test compares their modules).
+    from tests.support.warm_stand_in import ARGV_VARIABLE
+
+    plain = len(argv) >= 3 and argv[0] == sys.executable and argv[1] == "-m"
+    interpreter = warm_interpreter() if plain else None
+    if interpreter is None or not interpreter.stands_for(env):
+        return argv[0], argv[1:], env
+    return (
+        sys.executable,
+        ["-I", "-S", str(STAND_IN), interpreter.socket_path],
+        {**env, ARGV_VARIABLE: json.dumps(argv[1:])},
+    )
 
 
 def run(

@@ -7,6 +7,7 @@ a failing comparison, not as a CLI test that passes for the wrong reason.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 
 from subterminator_tui.browser.processes import process_table
-from tests.support import warm_children
+from tests.support import warm_children, warm_stand_in
 from tests.support.warm_children import FRESH_SWITCH, WarmPopen
 
 #: The probe: what a process sees as it starts, then one thing to do (argv[1]).
@@ -299,3 +300,121 @@ def test_the_warm_interpreter_and_its_children_end_with_the_worker(tmp_path: Pat
     finally:
         for end in ends:
             os.close(end)
+
+
+# --- Children a client starts itself: through the stand-in --------------------------
+
+
+def through_stand_in(probe: Path, *args: str) -> subprocess.Popen[bytes]:
+    """The probe started as the MCP SDK's stdio client starts a server: a session of its
+    own, with the command ``started_by_a_client`` gives (the stand-in, here)."""
+    command, arguments, env = warm_children.started_by_a_client(
+        [sys.executable, "-m", "child_probe", *args], dict(os.environ)
+    )
+    assert arguments[:3] == ["-I", "-S", str(warm_children.STAND_IN)], "not the stand-in"
+    return subprocess.Popen(
+        [command, *arguments],
+        cwd=probe,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def fresh_in_own_session(probe: Path, *args: str) -> subprocess.Popen[bytes]:
+    """The probe started fresh the same way: what the stand-in's child must match."""
+    return start(subprocess.Popen, probe, *args, start_new_session=True)
+
+
+def child_of(stand_in: subprocess.Popen[bytes]) -> int:
+    """The pid of the stand-in's child: the process whose title is the probe's."""
+    interpreter = warm_children.warm_interpreter()
+    assert interpreter is not None
+    (child,) = (
+        row.pid
+        for row in process_table()
+        if row.ppid == interpreter.process.pid and "-m child_probe" in row.cmdline
+    )
+    return child
+
+
+@needs_warm
+def test_a_child_through_the_stand_in_sees_what_a_fresh_child_sees(probe: Path) -> None:
+    """The same comparison as above, for a child started by a client in its own session;
+    the stand-in's own variable is not the child's."""
+    results = []
+    for kind in (fresh_in_own_session, through_stand_in):
+        child = kind(probe, "report")
+        stdout, stderr = child.communicate(timeout=60)
+        assert child.returncode == 0, stderr
+        seen = json.loads(stdout)
+        # Both lead a session of their own: its id is their own pid, different each time.
+        assert seen.pop("session") != os.getsid(0)
+        results.append(seen)
+    assert results[1] == results[0]
+    assert warm_stand_in.ARGV_VARIABLE not in results[1]["env"]
+    assert not results[0]["parents_group"]
+
+
+@needs_warm
+@pytest.mark.parametrize(
+    ("args", "stdin", "code", "output"),
+    [
+        (("exit", "3"), b"", 3, b""),
+        (("raise",), b"", 1, b""),
+        (("echo",), b"some input", 0, b"10 SOME INPUT"),
+    ],
+)
+def test_the_stand_in_ends_with_its_childs_status_and_passes_its_streams(
+    probe: Path, args: tuple[str, ...], stdin: bytes, code: int, output: bytes
+) -> None:
+    """Input to end of file, output and errors, then the child's exit code, as fresh."""
+    results = []
+    for kind in (fresh_in_own_session, through_stand_in):
+        child = kind(probe, *args)
+        stdout, stderr = child.communicate(stdin, timeout=60)
+        results.append((child.returncode, stdout, b"ValueError: raised on purpose" in stderr))
+    assert results[1] == results[0]
+    assert results[0] == (code, output, args[0] == "raise")
+
+
+@needs_warm
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_to_the_stand_ins_group_ends_the_child_as_it_ends_a_fresh_one(
+    probe: Path, number: int
+) -> None:
+    """The SDK ends its server with SIGTERM to the server's process group: the child gets
+    it, and the stand-in ends as the child did (killed by it; a KeyboardInterrupt first)."""
+    results = []
+    for kind in (fresh_in_own_session, through_stand_in):
+        child = kind(probe, "wait")
+        assert child.stdout is not None and child.stdout.readline() == b"waiting\n"
+        os.killpg(child.pid, number)
+        _, stderr = child.communicate(timeout=60)
+        results.append((child.returncode, b"KeyboardInterrupt" in stderr))
+    assert results[1] == results[0]
+    assert results[0] == (-number, number == signal.SIGINT)
+
+
+@needs_warm
+def test_a_stand_in_killed_outright_takes_its_child_with_it(probe: Path) -> None:
+    """The SDK's last resort is SIGKILL to the group: the stand-in cannot pass that on.
+    The child is in a session of its own, out of the group's reach (the attack), and
+    ends all the same: the warm interpreter sees the stand-in's connection close."""
+    stand_in = through_stand_in(probe, "hang")  # never ends by itself
+    assert stand_in.stdout is not None and stand_in.stdout.readline() == b"waiting\n"
+    child = child_of(stand_in)
+    assert os.getpgid(child) != os.getpgid(stand_in.pid), "a group kill would reach it"
+    end = os.pidfd_open(child)
+    try:
+        assert select.select([end], [], [], 0)[0] == []
+        os.killpg(stand_in.pid, signal.SIGKILL)
+        assert stand_in.wait(timeout=60) == -signal.SIGKILL
+        assert select.select([end], [], [], 30)[0] == [end], "the child outlived its stand-in"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+        os.close(end)
+        stand_in.communicate(timeout=60)
