@@ -26,8 +26,9 @@ the warm interpreter could not stand for a new one: another Python, locale or
 ``PYTHON*`` variable, a Popen option the fork does not copy (``preexec_fn``,
 ``pass_fds``, ``user``, ``group``, ``umask``), a command other than ``python -m MODULE``,
 or ``SUBTERMINATOR_TEST_FRESH_CHILDREN=1`` in the environment (every child fresh, as
-before). Children started by the MCP SDK's stdio client and the Inspector are always
-fresh: they are not started through Popen's methods.
+before). A client that starts its server itself (the MCP SDK's stdio client) is given a
+stand-in to start instead (``started_by_a_client``, tests/support/warm_stand_in.py);
+the Inspector's children stay fresh (it gives them an environment of its own).
 """
 
 from __future__ import annotations
