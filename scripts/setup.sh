@@ -10,11 +10,10 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
     exit 2
 fi
 
-# 1. The virtual environment, reinstalled only when pyproject.toml changes. It installs
-#    in the background while npm installs the Node side (step 2): both mostly wait on
-#    downloads, so side by side they take about as long as the longer one. For the
-#    tests, the same background job then compiles their bytecode (below).
-[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+# 1. The virtual environment, reinstalled only when pyproject.toml changes. It is made
+#    and installed in the background while npm installs the Node side (step 2): both
+#    mostly wait on downloads, so side by side they take about as long as the longer
+#    one. For the tests, the same background job then compiles their bytecode (below).
 stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
 for_tests=0
 if [ "${1:-}" = "--for-tests" ]; then for_tests=1; fi
@@ -44,6 +43,7 @@ compile_for_tests() {
 installing=0
 [ -f "$stamp" ] || installing=1
 python_side() {
+    [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
     if [ "$installing" = 1 ]; then install_python; fi
     if [ "$for_tests" = 1 ]; then compile_for_tests; fi
 }
@@ -60,8 +60,9 @@ finish_python() {
 trap '[ -z "$python_pid" ] || kill "$python_pid" 2>/dev/null' EXIT
 
 # 2. Node and the pinned Playwright MCP from package-lock.json (never @latest). The check
-#    needs only the standard library, so it runs from the source tree while pip installs.
-PYTHONPATH=. .venv/bin/python -m subterminator_tui.browser.node --check-only
+#    needs only the standard library, so it runs from the source tree, on the Python that
+#    makes the virtual environment, while that is made and installed.
+PYTHONPATH=. "$PYTHON" -m subterminator_tui.browser.node --check-only
 # The tests also need the dev packages (the MCP Inspector, the conformance suite and the
 # Node 22 it runs on); a plain set-up leaves them out.
 npm_mode=(--omit=dev); mode=app
