@@ -42,13 +42,14 @@ lint-checks:
 test test-unit test-slow: export PYTHONDONTWRITEBYTECODE =
 test test-unit test-slow: export PYTHONPYCACHEPREFIX = $(CURDIR)/build/pycache
 
-# Four workers on two cores: a browser test mostly waits on Chromium (one worker kept
-# the CPUs a third busy), so four overlap their waits. Work stealing: a worker that runs
-# out takes tests queued on another, so the run does not end on one worker's long tail.
+# Five workers on two cores: a browser test mostly waits on Chromium (one worker kept
+# the CPUs a third busy), so they overlap their waits (four left the machine idle 6-8%
+# of a run, five 2-3%; docs/tests.md). Work stealing: a worker that runs out takes tests
+# queued on another, so the run does not end on one worker's long tail.
 # The lint runs beside the tests (scripts/test.sh): they wait while it computes.
 # The 30 slowest tests are listed at the end: where the next speed-up should look.
 test: setup-tests
-	@scripts/test.sh -q -m "not slow" -n 4 --dist worksteal --durations=30
+	@scripts/test.sh -q -m "not slow" -n 5 --dist worksteal --durations=30
 
 # The fast inner loop: the unit tests only (no browser, no Playwright MCP, no lint).
 # Two workers: the machine's cores, since these tests are CPU-bound, not waiting.
