@@ -28,7 +28,7 @@ install_python() {
     fi
 }
 # make test keeps bytecode in build/pycache (PYTHONPYCACHEPREFIX); on a fresh clone it is
-# empty, and four test workers starting at once would each compile the same five thousand
+# empty, and the test workers, starting at once, would each compile the same five thousand
 # modules and rewrite the same test modules' assertions (measured: their start took 61 CPU
 # s cold, 24 warm). One collection compiles it all for about 20, here, on the core npm
 # leaves idle while it installs. A mark says it was done (this script's own Python writes

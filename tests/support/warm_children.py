@@ -204,6 +204,10 @@ def _serve(socket_path: str) -> Request | None:
                             owner.sendall(f"exit {status}\n".encode())
                         owner.close()
             elif isinstance(key.data, int):
+                if key.data not in owners:
+                    # Reaped earlier in this same pass (and the connection closed with
+                    # it): its pid may already be another process's.
+                    continue
                 # A stand-in's connection closed (it sends nothing else): it was killed,
                 # and its child, in a session of its own, goes with it.
                 selector.unregister(key.fileobj)
