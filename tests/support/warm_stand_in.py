@@ -32,6 +32,9 @@ import sys
 #: script's command line, which the tests' process scans should not take for a server's.
 ARGV_VARIABLE = "SUBTERMINATOR_TEST_WARM_ARGV"
 
+#: The warm interpreter's framing (``warm_children._HEADER`` and its "pid N" / "exit N"
+#: lines), written again here: started with ``-I`` this script cannot import that module,
+#: and importing what that module imports would cost the start it exists to save.
 _HEADER = struct.Struct("!I")
 
 
