@@ -22,11 +22,14 @@ from subterminator_tui.journal.store import Journal
 from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import PlaybookStep
 from subterminator_tui.session import RunRequest, prepared_run
+from subterminator_tui.session.browser import BrowserStarter, fresh_browser
 from subterminator_tui.session.record import record_playbook
 from subterminator_tui.settings import load_settings
+from tests.conftest import in_module_loop
 from tests.fakes.human import RecordingReporter, ScriptedHuman
 from tests.integration.cli_children import Cli
 from tests.support.scripted_models import SCRIPTED_KEY, scripted_model
+from tests.support.shared_browser import SharedBrowser
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
 
@@ -56,8 +59,10 @@ async def cancel_by_url(
     human: ScriptedHuman,
     tmp: Path,
     env: pytest.MonkeyPatch,
+    browser: BrowserStarter = fresh_browser,
 ) -> SiteRun:
-    """Serve ``scenario`` signed in, and cancel it by its address with the scripted model."""
+    """Serve ``scenario`` signed in, and cancel it by its address with the scripted model
+    (on ``browser``: the module's shared one where a run needs a clean page, not a new one)."""
     with GauntletServer((scenario, "remembered")) as site, scripted_model(steps, env):
         request = RunRequest(
             "",
@@ -65,7 +70,7 @@ async def cancel_by_url(
             headless=True,
             profile_dir=str(tmp / "profile"),
         )
-        async with prepared_run(request) as prepared:
+        async with prepared_run(request, start_browser=browser) as prepared:
             assert prepared.checked.service.allowed_domains == (site.base_url,)
             result = await prepared.run(human, RecordingReporter())
     return SiteRun(result, site, human)
@@ -99,11 +104,14 @@ def test_cli_cancels_a_site_by_its_url_verified_by_generic_rules(
     assert run.verified_by == "generic" and run.message == result["message"]
 
 
-async def test_a_decoy_offer_is_not_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@in_module_loop
+async def test_a_decoy_offer_is_not_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
+) -> None:
     """Past "Accept 50% off" by "Continue to cancel": one ask (finishing), nothing accepted."""
     steps = clicks("Cancel membership", "Continue to cancel", "Finish cancellation")
     human = ScriptedHuman([Decision("approve")])
-    run = await cancel_by_url("decoy-offer", steps, human, tmp_path, monkeypatch)
+    run = await cancel_by_url("decoy-offer", steps, human, tmp_path, monkeypatch, shared_runs)
     assert run.result.reason == "completed" and run.result.verified_by == "generic"
     assert [request.action for request in human.approvals] == [FINISH]
     state = run.site.state
@@ -111,26 +119,28 @@ async def test_a_decoy_offer_is_not_taken(tmp_path: Path, monkeypatch: pytest.Mo
     assert state.cancel_requests == 1
 
 
+@in_module_loop
 async def test_the_decoy_asks_the_person_first_on_any_site(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """A model that goes for the offer is stopped by the built-in checkpoints; no is no."""
     steps = clicks("Cancel membership", "Accept 50% off")
     human = ScriptedHuman([Decision("reject")])
-    run = await cancel_by_url("decoy-offer", steps, human, tmp_path, monkeypatch)
+    run = await cancel_by_url("decoy-offer", steps, human, tmp_path, monkeypatch, shared_runs)
     assert run.result.reason == "human_rejected"
     assert [request.action for request in human.approvals] == ["Click button 'Accept 50% off'"]
     assert not run.site.state.offer_accepted and not run.site.state.decoy_clicked
 
 
+@in_module_loop
 async def test_an_unverifiable_end_page_is_reported_as_not_verified(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """A paused membership says nothing the generic rules accept: the success claim fails, and
     since the approved pause did go out the run says "sent, not verified" (exit 4)."""
     steps = clicks("Cancel membership", "Pause for 3 months")
     human = ScriptedHuman([Decision("approve")])
-    run = await cancel_by_url("pause-instead", steps, human, tmp_path, monkeypatch)
+    run = await cancel_by_url("pause-instead", steps, human, tmp_path, monkeypatch, shared_runs)
     assert run.result.reason == "sent_not_verified"
     assert not run.result.success and run.result.verified_by is None
     assert run.result.message is not None and run.result.message.startswith("Sent, not verified")
