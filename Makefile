@@ -46,9 +46,10 @@ test test-unit test-slow: export PYTHONPYCACHEPREFIX = $(CURDIR)/build/pycache
 # the CPUs a third busy), so they overlap their waits (four left the machine idle 6-8%
 # of a run, five 2-3%; docs/tests.md). Work stealing: a worker that runs out takes tests
 # queued on another, so the run does not end on one worker's long tail.
-# The lint runs beside the tests (scripts/test.sh): they wait while it computes.
+# The lint runs beside the set-up's last step and the tests (scripts/test.sh, which sets
+# up first): they wait while it computes.
 # The 30 slowest tests are listed at the end: where the next speed-up should look.
-test: setup-tests
+test:
 	@scripts/test.sh -q -m "not slow" -n 5 --dist worksteal --durations=30
 
 # The fast inner loop: the unit tests only (no browser, no Playwright MCP, no lint).
