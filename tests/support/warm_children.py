@@ -445,6 +445,15 @@ def warm_interpreter() -> WarmInterpreter | None:
         return _interpreter
 
 
+def interpreter_for(argv: list[str], env: dict[str, str]) -> WarmInterpreter | None:
+    """The warm interpreter that is to start ``argv`` in ``env``: only ``python -m MODULE
+    ...`` on this Python, in an environment it can stand for; None starts it fresh."""
+    if len(argv) < 3 or argv[0] != sys.executable or argv[1] != "-m":
+        return None
+    interpreter = warm_interpreter()
+    return interpreter if interpreter is not None and interpreter.stands_for(env) else None
+
+
 class WarmPopen(subprocess.Popen[AnyStr]):
     """``subprocess.Popen`` whose ``python -m MODULE`` children come from a fork."""
 
@@ -481,11 +490,9 @@ class WarmPopen(subprocess.Popen[AnyStr]):
         argv = [os.fsdecode(arg) for arg in args] if isinstance(args, list | tuple) else []
         environment = {os.fsdecode(k): os.fsdecode(v) for k, v in (env or os.environ).items()}
         directory = os.fsdecode(cwd) if cwd is not None else os.getcwd()
+        # Only what the fork copies: no option it would have to reproduce.
         plain = (
-            len(argv) >= 3
-            and argv[0] == sys.executable
-            and argv[1] == "-m"
-            and executable is None
+            executable is None
             and not shell
             and preexec_fn is None
             and not pass_fds
@@ -495,8 +502,8 @@ class WarmPopen(subprocess.Popen[AnyStr]):
             and umask < 0
             and os.path.isdir(directory)
         )
-        interpreter = warm_interpreter() if plain else None
-        if interpreter is None or not interpreter.stands_for(environment):
+        interpreter = interpreter_for(argv, environment) if plain else None
+        if interpreter is None:
             super()._execute_child(  # type: ignore[misc]
                 args, executable, preexec_fn, close_fds, pass_fds, cwd, env, startupinfo,
                 creationflags, shell, p2cread, p2cwrite, c2pread, c2pwrite, errread, errwrite,
@@ -564,9 +571,8 @@ def started_by_a_client(
     # would be preloaded into every child (a test compares their modules).
     from tests.support.warm_stand_in import ARGV_VARIABLE
 
-    plain = len(argv) >= 3 and argv[0] == sys.executable and argv[1] == "-m"
-    interpreter = warm_interpreter() if plain else None
-    if interpreter is None or not interpreter.stands_for(env):
+    interpreter = interpreter_for(argv, env)
+    if interpreter is None:
         return argv[0], argv[1:], env
     return (
         sys.executable,
