@@ -250,9 +250,20 @@ async def _forget_storage(gateway: BrowserGateway, origins: list[str]) -> None:
     await gateway.devtools.send(None, lambda send, to: send.Storage.clearCookies({}, to))
 
 
-#: Playwright's own reset of a context for reuse: no cookie, no cache, and for every origin
-#: it remembers, no storage, database or service worker; then it remembers none.
-_FORGET_ORIGINS = "await page.context().setStorageState({cookies: [], origins: []})"
+#: Playwright forgets the origins it remembers, and the HTTP cache, once they read blank;
+#: ``forgotten`` names them, so the reset clears what that read does not show (service
+#: workers, caches, file systems) for any origin the run left before its end.
+#:
+#: Its public way, ``setStorageState({cookies: [], origins: []})``, opens a page of its own
+#: and visits every remembered origin to clear what the read had just shown empty: a
+#: renderer started and stopped, most of a reset's CPU. This is that call's first line and
+#: its last, on the context Playwright keeps behind the page (its in-process connection
+#: maps a client object to it). A Playwright without them fails every reset, and
+#: ``test_shared_run_browser.py`` says so (the runs no longer keep the one browser).
+_FORGET_ORIGINS = (
+    "const kept = page.context()._connection.toImpl(page.context());"
+    " forgotten = [...kept._origins]; await kept.clearCache(); kept._origins.clear();"
+)
 
 #: Read on the one tab parked on the site the run ended on (an empty page Playwright
 #: answers itself: no request leaves): Playwright reads that origin's storage in place and
@@ -264,15 +275,16 @@ _FORGET_ORIGINS = "await page.context().setStorageState({cookies: [], origins: [
 #: the tab leaves the site: one call and one way back to about:blank a reset, not two.
 _READ_PARKED = """async (page) => {
   await page.route('**/*', (route) => route.fulfill({body: '<html></html>'}));
+  let forgotten = null;
   try {
     if (PARK) await page.goto(PARK);
     const state = await page.context().storageState({indexedDB: true});
     const session = PARK ? await page.evaluate(() => {
       sessionStorage.clear(); return sessionStorage.length; }) : 0;
     const blank = !state.cookies.length && !state.origins.length && session === 0;
-    if (blank) FORGET;
+    if (blank) { FORGET }
     return JSON.stringify({cookies: state.cookies, origins: state.origins, session,
-      forgotten: blank});
+      forgotten});
   } finally {
     await page.unrouteAll({behavior: 'ignoreErrors'});
     await page.goto('about:blank');
@@ -295,12 +307,17 @@ async def _holds_nothing(gateway: BrowserGateway, shown: list[str]) -> bool:
         if not isinstance(state, dict) or state.get("session") != 0:
             return False
         if not state["cookies"] and not state["origins"]:
-            return state.get("forgotten") is True and await _tabs_come_to(gateway, 1)
+            forgotten = state.get("forgotten")
+            if not isinstance(forgotten, list):
+                return False
+            # What the read does not show, for origins not cleared before it.
+            await _forget_storage(gateway, [origin for origin in forgotten if origin not in shown])
+            return await _tabs_come_to(gateway, 1)
         await _forget_storage(gateway, [origin["origin"] for origin in state["origins"]])
     return False
 
 
-_RESET_FOR_REUSE = f"async (page) => {{ {_FORGET_ORIGINS}; return 'reset'; }}"
+_RESET_FOR_REUSE = f"async (page) => {{ let forgotten; {_FORGET_ORIGINS} return 'reset'; }}"
 
 
 async def _forget_origins(gateway: BrowserGateway) -> bool:
