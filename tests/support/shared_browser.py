@@ -160,7 +160,7 @@ class SharedBrowser:
             return False
         (gateway.plan.profile_dir / SIGN_IN_FILE).unlink(missing_ok=True)
         try:
-            blank = await _holds_nothing(gateway, shown) and await _on_one_blank_tab(gateway)
+            blank = await _holds_nothing(gateway, shown)
         except _NOT_RESET:
             return False
         gateway.last_snapshot = None
@@ -272,30 +272,32 @@ _FORGET_ORIGINS = (
 #: reset's CPU). The tab's session storage for that site, which no other page reads, is
 #: emptied there (the count after the clear shows the clear ran). When all of it reads
 #: empty, Playwright forgets the origins in the same call (:data:`_FORGET_ORIGINS`), before
-#: the tab leaves the site: one call and one way back to about:blank a reset, not two.
+#: the tab leaves the site: one call and one way back to about:blank a reset, not two. The
+#: answer ends with where the tab was left, from the page Playwright MCP shows (the tab it
+#: runs the code on): no snapshot to read it from (0.05 CPU s a reset).
 _READ_PARKED = """async (page) => {
   await page.route('**/*', (route) => route.fulfill({body: '<html></html>'}));
-  let forgotten = null;
+  let forgotten = null, state, session;
   try {
     if (PARK) await page.goto(PARK);
-    const state = await page.context().storageState({indexedDB: true});
-    const session = PARK ? await page.evaluate(() => {
+    state = await page.context().storageState({indexedDB: true});
+    session = PARK ? await page.evaluate(() => {
       sessionStorage.clear(); return sessionStorage.length; }) : 0;
     const blank = !state.cookies.length && !state.origins.length && session === 0;
     if (blank) { FORGET }
-    return JSON.stringify({cookies: state.cookies, origins: state.origins, session,
-      forgotten});
   } finally {
     await page.unrouteAll({behavior: 'ignoreErrors'});
     await page.goto('about:blank');
   }
+  return JSON.stringify({cookies: state.cookies, origins: state.origins, session, forgotten,
+    url: page.url()});
 }""".replace("FORGET", _FORGET_ORIGINS)
 
 
 async def _holds_nothing(gateway: BrowserGateway, shown: list[str]) -> bool:
     """Whether no cookie and no storage is left for any origin Playwright remembers, read
-    with the tab parked on the first of ``shown`` (then left on about:blank); if so,
-    Playwright has forgotten those origins too (see :func:`_forget_origins`).
+    with the tab parked on the first of ``shown``, and the one tab is left on about:blank;
+    if so, Playwright has forgotten those origins too (see :func:`_forget_origins`).
 
     An origin the run left before its end still holds what it stored: it is cleared as the
     others were, and everything read again once.
@@ -312,7 +314,7 @@ async def _holds_nothing(gateway: BrowserGateway, shown: list[str]) -> bool:
                 return False
             # What the read does not show, for origins not cleared before it.
             await _forget_storage(gateway, [origin for origin in forgotten if origin not in shown])
-            return await _tabs_come_to(gateway, 1)
+            return state.get("url") == "about:blank" and await _tabs_come_to(gateway, 1)
         await _forget_storage(gateway, [origin["origin"] for origin in state["origins"]])
     return False
 
