@@ -213,9 +213,9 @@ async def _on_one_blank_tab(gateway: BrowserGateway) -> bool:
 async def _shown_url(gateway: BrowserGateway) -> str:
     """The URL Playwright MCP shows for the selected tab, from one look.
 
-    The reset sends its calls as they are (an error is an answer, and the URL decides):
-    the gateway's own calls take a page with no title as still loading until a second
-    look agrees, and about:blank has none: half a second, three times a reset.
+    Sent as it is (an error is an answer, and the URL decides): the gateway's own call
+    takes a page with no title as still loading until a second look agrees, and
+    about:blank has none.
     """
     answer = text_of(await gateway._dispatch("browser_snapshot", {}))
     return normalize_snapshot(answer, gateway.plan.run_dir).url
