@@ -51,6 +51,24 @@ def _line(connection: socket.socket) -> str:
 
 def main(socket_path: str) -> int:
     """Start the child through the warm interpreter and end as it ends."""
+    # Listening before the child starts: it may be up, and its client sending it a signal,
+    # before its pid reaches us. A signal here first would end this process alone (its
+    # output sent nowhere), and the warm interpreter would then kill the child unasked.
+    child = 0
+    early: list[int] = []
+
+    def pass_on(number: int, _frame: object) -> None:
+        if not child:
+            early.append(number)
+            return
+        try:
+            os.killpg(child, number)
+        except ProcessLookupError:
+            # Not yet the leader of its own session (it calls setsid first thing).
+            os.kill(child, number)
+
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, pass_on)
     argv = json.loads(os.environ.pop(ARGV_VARIABLE))
     request = {
         "argv": argv,
@@ -72,16 +90,8 @@ def main(socket_path: str) -> int:
     if not started.startswith("pid "):
         return 1
     child = int(started.split()[1])
-
-    def pass_on(number: int, _frame: object) -> None:
-        try:
-            os.killpg(child, number)
-        except ProcessLookupError:
-            # Not yet the leader of its own session (it calls setsid first thing).
-            os.kill(child, number)
-
-    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(number, pass_on)
+    for number in early:
+        pass_on(number, None)
     ended = _line(connection)
     if not ended.startswith("exit "):
         return 1

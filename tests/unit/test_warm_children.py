@@ -12,8 +12,10 @@ import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -376,13 +378,56 @@ def test_a_signal_to_the_stand_ins_group_ends_the_child_as_it_ends_a_fresh_one(
     it, and the stand-in ends as the child did (killed by it; a KeyboardInterrupt first)."""
     results = []
     for kind in (fresh_in_own_session, through_stand_in):
-        child = kind(probe, "wait")
+        # Waiting on the signal alone: a child waiting on its input could see the end of
+        # it (communicate closes it) before the signal the stand-in passes on, and end 0.
+        child = kind(probe, "hang")
         assert child.stdout is not None and child.stdout.readline() == b"waiting\n"
         os.killpg(child.pid, number)
         _, stderr = child.communicate(timeout=60)
         results.append((child.returncode, b"KeyboardInterrupt" in stderr))
     assert results[1] == results[0]
     assert results[0] == (-number, number == signal.SIGINT)
+
+
+def test_a_signal_before_the_stand_in_knows_its_child_reaches_the_child() -> None:
+    """A client may signal its server as soon as the server is up, before the warm
+    interpreter's "pid" line has reached the stand-in (the race a run of the signal test
+    above lost): the signal waits for the pid, then reaches the child's session.
+
+    The warm interpreter's side is played here, so the pid line comes only after the
+    signal was sent; a stand-in not yet listening was killed by it outright, and the
+    child never heard of it."""
+    with tempfile.TemporaryDirectory(dir="/tmp") as place:  # a socket path's 108 bytes
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(os.path.join(place, "warm"))
+        listener.listen(1)
+        env = dict(os.environ, **{warm_stand_in.ARGV_VARIABLE: json.dumps(["-m", "server"])})
+        stand_in = subprocess.Popen(
+            [sys.executable, "-I", "-S", str(warm_children.STAND_IN), listener.getsockname()],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        connection, _ = listener.accept()
+        with connection, listener:
+            _, streams, _, _ = socket.recv_fds(connection, 65536, 3)
+            for stream in streams:
+                os.close(stream)
+            child = subprocess.Popen(["sleep", "60"], start_new_session=True)
+            try:
+                stand_in.send_signal(signal.SIGTERM)
+                connection.sendall(f"pid {child.pid}\n".encode())
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    child.wait(timeout=30)
+                assert child.returncode == -signal.SIGTERM, "the signal never reached the child"
+                connection.sendall(f"exit {signal.SIGTERM}\n".encode())  # a wait status
+                assert stand_in.wait(timeout=30) == -signal.SIGTERM
+            finally:
+                child.kill()
+                child.wait()
+                stand_in.kill()
+                stand_in.wait()
 
 
 @needs_warm
