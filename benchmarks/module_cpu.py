@@ -13,7 +13,8 @@ written to ``build/module-cpu.txt``, the modules with the most CPU first.
 
 Needs root and the cgroup v1 ``cpuacct`` hierarchy (``/sys/fs/cgroup/cpuacct``); without
 them it says so once and measures nothing. Figures taken under five workers on two cores
-are about half again what the same module spends alone (the cores' shared caches).
+are about half again what the same module spends alone (the gauntlet's trap runs: 126 CPU
+s in a run of the suite, 83 on their own): compare figures taken the same way.
 """
 
 from __future__ import annotations
