@@ -397,10 +397,13 @@ def test_a_signal_before_the_stand_in_knows_its_child_reaches_the_child() -> Non
     The warm interpreter's side is played here, so the pid line comes only after the
     signal was sent; a stand-in not yet listening was killed by it outright, and the
     child never heard of it."""
-    with tempfile.TemporaryDirectory(dir="/tmp") as place:  # a socket path's 108 bytes
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with (
+        tempfile.TemporaryDirectory(dir="/tmp") as place,  # a socket path's 108 bytes
+        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener,
+    ):
         listener.bind(os.path.join(place, "warm"))
         listener.listen(1)
+        listener.settimeout(30)
         env = dict(os.environ, **{warm_stand_in.ARGV_VARIABLE: json.dumps(["-m", "server"])})
         stand_in = subprocess.Popen(
             [sys.executable, "-I", "-S", str(warm_children.STAND_IN), listener.getsockname()],
@@ -409,13 +412,14 @@ def test_a_signal_before_the_stand_in_knows_its_child_reaches_the_child() -> Non
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        connection, _ = listener.accept()
-        with connection, listener:
-            _, streams, _, _ = socket.recv_fds(connection, 65536, 3)
-            for stream in streams:
-                os.close(stream)
-            child = subprocess.Popen(["sleep", "60"], start_new_session=True)
-            try:
+        child = None
+        try:
+            connection, _ = listener.accept()
+            with connection:
+                _, streams, _, _ = socket.recv_fds(connection, 65536, 3)
+                for stream in streams:
+                    os.close(stream)
+                child = subprocess.Popen(["sleep", "60"], start_new_session=True)
                 stand_in.send_signal(signal.SIGTERM)
                 connection.sendall(f"pid {child.pid}\n".encode())
                 with contextlib.suppress(subprocess.TimeoutExpired):
@@ -423,11 +427,11 @@ def test_a_signal_before_the_stand_in_knows_its_child_reaches_the_child() -> Non
                 assert child.returncode == -signal.SIGTERM, "the signal never reached the child"
                 connection.sendall(f"exit {signal.SIGTERM}\n".encode())  # a wait status
                 assert stand_in.wait(timeout=30) == -signal.SIGTERM
-            finally:
-                child.kill()
-                child.wait()
-                stand_in.kill()
-                stand_in.wait()
+        finally:
+            for process in (child, stand_in):
+                if process is not None:
+                    process.kill()
+                    process.wait()
 
 
 @needs_warm
