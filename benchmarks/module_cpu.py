@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from subterminator_tui.browser.processes import process_table
+
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
 GROUPS = CPUACCT / "subterminator-module-cpu"
 REPORT = Path("build/module-cpu.txt")
@@ -37,21 +39,11 @@ def _group_of(module: str) -> Path:
 
 def _warm_interpreters(parent: int) -> list[int]:
     """The warm interpreters ``parent`` started: their forks are its CLI and serve children."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
-            if (
-                ppid == parent
-                and b"warm_children.py" in Path(f"/proc/{entry}/cmdline").read_bytes()
-            ):
-                found.append(int(entry))
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
+    return [
+        row.pid
+        for row in process_table()
+        if row.ppid == parent and "warm_children.py" in row.cmdline
+    ]
 
 
 class ModuleCpu:

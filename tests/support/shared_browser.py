@@ -312,8 +312,11 @@ async def _holds_nothing(gateway: BrowserGateway, shown: list[str]) -> bool:
             forgotten = state.get("forgotten")
             if not isinstance(forgotten, list):
                 return False
-            # What the read does not show, for origins not cleared before it.
-            await _forget_storage(gateway, [origin for origin in forgotten if origin not in shown])
+            # What the read does not show, for origins not cleared before it (the cookies
+            # were, and read none).
+            left_early = [origin for origin in forgotten if origin not in shown]
+            if left_early:
+                await _forget_storage(gateway, left_early)
             return state.get("url") == "about:blank" and await _tabs_come_to(gateway, 1)
         await _forget_storage(gateway, [origin["origin"] for origin in state["origins"]])
     return False
