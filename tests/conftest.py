@@ -136,12 +136,16 @@ async def shared_gateway(module_browser: BrowserGateway) -> BrowserGateway:
     return module_browser
 
 
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
+@pytest_asyncio.fixture(loop_scope="session", scope="session")
 async def shared_runs(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedBrowser]:
-    """One browser for a module's guarded runs (``prepared_run(..., start_browser=...)``),
-    reset between them; after the module, no process may still use its profiles.
+    """One browser for a worker's guarded runs (``prepared_run(..., start_browser=...)``),
+    reset between them; after the last, no process may still use its profiles.
 
-    A test using it runs in the module's event loop: mark it ``in_module_loop``.
+    The worker's, not each module's: xdist's work stealing splits a module over two to four
+    workers, and each of them started the module's own browser (15 starts a run where five
+    do). A run whose launch wishes differ from the browser's gets a fresh one
+    (``SharedBrowser``). A test using it runs in the worker's event loop: mark it
+    ``in_worker_loop``.
     """
     missing = browser_parts_missing()
     if missing:
@@ -157,6 +161,8 @@ async def shared_runs(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator
 
 #: The event loop a test on ``shared_gateway`` runs in: the module's, where its browser lives.
 in_module_loop = pytest.mark.asyncio(loop_scope="module")
+#: The event loop a test on ``shared_runs`` runs in: the worker's, where its browser lives.
+in_worker_loop = pytest.mark.asyncio(loop_scope="session")
 
 
 @pytest.fixture

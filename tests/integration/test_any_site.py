@@ -25,7 +25,7 @@ from subterminator_tui.session import RunRequest, prepared_run
 from subterminator_tui.session.browser import BrowserStarter, fresh_browser
 from subterminator_tui.session.record import record_playbook
 from subterminator_tui.settings import load_settings
-from tests.conftest import in_module_loop
+from tests.conftest import in_worker_loop
 from tests.fakes.human import RecordingReporter, ScriptedHuman
 from tests.integration.cli_children import Cli
 from tests.support.scripted_models import SCRIPTED_KEY, scripted_model
@@ -104,7 +104,7 @@ def test_cli_cancels_a_site_by_its_url_verified_by_generic_rules(
     assert run.verified_by == "generic" and run.message == result["message"]
 
 
-@in_module_loop
+@in_worker_loop
 async def test_a_decoy_offer_is_not_taken(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
@@ -119,7 +119,7 @@ async def test_a_decoy_offer_is_not_taken(
     assert state.cancel_requests == 1
 
 
-@in_module_loop
+@in_worker_loop
 async def test_the_decoy_asks_the_person_first_on_any_site(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
@@ -132,7 +132,7 @@ async def test_the_decoy_asks_the_person_first_on_any_site(
     assert not run.site.state.offer_accepted and not run.site.state.decoy_clicked
 
 
-@in_module_loop
+@in_worker_loop
 async def test_an_unverifiable_end_page_is_reported_as_not_verified(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:

@@ -30,7 +30,7 @@ from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.results import TaskResult
 from subterminator_tui.rules import load_services
 from subterminator_tui.session import RunRequest, prepared_run
-from tests.conftest import in_module_loop
+from tests.conftest import in_worker_loop
 from tests.fakes.human import RecordingReporter
 from tests.support.bench_people import approve_everything
 from tests.support.shared_browser import SharedBrowser
@@ -68,7 +68,7 @@ async def walk(
             return await prepared.run(person, RecordingReporter())
 
 
-@in_module_loop
+@in_worker_loop
 @pytest.mark.parametrize("scenario", ASKED_TWICE)
 async def test_one_question_covers_the_one_commit(
     scenario: str, tmp_path: Path, shared_runs: SharedBrowser
@@ -87,7 +87,7 @@ async def test_one_question_covers_the_one_commit(
     assert (result.reason, result.success, result.verified) == ("completed", True, True)
 
 
-@in_module_loop
+@in_worker_loop
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", ASKED_TWICE)
 async def test_unguarded_the_commit_goes_unasked(
@@ -109,7 +109,7 @@ class RefusingPerson(ApprovingPerson):
         return Decision("reject")
 
 
-@in_module_loop
+@in_worker_loop
 async def test_refused_the_click_leaves_no_dialog_to_answer_unasked(
     tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:
@@ -123,7 +123,7 @@ async def test_refused_the_click_leaves_no_dialog_to_answer_unasked(
     assert result.reason == "human_rejected"
 
 
-@in_module_loop
+@in_worker_loop
 async def test_the_approved_relabelled_click_is_the_cancellation(
     tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:

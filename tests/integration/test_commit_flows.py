@@ -33,7 +33,7 @@ from subterminator_bench.rebuilt.flows.hostile import DISTANCE_TRICKS, SHORTCUT_
 from subterminator_bench.rebuilt.flows.phone_only import PHONE
 from subterminator_tui import exit_codes
 from subterminator_tui.guarded.gates import CheckpointRequest
-from tests.conftest import in_module_loop
+from tests.conftest import in_worker_loop
 from tests.integration.cli_children import Cli
 from tests.support.rebuilt_runs import (
     BareButtonBrain,
@@ -51,7 +51,7 @@ pytestmark = [pytest.mark.browser]
 
 def in_shared_browser(test: Any) -> Any:
     """Mark ``test`` as one that runs in this process, on the module's browser and loop."""
-    return pytest.mark.usefixtures("browser_without_keys")(in_module_loop(test))
+    return pytest.mark.usefixtures("browser_without_keys")(in_worker_loop(test))
 
 
 #: How long a page gets to show its renamed button after the test flips the switch.

@@ -24,7 +24,7 @@ from subterminator_tui.guarded.guard import Guard
 from subterminator_tui.orchestrator.events import PageSeen
 from subterminator_tui.rules import load_services
 from subterminator_tui.session import RunRequest
-from tests.conftest import in_module_loop
+from tests.conftest import in_worker_loop
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import run_service
 from tests.support.shared_browser import SharedBrowser
@@ -69,7 +69,7 @@ WALKS = [walk_param(sid) for sid in SERVICES]
 
 # The walks share one browser, reset between them (tests/support/shared_browser.py): each
 # needs a clean page and policy, not a new Chromium.
-@in_module_loop
+@in_worker_loop
 @pytest.mark.parametrize("service_id", WALKS)
 async def test_playbook_walks_the_intended_path(
     service_id: str, tmp_path: Path, shared_runs: SharedBrowser

@@ -22,7 +22,7 @@ from subterminator_tui.guarded.gates import (
     CheckpointRequest,
     Decision,
 )
-from tests.conftest import in_module_loop
+from tests.conftest import in_worker_loop
 from tests.support.shared_browser import SharedBrowser
 from tests.support.trap_runs import ApprovingPerson, run_trap
 from tests.support.traps import (
@@ -34,7 +34,7 @@ from tests.support.traps import (
 
 # One browser for the module's runs, reset between them (tests/support/shared_browser.py):
 # each trap needs a clean page and policy, not a new Chromium.
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys"), in_module_loop]
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys"), in_worker_loop]
 
 
 @pytest.mark.parametrize(

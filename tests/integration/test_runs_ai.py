@@ -22,7 +22,7 @@ from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import PageSeen
 from subterminator_tui.session import RunRequest
 from subterminator_tui.settings import load_settings
-from tests.conftest import in_module_loop
+from tests.conftest import in_worker_loop
 from tests.fakes.demoflix_brain import DemoflixBrain, find_ref
 from tests.fakes.fake_model import FakeModelServer, FakeRequest, FakeTurn
 from tests.fakes.human import ScriptedHuman
@@ -32,7 +32,7 @@ from tests.support.shared_browser import SharedBrowser
 
 # One browser for the module's runs, reset between them (tests/support/shared_browser.py):
 # each run needs a clean page and policy, not a new Chromium.
-pytestmark = [pytest.mark.browser, in_module_loop]
+pytestmark = [pytest.mark.browser, in_worker_loop]
 
 API_KEY = "sk-ant-test-key-4b1d9e"
 

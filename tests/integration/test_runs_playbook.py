@@ -11,7 +11,7 @@ from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import Notice, RunStarted, TurnStarted
 from subterminator_tui.session import RunRequest
-from tests.conftest import in_module_loop, isolate
+from tests.conftest import in_worker_loop, isolate
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import FinishedRun, run_service
 from tests.support.shared_browser import SharedBrowser
@@ -62,7 +62,7 @@ def test_checkpoint_is_asked_before_the_action_runs(approved_demo: FinishedRun) 
 
 # The runs below share one browser, reset between them (tests/support/shared_browser.py):
 # each needs a clean page and policy, not a new Chromium. The demo above has its own.
-@in_module_loop
+@in_worker_loop
 async def test_rejecting_the_checkpoint_dispatches_nothing(
     tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:
@@ -79,7 +79,7 @@ async def test_rejecting_the_checkpoint_dispatches_nothing(
     assert run.state.membership == "active"
 
 
-@in_module_loop
+@in_worker_loop
 async def test_already_cancelled_account_is_recognised_without_any_action(
     tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:
@@ -93,7 +93,7 @@ async def test_already_cancelled_account_is_recognised_without_any_action(
     assert run.state.cancel_requests == 0
 
 
-@in_module_loop
+@in_worker_loop
 async def test_two_factor_hand_off_types_for_the_person_and_keeps_it_secret(
     tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:
@@ -114,7 +114,7 @@ async def test_two_factor_hand_off_types_for_the_person_and_keeps_it_secret(
     assert "demo-pass" not in events and "246810" not in events
 
 
-@in_module_loop
+@in_worker_loop
 async def test_session_expiry_mid_flow_hands_off_and_resumes(
     tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:
@@ -130,7 +130,7 @@ async def test_session_expiry_mid_flow_hands_off_and_resumes(
     assert any("completed the login step" in text for text in notices)
 
 
-@in_module_loop
+@in_worker_loop
 async def test_cancelled_hand_off_ends_the_run(tmp_path: Path, shared_runs: SharedBrowser) -> None:
     """A person who cancels the sign-in ends the run; nothing is cancelled."""
     run = await run_service(
@@ -143,7 +143,7 @@ async def test_cancelled_hand_off_ends_the_run(tmp_path: Path, shared_runs: Shar
     assert run.state.cancel_requests == 0
 
 
-@in_module_loop
+@in_worker_loop
 async def test_divergence_without_a_model_names_the_step_and_the_fix(
     tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:
@@ -164,7 +164,7 @@ async def test_divergence_without_a_model_names_the_step_and_the_fix(
     assert run.state.cancel_requests == 0
 
 
-@in_module_loop
+@in_worker_loop
 async def test_no_checkpoint_runs_without_asking_and_says_so(
     tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:
@@ -181,7 +181,7 @@ async def test_no_checkpoint_runs_without_asking_and_says_so(
     assert started.checkpoints is False
 
 
-@in_module_loop
+@in_worker_loop
 async def test_dry_run_proposes_and_does_nothing(
     tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:
@@ -196,7 +196,7 @@ async def test_dry_run_proposes_and_does_nothing(
     assert "cancel_start" not in " ".join(run.state.events)
 
 
-@in_module_loop
+@in_worker_loop
 async def test_max_turns_ends_the_run(tmp_path: Path, shared_runs: SharedBrowser) -> None:
     """The turn budget ends the run with max_turns_exceeded."""
     run = await run_service(
@@ -225,7 +225,7 @@ def test_journal_records_every_turn(approved_demo: FinishedRun) -> None:
     assert finish.snapshot and "Cancellation confirmed" in finish.snapshot
 
 
-@in_module_loop
+@in_worker_loop
 async def test_error_page_is_not_taken_for_success(
     tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:
@@ -244,7 +244,7 @@ async def test_error_page_is_not_taken_for_success(
     assert run.state.cancel_requests == 0
 
 
-@in_module_loop
+@in_worker_loop
 async def test_page_outside_the_allowed_domains_raises_a_checkpoint(
     tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:

@@ -1,4 +1,4 @@
-"""A browser lent to a module's runs in turn carries nothing from one run into the next.
+"""A browser lent to a worker's runs in turn carries nothing from one run into the next.
 
 Tests share one browser across guarded runs (tests/support/shared_browser.py) to keep
 ``make test`` short; that is sound only if the second run starts as on a fresh browser.
@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.interception import SendEverything
 from subterminator_tui.browser.typed_values import IgnoreTypedValues
 from subterminator_tui.reach.reachability import Reachability
@@ -222,6 +223,34 @@ async def test_runs_in_a_row_keep_the_one_browser(tmp_path: Path) -> None:
             await run_trap(trap, ApprovingPerson(), tmp_path / trap, shared)
         assert shared.starts == 1
         assert shared.gateway is not None and await is_blank(shared.gateway)
+    finally:
+        await shared.aclose()
+
+
+async def test_a_run_asking_for_another_browser_gets_a_fresh_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's browser serves every module's runs: a run whose settings ask for a
+    browser started otherwise (here its own call timeout) is never lent the last one."""
+    if missing := browser_parts_missing():
+        pytest.skip(missing)
+    shared = SharedBrowser(tmp_path / "shared")
+
+    async def lent(name: str) -> BrowserGateway:
+        """The browser a run on the practice site's start page was lent."""
+        async with prepared_run(demoflix_request(tmp_path, name), start_browser=shared) as run:
+            gateway = run.browser.gateway
+            await gateway.call("browser_navigate", {"url": run.browser.start_url})
+        return gateway
+
+    try:
+        first = await lent("first")
+        assert await lent("same") is first
+        monkeypatch.setenv("SUBTERMINATOR_CALL_TIMEOUT", "47")
+        other = await lent("other")
+        assert other is not first
+        assert other.process.call_timeout == 47
+        assert shared.starts == 2
     finally:
         await shared.aclose()
 

@@ -19,14 +19,14 @@ from subterminator_tui.headless.reporter import TerminalReporter
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.orchestrator.events import RunFinished
 from subterminator_tui.session import RunRequest
-from tests.conftest import in_module_loop
+from tests.conftest import in_worker_loop
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import run_service
 from tests.support.shared_browser import SharedBrowser
 
 # One browser for the module's runs, reset between them (tests/support/shared_browser.py):
 # each run needs a clean page and policy, not a new Chromium.
-pytestmark = [pytest.mark.browser, in_module_loop]
+pytestmark = [pytest.mark.browser, in_worker_loop]
 
 
 async def test_a_plan_billed_by_apple_ends_billed_elsewhere_naming_apple(

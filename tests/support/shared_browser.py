@@ -1,14 +1,15 @@
-"""One browser lent to a module's whole runs in turn, reset between them.
+"""One browser lent to a worker's runs in turn, reset between them.
 
 Starting Chromium and Playwright MCP is most of a short guarded run's CPU. The product
-starts a fresh browser and egress filter for every run (``fresh_browser``); a test module
-whose runs need no fresh one passes :class:`SharedBrowser` as ``prepared_run``'s
-``start_browser`` instead. Between two runs the filter follows the new run's policy
-(``EgressProxy.follow``) and the browser is reset and checked: one tab on about:blank,
-no cookies, no storage for any origin, no session storage in the tab for the site it
-ended on, no saved sign-in beside the profile, the gateway's memory of the last page gone;
-then Playwright forgets the origins it showed (its reset of a context for reuse). A reset
-that cannot be shown to have worked stops the browser, so the next run gets a fresh one.
+starts a fresh browser and egress filter for every run (``fresh_browser``); a test whose run
+needs no fresh one passes :class:`SharedBrowser` as ``prepared_run``'s ``start_browser``
+instead (``shared_runs``: one a worker, whatever module it runs). Between two runs the
+filter follows the new run's policy (``EgressProxy.follow``) and the browser is reset and
+checked: one tab on about:blank, no cookies, no storage for any origin, no session storage
+in the tab for the site it ended on, no saved sign-in beside the profile, the gateway's
+memory of the last page gone; then Playwright forgets the origins it showed (its reset of a
+context for reuse). A reset that cannot be shown to have worked stops the browser, so the
+next run gets a fresh one.
 
 Playwright reads an origin's storage in place when a page shows it, and otherwise opens
 a page of its own and visits the origin: a renderer started and stopped, about 0.27 CPU
@@ -71,6 +72,8 @@ class SharedBrowser:
         self.starts = 0
         self._stack: AsyncExitStack | None = None
         self._unfinished_reset = False
+        #: What the running browser was started with (``_launch_wishes``).
+        self._wishes: tuple[object, ...] | None = None
 
     @asynccontextmanager
     async def __call__(
@@ -90,9 +93,11 @@ class SharedBrowser:
         if settings.browser_backend != "local":
             raise RuntimeError("a shared browser is a local one")
         policy = EgressPolicy.for_reach(reach)
+        wishes = _launch_wishes(settings, headless)
         stale = self.gateway is None or self.egress is None or not self.gateway.alive
-        if stale or self._unfinished_reset:
+        if stale or self._unfinished_reset or wishes != self._wishes:
             await self._start(policy, settings, headless)
+            self._wishes = wishes
         else:
             await self.egress.follow(policy)
         assert self.gateway is not None and self.egress is not None
@@ -167,6 +172,19 @@ class SharedBrowser:
         gateway.restarts = 0
         gateway.console.forget()
         return blank
+
+
+def _launch_wishes(settings: Settings, headless: bool | None) -> tuple[object, ...]:
+    """What a run's settings ask of the browser it is lent: a run asking for another (its
+    own call timeout, a headed browser) gets a fresh one, as it would unshared."""
+    return (
+        headless,
+        settings.headless,
+        settings.node,
+        settings.browser,
+        settings.settle_ms,
+        settings.call_timeout,
+    )
 
 
 async def _frame_origins(gateway: BrowserGateway) -> list[str]:

@@ -126,7 +126,7 @@ class PracticeRun:
 
     request: RunRequest
     session: CancelSession | None = None
-    #: Starts the run's browser: a fresh one, or the module's shared one (``shared_runs``).
+    #: Starts the run's browser: a fresh one, or the worker's shared one (``shared_runs``).
     start_browser: BrowserStarter = fresh_browser
 
     @classmethod
@@ -139,7 +139,7 @@ class PracticeRun:
         shared: SharedBrowser | None = None,
     ) -> PracticeRun:
         """Headless, with a private profile under ``tmp_path``, or in ``shared``'s browser
-        (a test that needs no fresh one; it runs in the module's loop: ``in_module_loop``)."""
+        (a test that needs no fresh one; it runs in the worker's loop: ``in_worker_loop``)."""
         missing = browser_parts_missing()
         if missing:
             pytest.skip(missing)

@@ -32,7 +32,7 @@ from subterminator_tui.tui.widgets.key_hints import KeyHints
 from subterminator_tui.tui.widgets.snapshot_tree import SnapshotTree
 from subterminator_tui.tui.widgets.turn_log import TurnLog
 from subterminator_tui.tui.widgets.url_bar import UrlBar
-from tests.conftest import browser_parts_missing, in_module_loop, wait_until_no_profile_processes
+from tests.conftest import browser_parts_missing, in_worker_loop, wait_until_no_profile_processes
 from tests.fakes.demoflix_brain import DemoflixBrain
 from tests.fakes.fake_model import FakeModelServer, FakeRequest
 from tests.fakes.provider_env import clear_provider_env
@@ -85,7 +85,7 @@ def exited(app: SubTerminatorApp) -> bool:
 class TestCheckpointWithThePlaybook:
     """The demoflix playbook stops before "Finish cancellation"; the person's key decides."""
 
-    @in_module_loop
+    @in_worker_loop
     async def test_y_finishes_the_run_verified_with_one_cancel(
         self, tmp_path: Path, shared_runs: SharedBrowser
     ) -> None:
@@ -100,7 +100,7 @@ class TestCheckpointWithThePlaybook:
             assert "cancellation completed and verified" in screen_text(app)
             assert run.state.cancel_requests == 1
 
-    @in_module_loop
+    @in_worker_loop
     async def test_q_on_the_success_screen_exits_0(
         self, tmp_path: Path, shared_runs: SharedBrowser
     ) -> None:
@@ -115,7 +115,7 @@ class TestCheckpointWithThePlaybook:
             await wait_until(pilot, lambda: exited(app), "the app to exit")
         assert app.return_code == 0
 
-    @in_module_loop
+    @in_worker_loop
     async def test_n_rejects_cancels_nothing_and_exits_1(
         self, tmp_path: Path, shared_runs: SharedBrowser
     ) -> None:
@@ -151,7 +151,7 @@ class TestBehindTheCheckpoint:
 class TestCheckpointWithTheAIPilot:
     """The modal describes the step from the page, whatever the model calls it."""
 
-    @in_module_loop
+    @in_worker_loop
     async def test_the_modal_names_the_real_target_not_the_models_words(
         self,
         tmp_path: Path,
@@ -172,7 +172,7 @@ class TestCheckpointWithTheAIPilot:
 class TestGuidanceWithTheAIPilot:
     """`g` sends the person's words to the model instead of running the step."""
 
-    @in_module_loop
+    @in_worker_loop
     async def test_guidance_reaches_the_model_and_the_run_still_completes(
         self, tmp_path: Path, fake_model: FakeModelServer, shared_runs: SharedBrowser
     ) -> None:
@@ -203,7 +203,7 @@ class TestGuidanceWithTheAIPilot:
 class TestHandoff:
     """Sign-in and code typed into the app's modals go into the page, and only there."""
 
-    @in_module_loop
+    @in_worker_loop
     async def test_typed_sign_in_and_code_get_the_run_through(
         self, tmp_path: Path, shared_runs: SharedBrowser
     ) -> None:
@@ -222,7 +222,7 @@ class TestHandoff:
         assert app.result is not None and app.result.reason == "completed"
         assert run.state.cancel_requests == 1
 
-    @in_module_loop
+    @in_worker_loop
     async def test_secrets_reach_neither_the_model_nor_the_screen(
         self, tmp_path: Path, fake_model: FakeModelServer, shared_runs: SharedBrowser
     ) -> None:
@@ -287,7 +287,7 @@ class TestQuitDuringARun:
 class TestLookingBack:
     """After the run, the turns can be browsed."""
 
-    @in_module_loop
+    @in_worker_loop
     async def test_an_older_turn_shows_its_page_in_the_url_bar(
         self, tmp_path: Path, shared_runs: SharedBrowser
     ) -> None:
@@ -445,7 +445,7 @@ class TestShutdown:
 
 
 @pytest.mark.browser
-@in_module_loop
+@in_worker_loop
 async def test_any_site_by_url_ends_verified_by_generic_rules(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
