@@ -22,13 +22,16 @@ from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.guarded.guard import Refusal
 from subterminator_tui.practice.demoflix.state import PASSWORD, USERNAME
 from subterminator_tui.session import RunRequest
+from tests.conftest import in_worker_loop
 from tests.fakes.demoflix_brain import DemoflixBrain, find_ref
 from tests.fakes.fake_model import FakeModelServer, FakeRequest, FakeTurn
 from tests.fakes.human import ScriptedHuman
 from tests.fakes.provider_env import clear_provider_env
 from tests.integration.runs import run_service
+from tests.support.shared_browser import SharedBrowser
 
-pytestmark = pytest.mark.browser
+# The runs share the worker's browser, reset between them (tests/support/shared_browser.py).
+pytestmark = [pytest.mark.browser, in_worker_loop]
 
 SERVICE = "demoflix-unknown-sign-in"
 #: What the model would type into the password field; the person types the site's own.
@@ -80,7 +83,10 @@ def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FakeModelServer, Si
 
 
 async def test_a_refused_password_hands_the_page_to_the_person(
-    services: Path, tmp_path: Path, model: tuple[FakeModelServer, SignInTryingBrain]
+    services: Path,
+    tmp_path: Path,
+    model: tuple[FakeModelServer, SignInTryingBrain],
+    shared_runs: SharedBrowser,
 ) -> None:
     """Each refused password (two sign-in pages) hands the page over; the person signs in;
     a verified cancellation."""
@@ -88,7 +94,7 @@ async def test_a_refused_password_hands_the_page_to_the_person(
     signs_in = {"Username": USERNAME, "Password": PASSWORD}
     human = ScriptedHuman([Decision("approve")], handoffs=[signs_in, signs_in])
     request = RunRequest(SERVICE, pilot="ai", services=(str(services),))
-    run = await run_service(request, human, tmp_path)
+    run = await run_service(request, human, tmp_path, shared_runs)
     assert brain.tries == 2
     assert [handoff.kind for handoff in human.handoff_requests] == ["login", "login"]
     assert all("password" in handoff.why for handoff in human.handoff_requests)
@@ -104,6 +110,7 @@ async def test_without_the_hand_off_the_run_is_stuck_at_the_page(
     tmp_path: Path,
     model: tuple[FakeModelServer, SignInTryingBrain],
     monkeypatch: pytest.MonkeyPatch,
+    shared_runs: SharedBrowser,
 ) -> None:
     """The proof the test above can fail: a refusal that hands nothing over leaves the
     model refused at the page until the run ends, and nothing is cancelled."""
@@ -111,7 +118,7 @@ async def test_without_the_hand_off_the_run_is_stuck_at_the_page(
     monkeypatch.setattr(Refusal, "__init__", _refusal_for_nobody(Refusal.__init__))
     human = ScriptedHuman([Decision("approve")], handoffs=[])
     request = RunRequest(SERVICE, pilot="ai", services=(str(services),), max_turns=8)
-    run = await run_service(request, human, tmp_path)
+    run = await run_service(request, human, tmp_path, shared_runs)
     assert human.handoff_requests == []
     assert brain.tries > 1
     assert not run.result.success

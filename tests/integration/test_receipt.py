@@ -21,8 +21,10 @@ from subterminator_tui.guarded.gates import Decision
 from subterminator_tui.guarded.secrets import encoded_forms
 from subterminator_tui.journal.store import Journal
 from subterminator_tui.session import RunRequest
+from tests.conftest import in_worker_loop
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import run_service
+from tests.support.shared_browser import SharedBrowser
 
 pytestmark = pytest.mark.browser
 
@@ -72,11 +74,16 @@ def test_receipt_of_an_unknown_run_is_a_clear_error(capsys: pytest.CaptureFixtur
     assert "No run 987654" in err and "Traceback" not in err
 
 
+@in_worker_loop
 async def test_the_approved_steps_request_and_the_services_answer_are_its_evidence(
-    tmp_path: Path,
+    tmp_path: Path, shared_runs: SharedBrowser
 ) -> None:
-    """The request gate links the approved step's POST to it; the receipt shows the answer."""
-    run = await run_service(RunRequest("demoflix"), ScriptedHuman([Decision("approve")]), tmp_path)
+    """The request gate links the approved step's POST to it; the receipt shows the answer.
+
+    On the worker's browser: the signed-in run above keeps a fresh one, since it reads
+    every file its run wrote for secrets."""
+    human = ScriptedHuman([Decision("approve")])
+    run = await run_service(RunRequest("demoflix"), human, tmp_path, shared_runs)
     assert run.result.reason == "completed" and run.result.run_id is not None
     with Journal(run.journal_path) as journal:
         (step,) = journal.steps(run.result.run_id)

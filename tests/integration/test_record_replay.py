@@ -22,11 +22,17 @@ from subterminator_tui.rules import PlaybookStep, load_services, user_services_f
 from subterminator_tui.rules.recording import NEUTRAL_TEXT
 from subterminator_tui.session import RunRequest
 from subterminator_tui.session.record import RecordedService, record_playbook
+from tests.conftest import in_worker_loop
 from tests.fakes.human import ScriptedHuman
 from tests.integration.runs import FinishedRun, run_service
 from tests.support.scripted_models import scripted_model
+from tests.support.shared_browser import SharedBrowser
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.usefixtures("browser_without_keys"),
+    in_worker_loop,
+]
 
 SCENARIOS = str(SCENARIOS_FILE)
 #: The practice account, typed at hand-offs (never part of a turn, so never recorded).
@@ -50,23 +56,27 @@ def person() -> ScriptedHuman:
     return ScriptedHuman([Decision("approve")] * 4, handoffs=[dict(PRACTICE_ACCOUNT)] * 4)
 
 
-async def run_once(request: RunRequest, tmp_path: Path, name: str) -> FinishedRun:
-    """One run with its own browser profile."""
+async def run_once(
+    request: RunRequest, tmp_path: Path, name: str, shared: SharedBrowser
+) -> FinishedRun:
+    """One run on the worker's browser, reset before it: nothing of the run before (the
+    AI's sign-in, its pages) is left, as on a profile of its own."""
     profile = tmp_path / name
     return await run_service(
         RunRequest(**{**request.__dict__, "profile_dir": str(profile), "headless": True}),
         person(),
         tmp_path,
+        shared,
     )
 
 
 async def ai_then_record(
-    service_id: str, tmp_path: Path, env: pytest.MonkeyPatch
+    service_id: str, tmp_path: Path, env: pytest.MonkeyPatch, shared: SharedBrowser
 ) -> tuple[FinishedRun, RecordedService]:
     """The AI's run of ``service_id`` (from scenarios.toml), recorded into the user's file."""
     with scripted_model(gauntlet_steps(service_id), env) as model:
         first = await run_once(
-            RunRequest(service_id, pilot="ai", services=(SCENARIOS,)), tmp_path, "ai"
+            RunRequest(service_id, pilot="ai", services=(SCENARIOS,)), tmp_path, "ai", shared
         )
     assert first.result.reason == "completed", first.result
     assert first.result.model_calls == len(model.requests) > 0
@@ -87,13 +97,13 @@ async def ai_then_record(
     ],
 )
 async def test_a_recorded_run_replays_without_a_model(
-    service_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    service_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """Record, then replay from the user's file alone: 0 model calls, the same asks."""
-    first, recorded = await ai_then_record(service_id, tmp_path, monkeypatch)
+    first, recorded = await ai_then_record(service_id, tmp_path, monkeypatch, shared_runs)
     assert recorded.path == user_services_file() and not recorded.replaced
     with scripted_model(gauntlet_steps(service_id), monkeypatch) as model:
-        replay = await run_once(RunRequest(service_id), tmp_path, "replay")
+        replay = await run_once(RunRequest(service_id), tmp_path, "replay", shared_runs)
     assert replay.result.reason == "completed", replay.result
     assert replay.result.model_calls == 0 and model.requests == []
     assert replay.state.cancel_requests == 1
@@ -107,20 +117,24 @@ async def test_a_recorded_run_replays_without_a_model(
 
 
 async def test_free_text_the_page_did_not_show_is_not_recorded(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """The model's survey answer becomes a neutral sentence; the page's own choice stays."""
-    _first, recorded = await ai_then_record("gauntlet-survey-free-text", tmp_path, monkeypatch)
+    _first, recorded = await ai_then_record(
+        "gauntlet-survey-free-text", tmp_path, monkeypatch, shared_runs
+    )
     typed = [step["text"] for step in recorded.recorded.steps if step["action"] == "type"]
     assert typed == [NEUTRAL_TEXT]
     assert "It costs more than I watch." not in recorded.path.read_text(encoding="utf-8")
 
 
 async def test_a_renamed_button_hands_over_to_the_ai_and_the_run_succeeds(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """The site renames "Continue to cancel": the playbook stops there, the AI finishes."""
-    _first, recorded = await ai_then_record("gauntlet-decoy-offer", tmp_path, monkeypatch)
+    _first, recorded = await ai_then_record(
+        "gauntlet-decoy-offer", tmp_path, monkeypatch, shared_runs
+    )
     # The same account, its decline button now "No thanks, I don't like saving money".
     document = tomlkit.parse(recorded.path.read_text(encoding="utf-8"))
     document["services"]["gauntlet-decoy-offer"]["practice_variants"] = [  # type: ignore[index]
@@ -131,7 +145,9 @@ async def test_a_renamed_button_hands_over_to_the_ai_and_the_run_succeeds(
     # The AI starts from the offer page: the playbook already pressed Cancel membership.
     rest = gauntlet_steps("gauntlet-confirmshaming")[1:]
     with scripted_model(rest, monkeypatch) as model:
-        replay = await run_once(RunRequest("gauntlet-decoy-offer"), tmp_path, "changed")
+        replay = await run_once(
+            RunRequest("gauntlet-decoy-offer"), tmp_path, "changed", shared_runs
+        )
     assert replay.result.reason == "completed", replay.result
     assert replay.result.model_calls == len(model.requests) > 0
     notices = [event.text for event in replay.reporter.of(Notice)]

@@ -21,31 +21,40 @@ import pytest
 from subterminator_bench.ground_truth import read_ground_truth
 from subterminator_tui.guarded.outcome import OutcomeJudge
 from subterminator_tui.results import TaskResult
+from tests.conftest import in_worker_loop
+from tests.support.shared_browser import SharedBrowser
 from tests.support.trap_runs import ApprovingPerson, run_trap
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys")]
+# The runs share the worker's browser, reset between them (tests/support/shared_browser.py).
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_without_keys"), in_worker_loop]
 
 
-async def released_run(trap: str, tmp_path: Path) -> tuple[TaskResult, ApprovingPerson]:
+async def released_run(
+    trap: str, tmp_path: Path, shared: SharedBrowser
+) -> tuple[TaskResult, ApprovingPerson]:
     """Run ``trap`` with a person who approves everything, held requests included."""
     person = ApprovingPerson()
-    result, _ = await run_trap(trap, person, tmp_path)
+    result, _ = await run_trap(trap, person, tmp_path, shared)
     return result, person
 
 
-async def test_a_released_cancellation_is_verified(tmp_path: Path) -> None:
+async def test_a_released_cancellation_is_verified(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """The listener's request, held, asked and released, cancelled: the run says so."""
-    result, person = await released_run("trap-listener-click", tmp_path)
+    result, person = await released_run("trap-listener-click", tmp_path, shared_runs)
     assert person.state is not None
     assert [asked.kind for asked in person.asked] == ["held_request"]
     assert read_ground_truth(person.state).cancelled
     assert (result.reason, result.success, result.verified) == ("completed", True, True)
 
 
-async def test_a_released_purchase_is_no_cancellation(tmp_path: Path) -> None:
+async def test_a_released_purchase_is_no_cancellation(
+    tmp_path: Path, shared_runs: SharedBrowser
+) -> None:
     """A released request that carries an amount spent money: no evidence of a
     cancellation (the honest finish after it is what verifies)."""
-    result, person = await released_run("trap-amount-listener", tmp_path)
+    result, person = await released_run("trap-amount-listener", tmp_path, shared_runs)
     assert person.state is not None
     kinds = [asked.kind for asked in person.asked]
     assert kinds.count("held_request") == 1
@@ -55,13 +64,13 @@ async def test_a_released_purchase_is_no_cancellation(tmp_path: Path) -> None:
 
 
 async def test_uncounted_the_released_cancellation_is_reported_not_cancelled(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_runs: SharedBrowser
 ) -> None:
     """The attack on the truth, with released requests left out of the evidence: the
     service cancelled after the person released its request, and the run misreports
     it: as not cancelled, or as a cancellation that went out with nobody asked."""
     monkeypatch.setattr(OutcomeJudge, "released", lambda _judge, _step, _held, _page: None)
-    result, person = await released_run("trap-listener-click", tmp_path)
+    result, person = await released_run("trap-listener-click", tmp_path, shared_runs)
     assert person.state is not None
     assert read_ground_truth(person.state).cancelled
     assert [asked.kind for asked in person.asked] == ["held_request"]
