@@ -9,14 +9,16 @@ So each test worker keeps one *warm interpreter*: a process that imported those 
 once and forks a child for each request. The child is a new process with its own pid,
 standard streams, environment, working directory, signal dispositions and process title
 (``python -m subterminator_tui ...``, as ``ps`` and the tests' process scans read it). It
-runs ``-m`` exactly as Python does (``runpy._run_module_as_main``), imports every module
-of ours afresh under its own environment, and ends as a process ends (atexit handlers,
-flushed streams, its exit status or the signal that killed it). What it takes from the
-fork is only the third-party modules in ``PRELOADED``: none of them reads the environment
-or makes a per-process value (a key, a token) when imported, and random generators are
-seeded again after a fork. Our own modules are never preloaded: some make such values as
-they load (serve's approval codes are signed with a key drawn at import), and every
-child must draw its own. One difference is kept on purpose: the preloaded objects are
+runs ``-m`` exactly as Python does (``runpy._run_module_as_main``) and ends as a process
+ends (atexit handlers, flushed streams, its exit status or the signal that killed it).
+What it takes from the fork is the third-party modules in ``PRELOADED`` and the modules
+of ours ``PRELOADED_OURS`` imports: none of them reads the environment or makes a
+per-process value (a key, a token) when imported (tests/unit/test_warm_children.py
+shows it for ours: no variable read, the same values under another environment and
+string hashing, no thread), and random generators are seeded again after a fork. Every
+other module of ours the child imports afresh under its own environment: some make such
+values as they load (serve's approval codes are signed with a key drawn at import, and
+every child must draw its own). One difference is kept on purpose: the preloaded objects are
 frozen out of the garbage collector's passes (``gc.freeze``), so a child never walks or
 copies them, and a reference cycle among them is not collected as the child ends.
 
@@ -95,9 +97,17 @@ PRELOADED = (
     "tomllib",
 )
 
-#: Variables Python or the C library read once, as an interpreter starts: a child whose
-#: environment differs in one of them from the warm interpreter's starts fresh.
-_READ_AT_START = ("LANG", "LANGUAGE")
+#: Of ours, what a ``cancel`` child imports before it does anything: the session, and with
+#: it the browser layer, the guards and the rules (150 modules, about 0.2 CPU s a child
+#: once the packages above are loaded; some 250 children a test run). Never serve's
+#: sessions: the approval key is drawn as they load. The test named above checks the
+#: whole closure this imports.
+PRELOADED_OURS = ("subterminator_tui.session",)
+
+#: Variables Python or the C library read once, as an interpreter starts, or a preloaded
+#: module as it loads (pydantic, as each model is defined): a child whose environment
+#: differs in one of them from the warm interpreter's starts fresh.
+READ_AT_START = ("LANG", "LANGUAGE", "PYDANTIC_DISABLE_PLUGINS")
 _READ_AT_START_PREFIXES = ("PYTHON", "LC_")
 
 FRESH_SWITCH = "SUBTERMINATOR_TEST_FRESH_CHILDREN"
@@ -324,6 +334,8 @@ def main() -> None:
             for part in ("library", "registration"):
                 with contextlib.suppress(ModuleNotFoundError):
                     importlib.import_module(f"cdp_use.cdp.{domain.name}.{part}")
+    for name in PRELOADED_OURS:
+        importlib.import_module(name)
     # The preloaded objects live as long as every child: out of the collector's passes, a
     # child's collections do not touch (and so copy) the pages the fork shares.
     gc.freeze()
@@ -373,7 +385,7 @@ class WarmInterpreter:
             return {
                 key: value
                 for key, value in values.items()
-                if key in _READ_AT_START or key.startswith(_READ_AT_START_PREFIXES)
+                if key in READ_AT_START or key.startswith(_READ_AT_START_PREFIXES)
             }
 
         return start_up(env) == start_up(self.environment)

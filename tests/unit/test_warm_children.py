@@ -141,11 +141,142 @@ def test_a_warm_child_sees_what_a_fresh_child_sees(probe: Path) -> None:
     env = {**os.environ, "ONLY_FOR_THIS_CHILD": "yes", "TZ": "America/Denver"}
     fresh = report(subprocess.Popen, probe, env=env)
     warm = report(WarmPopen, probe, env=env)
+    # Of ours, the warm child holds what PRELOADED_OURS imports, and nothing else: the
+    # test below shows those load the same whatever the environment.
+    assert warm.pop("ours") == preloaded_ours() != []
+    assert fresh.pop("ours") == []
     assert warm == fresh
     assert fresh["env"]["ONLY_FOR_THIS_CHILD"] == "yes" and fresh["tzname"][0] == "MST"
-    assert fresh["ours"] == [] and fresh["parents_group"]
+    assert fresh["parents_group"]
     assert fresh["path0"] == str(probe) and fresh["argv"][1:] == ["report"]
     assert "-m child_probe report" in fresh["title"] and fresh["name"] == "python"
+
+
+#: Imports ``argv[2:]`` in a new interpreter after the preloaded packages, and reports what
+#: that did: the variables read (``os.environ`` watched), the modules of ours it brought,
+#: the threads it left, and a digest of those modules' plain values (text, numbers,
+#: patterns, in tuples, sets and dicts: what a value drawn or read at import would be).
+_IMPORT_PROBE = """
+import collections.abc, hashlib, importlib, json, os, re, sys, threading
+sys.path.insert(0, sys.argv[1])
+from tests.support.warm_children import PRELOADED
+for name in PRELOADED:
+    importlib.import_module(name)
+read = []
+real = os.environ
+
+class Watched(collections.abc.MutableMapping):
+    def __getitem__(self, key):
+        read.append(key)
+        return real[key]
+    def __setitem__(self, key, value):
+        read.append(key)
+        real[key] = value
+    def __delitem__(self, key):
+        read.append(key)
+        del real[key]
+    def __iter__(self):
+        read.append("*")
+        return iter(real)
+    def __len__(self):
+        read.append("*")
+        return len(real)
+
+def plain(value, depth=0):
+    if isinstance(value, (str, bytes, int, float, bool, type(None))):
+        return repr(value)
+    if isinstance(value, re.Pattern):
+        return ["pattern", repr(value.pattern), value.flags]
+    if depth < 6 and isinstance(value, (tuple, list)):
+        return [plain(item, depth + 1) for item in value]
+    if depth < 6 and isinstance(value, (set, frozenset)):
+        return sorted(json.dumps(plain(item, depth + 1)) for item in value)
+    if depth < 6 and isinstance(value, dict):
+        pairs = ([plain(k, depth + 1), plain(v, depth + 1)] for k, v in value.items())
+        return sorted(json.dumps(pair) for pair in pairs)
+    return type(value).__qualname__
+
+threads = threading.active_count()
+before = set(sys.modules)
+os.environ = Watched()
+for name in sys.argv[2:]:
+    importlib.import_module(name)
+os.environ = real
+ours = sorted(m for m in set(sys.modules) - before if m.startswith("subterminator_tui"))
+values = {
+    name: {key: plain(value) for key, value in vars(sys.modules[name]).items()
+           if not key.startswith("__")}
+    for name in ours
+}
+digest = hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()
+left = threading.active_count() - threads
+print(json.dumps({"read": sorted(set(read)), "ours": ours, "threads": left, "digest": digest}))
+"""
+
+
+def imported(modules: tuple[str, ...], env: dict[str, str]) -> dict[str, Any]:
+    """What importing ``modules`` (after the preloaded packages) did in a new interpreter."""
+    root = str(Path(__file__).resolve().parents[2])
+    completed = subprocess.run(
+        [sys.executable, "-c", _IMPORT_PROBE, root, *modules],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    seen: dict[str, Any] = json.loads(completed.stdout.strip().splitlines()[-1])
+    return seen
+
+
+def preloaded_ours() -> list[str]:
+    """The modules of ours a warm interpreter holds: what ``PRELOADED_OURS`` imports."""
+    return list(imported(warm_children.PRELOADED_OURS, dict(os.environ))["ours"])
+
+
+def two_environments(tmp_path: Path) -> list[dict[str, str]]:
+    """Two environments as unlike as a test's and a worker's: home, folders, time zone,
+    our settings; the same string hashing (a fork keeps the warm interpreter's anyway)."""
+    return [
+        {
+            **os.environ,
+            "HOME": str(tmp_path / name),
+            "XDG_CONFIG_HOME": str(tmp_path / name / "config"),
+            "XDG_STATE_HOME": str(tmp_path / name / "state"),
+            "XDG_DATA_HOME": str(tmp_path / name / "data"),
+            "XDG_CACHE_HOME": str(tmp_path / name / "cache"),
+            "TZ": zone,
+            "SUBTERMINATOR_CALL_TIMEOUT": timeout,
+            "SUBTERMINATOR_HEADLESS": headless,
+            "PYTHONHASHSEED": "0",
+        }
+        for name, zone, timeout, headless in (
+            ("one", "UTC", "30", "true"),
+            ("two", "Asia/Tokyo", "7", "false"),
+        )
+    ]
+
+
+def test_the_modules_of_ours_a_warm_child_takes_load_the_same_anywhere(tmp_path: Path) -> None:
+    """What ``PRELOADED_OURS`` imports reads no variable but the ones a warm interpreter
+    cannot stand for (a child differing in one starts fresh), starts no thread, and holds
+    the same values under two unlike environments: a forked child holds what it would
+    have loaded itself."""
+    one, two = (imported(warm_children.PRELOADED_OURS, env) for env in two_environments(tmp_path))
+    assert one["ours"] and one["ours"] == two["ours"]
+    assert "subterminator_tui.serve.oversight.approvals" not in one["ours"]
+    assert set(one["read"]) <= set(warm_children.READ_AT_START), one["read"]
+    assert one["threads"] == two["threads"] == 0
+    assert one["digest"] == two["digest"]
+
+
+def test_a_module_that_draws_a_value_as_it_loads_is_told_apart(tmp_path: Path) -> None:
+    """Proof the check above can fail: serve's approvals draw their key at import, and two
+    interpreters in the same environment hold different values."""
+    module = ("subterminator_tui.serve.oversight.approvals",)
+    env = two_environments(tmp_path)[0]
+    assert imported(module, env)["digest"] != imported(module, env)["digest"]
 
 
 @needs_warm
@@ -364,6 +495,7 @@ def test_a_child_through_the_stand_in_sees_what_a_fresh_child_sees(probe: Path) 
         # Both lead a session of their own: its id is their own pid, different each time.
         assert seen.pop("session") != os.getsid(0)
         results.append(seen)
+    assert results[1].pop("ours") == preloaded_ours() and results[0].pop("ours") == []
     assert results[1] == results[0]
     assert warm_stand_in.ARGV_VARIABLE not in results[1]["env"]
     assert not results[0]["parents_group"]
