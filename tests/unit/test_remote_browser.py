@@ -100,6 +100,38 @@ async def test_the_standalone_filter_refuses_a_loop_through_itself() -> None:
         await proxy.close()
 
 
+async def test_only_what_reaches_the_proxy_is_a_loop_through_it() -> None:
+    """The proxy's own address on its port, that address as IPv4-mapped IPv6 and the
+    unspecified address (the kernel connects it to this machine) are loops; another
+    loopback address on the same port is another socket, judged by the policy. Run 48
+    refused a practice sign-in provider on 127.0.0.2 whose port matched the proxy's."""
+    policy = EgressPolicy.for_domains(["127.0.0.1", "127.0.0.2", "0.0.0.0"])
+    proxy = EgressProxy(policy, listen=("127.0.0.1", 0))
+    await proxy.start()
+    try:
+        port = int(proxy.url.rsplit(":", 1)[1])
+
+        async def status_of(host: str) -> bytes:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(f"GET http://{host}:{port}/ HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            await writer.drain()
+            status = await reader.readline()
+            writer.close()
+            return status
+
+        for host in ("127.0.0.1", "[::ffff:127.0.0.1]", "0.0.0.0"):
+            assert b" 403 " in await status_of(host), host
+        loops = [entry.reason for entry in proxy.counters.blocked]
+        assert loops == ["the request points back at the proxy itself"] * 3
+        # Another loopback address on the port: the policy's to judge (it names 127.0.0.2
+        # on port 80 only, and refuses), never refused as a loop.
+        await status_of("127.0.0.2")
+        (judged,) = proxy.counters.blocked[3:]
+        assert judged.host == "127.0.0.2" and "points back at the proxy" not in judged.reason
+    finally:
+        await proxy.close()
+
+
 async def test_page_changes_wake_a_watcher_and_time_out_without_one() -> None:
     """A bump wakes whoever waits on the old version (even one not yet waiting); without one
     the wait ends unchanged."""

@@ -206,12 +206,24 @@ class EgressProxy:
         return addresses[0]
 
     def _is_own_address(self, address: IPAddress) -> bool:
-        """Whether ``address`` may be this proxy (a loop through it would never end)."""
+        """Whether a connection to ``address`` on the proxy's port reaches this proxy (a loop
+        through it would never end).
+
+        It reaches the address the proxy listens on, the same address as IPv4-mapped IPv6,
+        and the unspecified address (the kernel connects it to this machine); every address
+        when the proxy listens on all of them. Another loopback address on the same port is
+        another socket (a practice sign-in provider on 127.0.0.2 whose port matched the
+        proxy's was refused as a loop): the policy judges it like any other address.
+        """
         try:
             listening = ipaddress.ip_address(self.listen_host)
         except ValueError:
             return address.is_loopback
-        return address.is_loopback or address == listening or listening.is_unspecified
+        if listening.is_unspecified or address.is_unspecified:
+            return True
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            return address.ipv4_mapped == listening
+        return address == listening
 
     async def _resolve_once(self, name: str, port: int) -> list[IPAddress]:
         if name in self._resolved:
