@@ -14,8 +14,8 @@ ends (atexit handlers, flushed streams, its exit status or the signal that kille
 What it takes from the fork is the third-party modules in ``PRELOADED`` and the modules
 of ours ``PRELOADED_OURS`` imports: none of them reads the environment or makes a
 per-process value (a key, a token) when imported (tests/unit/test_warm_children.py
-shows it for ours: no variable read, the same values under another environment and
-string hashing, no thread), and random generators are seeded again after a fork. Every
+shows it for ours: no variable read, the same values under another environment, no
+thread), and random generators are seeded again after a fork. Every
 other module of ours the child imports afresh under its own environment: some make such
 values as they load (serve's approval codes are signed with a key drawn at import, and
 every child must draw its own). One difference is kept on purpose: the preloaded objects are
