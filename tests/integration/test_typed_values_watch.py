@@ -14,18 +14,16 @@ listener in the page's own world: the page hides the password and injects its va
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
 
-from subterminator_tui.browser.answers import text_of
 from subterminator_tui.browser.gateway import BrowserGateway
 from subterminator_tui.browser.typed_values import BINDING_NAME, TypedValue
 from tests.integration.person_typing import person_at
 from tests.support.pages import serving_pages
-from tests.support.polling import until
+from tests.support.shared_browser import select_opened_tab
 
 pytestmark = pytest.mark.browser
 
@@ -155,12 +153,6 @@ async def test_a_page_that_erases_the_listener_cannot_hide_the_fields(
     assert heard.values == [TypedValue(PASSWORD, True)]
 
 
-async def tabs_listed(gateway: BrowserGateway, count: int) -> bool:
-    """Whether Playwright MCP's own tab list holds ``count`` tabs."""
-    listing = text_of(await gateway._dispatch("browser_tabs", {"action": "list"}))
-    return len(re.findall(r"^- \d+: ", listing, flags=re.MULTILINE)) == count
-
-
 async def test_a_new_tab_is_heard_too(gateway: BrowserGateway) -> None:
     """The hostile sign-in page opened by a ``target=_blank`` link: the new tab gets the
     listener as it starts (its setup is sent with its run signal, not awaited before it:
@@ -171,10 +163,7 @@ async def test_a_new_tab_is_heard_too(gateway: BrowserGateway) -> None:
     with serving_pages(lambda path: opener if path == "/opener" else PAGE) as url:
         page = (await gateway.call("browser_navigate", {"url": f"{url}/opener"})).snapshot
         await gateway.call("browser_click", {"target": page.ref_of("link", "Open sign-in")})
-        # The click is answered once the page settles; on a busy machine Playwright MCP can
-        # hear of the new tab after that (then "Tab 1 not found").
-        await until(lambda: tabs_listed(gateway, 2), within=10.0, what="the new tab listed")
-        await gateway.call("browser_tabs", {"action": "select", "index": 1})
+        await select_opened_tab(gateway, 1)
         await gateway.call("browser_wait_for", {"text": "Sign in"})
         async with person_at(gateway.plan.profile_dir) as person:
             await person.type_into("/sign-in", "#pw", PASSWORD, enter=True)

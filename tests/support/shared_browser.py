@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -398,6 +399,20 @@ async def session_storage_in_tab(gateway: BrowserGateway, origin: str) -> Any:
     if result.is_error:
         raise MCPToolError(text_of(result))
     return parse_saved_state(text_of(result))
+
+
+async def select_opened_tab(gateway: BrowserGateway, index: int) -> None:
+    """Select the tab a click opened, once Playwright MCP lists it.
+
+    A click is answered once its page settles; on a busy machine Playwright MCP can hear of
+    the pop-up after that, and selecting it at once fails ("Tab 1 not found")."""
+
+    async def listed() -> bool:
+        listing = text_of(await gateway._dispatch("browser_tabs", {"action": "list"}))
+        return re.search(rf"^- {index}: ", listing, flags=re.MULTILINE) is not None
+
+    await until(listed, within=10.0, what=f"tab {index} listed")
+    await gateway.call("browser_tabs", {"action": "select", "index": index})
 
 
 def tab_count(gateway: BrowserGateway) -> int:

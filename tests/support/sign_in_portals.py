@@ -24,6 +24,7 @@ from subterminator_tui.session import RunRequest, prepared_run
 from subterminator_tui.settings import load_settings
 from tests.conftest import browser_parts_missing
 from tests.fakes.human import RecordingReporter
+from tests.support.shared_browser import select_opened_tab
 
 #: Practice ID, the sign-in provider, on a second loopback address.
 PROVIDER = ipaddress.ip_address("127.0.0.2")
@@ -59,7 +60,7 @@ class PersonAtTheWindow:
             if self.popup:
                 ref = page.ref_of("button", "Continue with Practice ID in a pop-up")
                 page = (await self.gateway.call("browser_click", {"target": ref})).snapshot
-                await self.gateway.call("browser_tabs", {"action": "select", "index": 1})
+                await select_opened_tab(self.gateway, 1)
             else:
                 ref = page.ref_of("link", "Continue with Practice ID")
                 await self.gateway.call("browser_click", {"target": ref})

@@ -317,13 +317,11 @@ def _become(request: Request) -> None:
     runpy._run_module_as_main(module, alter_argv=True)  # type: ignore[attr-defined]
 
 
-def main() -> None:
-    """The warm interpreter: preload, then serve; a forked child runs its module instead."""
+def preload_packages() -> None:
+    """Import the third-party modules a warm interpreter holds before ours (``PRELOADED``)."""
     import importlib
     import pkgutil
 
-    # Started by its path, Python put this folder first; a -m start puts the cwd there.
-    sys.path[0] = os.getcwd()
     for name in PRELOADED:
         importlib.import_module(name)
     # cdp-use imports each domain's modules as a client is made, and every client makes
@@ -334,6 +332,15 @@ def main() -> None:
             for part in ("library", "registration"):
                 with contextlib.suppress(ModuleNotFoundError):
                     importlib.import_module(f"cdp_use.cdp.{domain.name}.{part}")
+
+
+def main() -> None:
+    """The warm interpreter: preload, then serve; a forked child runs its module instead."""
+    import importlib
+
+    # Started by its path, Python put this folder first; a -m start puts the cwd there.
+    sys.path[0] = os.getcwd()
+    preload_packages()
     for name in PRELOADED_OURS:
         importlib.import_module(name)
     # The preloaded objects live as long as every child: out of the collector's passes, a

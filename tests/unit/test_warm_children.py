@@ -153,16 +153,16 @@ def test_a_warm_child_sees_what_a_fresh_child_sees(probe: Path) -> None:
     assert "-m child_probe report" in fresh["title"] and fresh["name"] == "python"
 
 
-#: Imports ``argv[2:]`` in a new interpreter after the preloaded packages, and reports what
-#: that did: the variables read (``os.environ`` watched), the modules of ours it brought,
-#: the threads it left, and a digest of those modules' plain values (text, numbers,
-#: patterns, in tuples, sets and dicts: what a value drawn or read at import would be).
+#: Imports ``argv[2:]`` in a new interpreter after the packages a warm interpreter loads
+#: first (``preload_packages``), and reports what that did: the variables read
+#: (``os.environ`` watched), the modules of ours it brought, the threads it left, and a
+#: digest of those modules' plain values (text, numbers, patterns, in tuples, sets and
+#: dicts: what a value drawn or read at import would be).
 _IMPORT_PROBE = """
 import collections.abc, hashlib, importlib, json, os, re, sys, threading
 sys.path.insert(0, sys.argv[1])
-from tests.support.warm_children import PRELOADED
-for name in PRELOADED:
-    importlib.import_module(name)
+from tests.support.warm_children import preload_packages
+preload_packages()
 read = []
 real = os.environ
 
