@@ -68,10 +68,14 @@ async def test_the_same_flow_is_refused_without_sign_in_domains(tmp_path: Path) 
 
 
 async def test_a_pop_up_refused_while_closed_is_reopened_for_the_person(tmp_path: Path) -> None:
-    """The pilot's own click opens the pop-up: refused, then loaded again for the person only."""
+    """The pilot's own click opens the pop-up: refused (filter or gate), then loaded again for
+    the person only."""
     run = await run_portal("portal-popup", tmp_path)
     assert run.result.reason == "completed", run.result
-    assert run.refused_during_run >= 1
+    # Refused by the filter or, once the gate has attached to the new tab, by the gate in
+    # the browser (nothing sent): which comes first is a race a busy machine decides.
+    refused = (run.refused_during_run, run.gate_refused)
+    assert sum(refused) >= 1, refused
     (handoff,) = run.person.handoffs
     assert handoff.fields == () and "127.0.0.2" in handoff.why
     assert "POST /authorize" in run.state.provider_requests
