@@ -469,8 +469,13 @@ def through_stand_in(probe: Path, *args: str) -> subprocess.Popen[bytes]:
 
 
 def fresh_in_own_session(probe: Path, *args: str) -> subprocess.Popen[bytes]:
-    """The probe started fresh the same way: what the stand-in's child must match."""
-    return start(subprocess.Popen, probe, *args, start_new_session=True)
+    """The probe started fresh the same way: what the stand-in's child must match.
+
+    With the same explicit environment, as the SDK gives its servers one: a child left to
+    inherit would also see what a library set behind ``os.environ``'s back (readline, once
+    imported, puts the terminal's ``COLUMNS`` and ``LINES`` there), which no client passes on.
+    """
+    return start(subprocess.Popen, probe, *args, start_new_session=True, env=dict(os.environ))
 
 
 def child_of(stand_in: subprocess.Popen[bytes]) -> int:
