@@ -72,8 +72,9 @@ async def test_a_pop_up_refused_while_closed_is_reopened_for_the_person(tmp_path
     the person only."""
     run = await run_portal("portal-popup", tmp_path)
     assert run.result.reason == "completed", run.result
-    # Refused by the filter or, once the gate has attached to the new tab, by the gate in
-    # the browser (nothing sent): which comes first is a race a busy machine decides.
+    # Refused by the gate in the browser (nothing is sent), or by the filter for a request
+    # that reaches it before the gate has attached to the new tab: a race a busy machine
+    # decides, so either count may be the one.
     refused = (run.refused_during_run, run.gate_refused)
     assert sum(refused) >= 1, refused
     (handoff,) = run.person.handoffs
